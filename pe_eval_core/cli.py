@@ -1,0 +1,60 @@
+"""`python -m pe_eval_core ...` / `pe-eval ...`: one argparse tree, one subcommand module each.
+
+Exit codes are shared by every subcommand: 0 success, 1 quality below the asked threshold,
+2 the inputs or configuration could not be evaluated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from pe_eval_core.errors import PeEvalError
+
+EXIT_OK = 0
+EXIT_BELOW_THRESHOLD = 1
+EXIT_INPUT_ERROR = 2
+
+# Each module defines ``register(subparsers)``, which adds its parser(s) and sets
+# ``func(args) -> int`` as the handler.
+SUBCOMMAND_MODULES = (
+    "pe_eval_core.memo.cli",
+    "pe_eval_core.scenarios.cli",
+    "pe_eval_core.history_cli",
+    "pe_eval_core.mcp_server",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on usage errors already; keep that, it matches our 'input error'."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pe-eval",
+        description="Grade PE memos against their source and evaluate agents on scenarios.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        if importlib.util.find_spec(name) is None:  # a part not built in this checkout
+            continue
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PeEvalError as err:
+        print(f"error: {err.message}", file=sys.stderr)
+        print(f"  diagnosis: {err.diagnosis}", file=sys.stderr)
+        print(f"  fix: {err.fix}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

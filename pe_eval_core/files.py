@@ -1,0 +1,103 @@
+"""File-system helpers every surface shares: JSON reading with precise errors, atomic writes,
+hashing, and the name/path guards that keep user-supplied names inside the data folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pe_eval_core.errors import (
+    InputNotFoundError,
+    InvalidNameError,
+    MalformedJSONError,
+    PathOutsideRootError,
+)
+
+SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def read_json(
+    path: str | os.PathLike[str],
+    *,
+    not_found: type[InputNotFoundError] = InputNotFoundError,
+    malformed: type[MalformedJSONError] = MalformedJSONError,
+) -> Any:
+    """Parse a JSON file, turning every failure into a typed pe-eval error.
+
+    The error classes are parameters so the memo grader can raise the seed's
+    memo-specific or source-specific diagnosis.
+    """
+    p = Path(path)
+    if not p.is_file():
+        what = "is a directory, not a file" if p.is_dir() else "does not exist"
+        raise not_found(f"{p} {what}")
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise malformed(str(p), 1, exc.start + 1, "file is not UTF-8 text") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise malformed(str(p), exc.lineno, exc.colno, exc.msg) from exc
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` so readers see the old file or the new one, never half of either."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write to a temp file in the same folder, fsync, then rename over the target."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target.resolve()
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file's bytes, recorded so a result can be tied to its exact inputs."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def safe_name(name: str, what: str = "name") -> str:
+    """Accept only ``[A-Za-z0-9_.-]`` and no dot-only names, so a name can never walk a path.
+
+    >>> safe_name("HMDA_GA")
+    'HMDA_GA'
+    >>> safe_name("../etc")
+    Traceback (most recent call last):
+    ...
+    pe_eval_core.errors.InvalidNameError: invalid name '../etc' ...
+    """
+    if not isinstance(name, str) or not SAFE_NAME.fullmatch(name) or set(name) <= {"."}:
+        raise InvalidNameError(f"invalid {what} {name!r}")
+    return name
+
+
+def confine(path: str | os.PathLike[str], roots: list[Path] | tuple[Path, ...]) -> Path:
+    """Resolve ``path`` (following symlinks) and refuse it unless it lies inside one of ``roots``."""
+    resolved = Path(path).expanduser().resolve()
+    for root in roots:
+        if resolved.is_relative_to(Path(root).expanduser().resolve()):
+            return resolved
+    allowed = ", ".join(str(Path(r).resolve()) for r in roots)
+    raise PathOutsideRootError(f"{path} resolves to {resolved}, outside {allowed}")
