@@ -1,4 +1,4 @@
-"""Every failure pe-eval reports on purpose: one exception type each, carrying a diagnosis and a fix.
+"""Every failure pe-eval reports on purpose: one exception type each, with a diagnosis and fix.
 
 The diagnosis/fix pairs for the memo grader come from the seed specification's failure table,
 so the CLI, the dashboard and the MCP server all show the user the same advice.

@@ -94,7 +94,7 @@ def safe_name(name: str, what: str = "name") -> str:
 
 
 def confine(path: str | os.PathLike[str], roots: list[Path] | tuple[Path, ...]) -> Path:
-    """Resolve ``path`` (following symlinks) and refuse it unless it lies inside one of ``roots``."""
+    """Resolve ``path`` (following symlinks); refuse it unless it lies inside one of ``roots``."""
     resolved = Path(path).expanduser().resolve()
     for root in roots:
         if resolved.is_relative_to(Path(root).expanduser().resolve()):
