@@ -1,0 +1,653 @@
+"""Text -> typed numbers with spans: the one place pe-eval decides what a number in prose means.
+
+Two readers share the same digit rules:
+
+* ``extract_figures`` (memo mode) finds only *figures* a memo cites: money, percentages,
+  counts of things, quarters, persistence scores and difficulty ratings. Each keeps its raw
+  text, its span, and the interval its displayed precision stands for.
+* ``extract_numbers`` (scenario mode) finds *every* number in an agent response, signed and
+  scaled, and skips dates, clock times, ISO timestamps and version strings.
+
+Decision table (memo mode):
+
+>>> def show(text):
+...     return [(f.kind.value, f.value, f.raw) for f in extract_figures(text)]
+>>> show("leakage of $564.8M, $-564.8M, -$564.8M, ($5.2M) and $(5.2)M")
+[('usd', 564800000.0, '$564.8M'), ('usd', -564800000.0, '$-564.8M'),
+ ('usd', -564800000.0, '-$564.8M'), ('usd', -5200000.0, '($5.2M)'),
+ ('usd', -5200000.0, '$(5.2)M')]
+>>> show("$565K, $12,340, $1.2bn, $1.2 billion, $565 million, $450 thousand, $1.39B")
+[('usd', 565000.0, '$565K'), ('usd', 12340.0, '$12,340'), ('usd', 1200000000.0, '$1.2bn'),
+ ('usd', 1200000000.0, '$1.2 billion'), ('usd', 565000000.0, '$565 million'),
+ ('usd', 450000.0, '$450 thousand'), ('usd', 1390000000.0, '$1.39B')]
+>>> show("US$5.3M and USD 5.3M")
+[('usd', 5300000.0, 'US$5.3M'), ('usd', 5300000.0, 'USD 5.3M')]
+
+A scale applies only when attached or spelled out right after; a letter that starts a word
+is never a scale, and a bare ``$`` before a word is not a figure:
+
+>>> show("$565 by Q3; $5 MoM; $5MoM; Annualized $ at stake: $1.39B")
+[('usd', 565.0, '$565'), ('usd', 5.0, '$5'), ('usd', 5.0, '$5'), ('usd', 1390000000.0, '$1.39B')]
+
+Percentages are in percentage points; basis points convert (precision half a bp):
+
+>>> show("12.3%, 12.3 percent, -4.1%, 150 bps, 150 basis points, ~5% of current")
+[('percent', 12.3, '12.3%'), ('percent', 12.3, '12.3 percent'), ('percent', -4.1, '-4.1%'),
+ ('percent', 1.5, '150 bps'), ('percent', 1.5, '150 basis points'), ('percent', 5.0, '5%')]
+
+Counts need a count noun; quarters, scores and difficulty need their cue words:
+
+>>> show("**23,681 loans** seen in 5 of 5 quarters, across 8 quarters")
+[('count', 23681.0, '23,681 loans'), ('quarters', 5.0, '5'), ('quarters', 5.0, '5 quarters'),
+ ('quarters', 8.0, '8 quarters')]
+>>> show("persistence score of 0.80; rated 4/5; difficulty score of 3")
+[('score', 0.8, '0.80'), ('difficulty', 4.0, '4/5'), ('difficulty', 3.0, '3')]
+
+Not figures: bare numbers, schedules, dates, quarters-of-year, ids, row ids, years:
+
+>>> show("weeks 2-8 from 2026-04-29 in Q3 for opp_01; rows: 118204, 40577; since 2019")
+[]
+
+A hyphen between two tokens is never a minus sign; a range shares its unit:
+
+>>> show("a 2-8% lift worth $1.2-1.5M")
+[('percent', 2.0, '2'), ('percent', 8.0, '8%'), ('usd', 1200000.0, '$1.2'),
+ ('usd', 1500000.0, '1.5M')]
+
+``[lo, hi)`` is the interval the displayed precision stands for; ``covers`` is inclusive
+because producers round ties either way:
+
+>>> f = extract_figures("$2.3M")[0]
+>>> (f.lo, f.hi, f.covers(2_349_999), f.covers(2_360_000))
+(2250000.0, 2350000.0, True, False)
+>>> f = extract_figures("-$2.3M")[0]
+>>> (f.lo, f.hi, f.negative)
+(-2350000.0, -2250000.0, True)
+
+Scenario mode (every number, signed and scaled):
+
+>>> def nums(text):
+...     return [(m.value, m.currency, m.percent) for m in extract_numbers(text)]
+>>> nums("12400 and 12,400 and £12.4k and $1.2M and (1,200) and -$4,820 and 4.8%")
+[(12400.0, None, False), (12400.0, None, False), (12400.0, '£', False),
+ (1200000.0, '$', False), (-1200.0, None, False), (-4820.0, '$', False), (4.8, None, True)]
+>>> nums("on 2026-04-29 at 10:30, 2026-04-29T10:30:00Z, v1.2.3, 3pm, April 29, 2026")
+[]
+>>> nums("$99 for 9 days, 3.5x, weeks 2-8, COVID-19, step (2)")
+[(99.0, '$', False), (9.0, None, False), (3.5, None, False), (2.0, None, False),
+ (8.0, None, False), (2.0, None, False)]
+>>> nums("a 10-15% cut, $1.2-1.5M, 30m ago, 1.2M users")
+[(10.0, None, True), (15.0, None, True), (1200000.0, '$', False), (1500000.0, '$', False),
+ (30.0, None, False), (1200000.0, None, False)]
+
+Other decisions on ambiguous input (each is a row in ``tests/test_numbers.py``):
+
+* Parentheses negate an amount only when they close right after it: ``($45M)`` is -45M even
+  where a reader sees an aside, ``($5.2M of leakage)`` is +5.2M. In scenario mode ``(2)`` is
+  an enumeration and ``(4.8%)`` an aside; ``(1,200)``, ``(4.5)`` and ``($5)`` are negatives.
+* A range shares its unit and only its low end keeps a sign; each end is its own figure
+  with role ``low``/``high``. ``weeks 2-8`` and ``2024-2026`` are two positive numbers.
+* Counts and quarters are whole and unsigned: ``-3 loans`` still cites 3 loans (checked, not
+  dropped); ``5.5 of 8 quarters`` is not a quarters figure.
+* Memo money is USD (``$``, ``US$``, ``USD``): ``£5M`` is not a memo figure. A single scale
+  letter after a space (``$5 M``) is not a scale; ``bn``/``mm``/``mn`` and words are.
+* Scenario mode: a number hyphenated onto a word is a label (``COVID-19``, ``GPT-4``: no
+  number), as is one glued to letters (``Q3``, ``opp_01``). Bare ``30m`` stays 30 (minutes
+  or metres are as likely as millions); ``12.4k``, ``1.2M``, ``1.2B`` scale. Years remain
+  numbers (``in 2026``); month-name dates are skipped (``April 29, 2026``, ``May 5``).
+  Basis points are not converted (``150 bps`` -> 150).
+* A number too large for a float is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from math import isfinite
+from typing import NamedTuple
+
+__all__ = [
+    "DEFAULT_COUNT_NOUNS",
+    "EXACT_KINDS",
+    "Figure",
+    "FigureKind",
+    "NumberMention",
+    "extract_figures",
+    "extract_numbers",
+]
+
+
+class FigureKind(StrEnum):
+    """What a memo figure measures; a figure only matches source fields of its own kind."""
+
+    USD = "usd"
+    PERCENT = "percent"
+    COUNT = "count"
+    QUARTERS = "quarters"
+    SCORE = "score"
+    DIFFICULTY = "difficulty"
+
+
+EXACT_KINDS = frozenset({FigureKind.COUNT, FigureKind.QUARTERS, FigureKind.DIFFICULTY})
+
+DEFAULT_COUNT_NOUNS: tuple[str, ...] = (
+    "loans",
+    "loan",
+    "rows",
+    "row",
+    "applications",
+    "application",
+    "accounts",
+    "account",
+    "customers",
+    "customer",
+    "borrowers",
+    "borrower",
+    "records",
+    "record",
+    "transactions",
+    "transaction",
+    "observations",
+    "observation",
+    "originations",
+    "origination",
+    "contracts",
+    "contract",
+    "deals",
+    "deal",
+    "units",
+    "unit",
+    "members",
+    "member",
+    "cases",
+    "case",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One figure cited in memo prose."""
+
+    kind: FigureKind
+    value: float
+    """USD in dollars (signed); PERCENT in percentage points; COUNT; QUARTERS; SCORE; DIFFICULTY."""
+    raw: str
+    """Exact matched text: ``text[start:end] == raw``."""
+    start: int
+    end: int
+    lo: float
+    """``[lo, hi)``: the values the displayed precision stands for (exact kinds: lo == hi)."""
+    hi: float
+    negative: bool
+    """True only when the text carries an explicit minus sign or accounting parentheses."""
+    role: str = ""
+    """Extra detail: ``observed``/``total`` for ``k of m quarters``; ``low``/``high`` for ranges."""
+
+    def covers(self, x: float) -> bool:
+        """True if ``x`` is a value this figure could have been rounded from (ends included).
+
+        Both ends count because producers round ties either way (f-strings round half to
+        even); a relative 1e-9 slack absorbs float error in the producer's own division.
+        """
+        slack = 1e-9 * max(abs(self.lo), abs(self.hi), 1.0)
+        return self.lo - slack <= x <= self.hi + slack
+
+
+@dataclass(frozen=True, slots=True)
+class NumberMention:
+    """One number in free text (scenario mode), signed and scaled."""
+
+    value: float
+    raw: str
+    start: int
+    end: int
+    currency: str | None
+    """``"$"``, ``"£"``, ``"€"``, ``"US$"``, ``"USD"``, ... as written, or None."""
+    percent: bool
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared pattern pieces (plain strings, spliced into the verbose patterns below)
+# ---------------------------------------------------------------------------------------------
+
+_H = r"[ \t\u00a0\u202f]"  # horizontal space, incl. no-break and narrow no-break space
+
+_MINUS = r"\-\u2212"  # class body: ASCII hyphen-minus, U+2212 minus sign (never en/em dashes)
+
+# A decimal number; comma groups must be exact thousands ("12,400", never "12,40").
+_NUM = r"""(?:
+      \d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?   # 12,400 / 1,234.5
+    | \d+(?:\.\d+)?                        # 12400 / 12.4
+    | \.\d+                                # .5
+)"""
+
+_SCALE_WORDS = r"(?i:thousand|million|billion|trillion)\b"
+
+# Attached scale (after a currency): a letter that starts a word is not a scale ("$5MoM").
+_SCALE_ATTACHED = r"(?i:bn|mn|mm|tn|[kmbt])(?!\w)"
+
+# Spaced scale: spelled-out words, or a multi-letter finance abbreviation ("$1.2 bn").
+_SCALE_SPACED = rf"{_H}+(?:{_SCALE_WORDS}|(?i:bn|mn|mm)(?!\w))"
+
+# Scale words and letters as powers of ten (lowercase keys; ``_exponent`` normalises case).
+_SCALES: dict[str, int] = {
+    "k": 3,
+    "thousand": 3,
+    "m": 6,
+    "mm": 6,
+    "mn": 6,
+    "million": 6,
+    "b": 9,
+    "bn": 9,
+    "billion": 9,
+    "t": 12,
+    "tn": 12,
+    "trillion": 12,
+}
+_BP_EXPONENT = -2  # one basis point is 10**-2 percentage points
+
+_FLOAT_DIGITS = 290  # numbers written with fewer digits always fit in a float
+
+# ---------------------------------------------------------------------------------------------
+# Memo mode: one alternation, one finditer pass per text
+# ---------------------------------------------------------------------------------------------
+
+# Speed: every branch below starts right after a non-word character (``_LEAD``), so the regex
+# engine skips through letters in C instead of trying each branch at every position, and each
+# branch opens with a one-character lookahead so a failing position costs one test.
+_LEAD = r"[^A-Za-z0-9_]"
+
+_FIGURE_TEMPLATE = rf"""
+(?P<money>
+    (?=[(${_MINUS}+U])                     # cheap first-character test
+    (?<![\w.$])(?<!\d,)                    # not glued to a word or number before it
+    (?P<m_po>\()?                          # "(" of accounting "($5.2M)"
+    (?P<m_s1>[{_MINUS}+])?                 # sign before the currency: "-$5.2M"
+    (?P<m_cur>US\$|\$|USD{_H}?)            # currency: "$", "US$", "USD " (memo money is USD)
+    (?P<m_s2>[{_MINUS}+])?                 # sign after the currency: "$-5.2M"
+    (?:
+        \((?P<m_pnum>{_NUM})\)             # "$(5.2)M"
+      | (?P<m_num>{_NUM})                  # "$5.2M"
+        (?:[-\u2013](?P<m_rnum>{_NUM}))?   # range high end sharing the unit: "$1.2-1.5M"
+    )
+    (?!\d|[.,]\d)                          # never stop inside a number
+    (?P<m_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED})?   # "M", "bn", " million"
+    (?(m_po)\))                            # ")" closing "($5.2M)"
+)
+| (?P<num>                                 # a number whose unit follows it
+    (?=[\d.{_MINUS}+])                     # cheap first-character test
+    (?<![\w.])(?<!\d,)                     # not glued to a word or number
+    (?P<n_s>[{_MINUS}+])?                  # explicit sign: "-4.1%"
+    (?P<n_num>{_NUM})
+    (?:[-\u2013](?P<n_rnum>{_NUM}))?       # range high end sharing the unit: "2-8%"
+    (?!\d|[.,]\d)                          # never stop inside a number
+    (?:
+        (?P<p_pc>
+            {_H}?%                                       # "12.3%"
+          | {_H}+(?i:percentage{_H}+points?)\b           # "3 percentage points"
+          | {_H}*(?i:ppts?|pp)\b                         # "3pp", "3 ppt"
+          | {_H}+(?i:percent|per{_H}cent|pct)\b          # "12.3 percent"
+        )
+      | (?P<p_bp>{_H}*(?i:bps|bp|basis{_H}+points?)\b)   # "150 bps", "150 basis points"
+      | (?:{_H}+(?i:out{_H}+)?(?i:of){_H}+(?i:the{_H}+)?|/)  # k " of [the] " / "/" ...
+        (?P<q_tot>(?P<q_num>\d+){_H}+(?i:quarters?)\b)   # ... m quarters
+      | (?P<c_noun>{_H}+(?:__NOUNS__)\b)                 # a count noun: "23,681 loans"
+    )
+)
+| (?P<q1>
+    (?=[aA])                               # cheap first-character test
+    \b(?i:across){_H}+                     # "across"
+    (?:(?i:all|the(?:{_H}+(?:last|past))?){_H}+)?   # "all", "the last"
+    (?P<q1_tot>(?P<q1_num>\d+){_H}+(?i:quarters?)\b)   # "8 quarters"
+)
+| (?P<score>
+    (?=[pP])                               # cheap first-character test
+    \b(?i:persistence)(?:{_H}+(?i:score))? # "persistence score"
+    [\s*:=]*                               # "**:", " = "
+    (?:(?i:of|is|was|at){_H}+\**)?         # "of", "of **"
+    \(?                                    # "(0.80)"
+    (?P<s_num>[01]?\.\d+|[01])             # 0..1 as written
+    (?!\d|\.\d|{_H}*%|{_H}+(?i:percent))   # "80%" is a percentage, read above
+)
+| (?P<diff>
+    (?=[rRdD])                             # cheap first-character test
+    (?:
+        \b(?i:rated){_H}+                  # "rated 4/5" needs its "/5"
+        (?P<d1>(?P<d1_num>\d(?:\.\d)?){_H}*(?:/|(?i:out{_H}+of)){_H}*5)
+      | \b(?i:difficulty)(?:{_H}+(?i:score|rating|level))?   # "difficulty score"
+        [\s*:=]*(?:(?i:of|is|was|at){_H}+\**)?              # " of ", ":** "
+        (?P<d2>(?P<d2_num>\d(?:\.\d)?)(?:{_H}*(?:/|(?i:out{_H}+of)){_H}*5)?)
+        (?!{_H}+(?i:weeks?|months?|days?|years?|quarters?|hours?)\b)   # a duration
+    )
+    (?!\d|\.\d|%)                          # not "4/50", not "3%"
+)
+"""
+
+
+def _normalize_nouns(count_nouns: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(count_nouns, str):
+        count_nouns = (count_nouns,)
+    nouns = {n.strip().lower() for n in count_nouns if n and n.strip()}
+    return tuple(sorted(nouns, key=lambda n: (-len(n), n)))
+
+
+class _Scanner(NamedTuple):
+    """A branch regex compiled twice: anchored at offset 0, and led by one non-word char.
+
+    ``head`` reads a match at offset 0; ``body.finditer(text, head_end)`` reads the rest.
+    """
+
+    head: re.Pattern[str]
+    body: re.Pattern[str]
+
+
+def _scanner(branches: str, first: str) -> _Scanner:
+    """``first`` is a lookahead every match satisfies, tested once per candidate position."""
+    head = re.compile(f"{first}(?:{branches})", re.VERBOSE)
+    body = re.compile(f"{_LEAD}{first}(?:{branches})", re.VERBOSE)
+    return _Scanner(head, body)
+
+
+# A figure starts with a digit, a sign, "$", "(", "US"/"USD", ".", or one of its cue words.
+_FIGURE_FIRST = rf"""(?=
+    [\d$(.{_MINUS}+U]                      # a number, money, sign or parenthesis
+  | [aA](?i:cross)\b | [pP](?i:ersistence)\b | [rR](?i:ated)\b | [dD](?i:ifficulty)\b   # cues
+)"""
+
+
+@lru_cache(maxsize=32)
+def _figure_scanner(nouns: tuple[str, ...]) -> _Scanner:
+    alternation = "|".join(re.escape(n).replace(r"\ ", f"{_H}+") for n in nouns) or "(?!)"
+    return _scanner(_FIGURE_TEMPLATE.replace("__NOUNS__", f"(?i:{alternation})"), _FIGURE_FIRST)
+
+
+@lru_cache(maxsize=32)
+def _scanner_for(count_nouns: tuple[str, ...] | frozenset[str] | str) -> _Scanner:
+    return _figure_scanner(_normalize_nouns(count_nouns))
+
+
+_DEFAULT_NOUNS = _normalize_nouns(DEFAULT_COUNT_NOUNS)
+_FIGURE_SCANNER = _figure_scanner(_DEFAULT_NOUNS)
+
+# Half a unit in the last displayed place, by (decimal places, power of ten of the unit).
+_HALVES: dict[tuple[int, int], float] = {}
+
+
+def _interval(num: str, exponent: int, negative: bool) -> tuple[float, float, float]:
+    """(value, lo, hi) of the displayed number ``num`` (digits as written) times 10**exponent.
+
+    The value is parsed from its decimal digits, so it is the correctly rounded float
+    (``"564.8"`` at 10**6 is exactly ``564.8e6``); lo and hi are within one ulp of exact.
+    """
+    dot = num.find(".")
+    places = len(num) - dot - 1 if dot >= 0 else 0
+    half = _HALVES.get((places, exponent))
+    if half is None:
+        half = _HALVES[places, exponent] = float(f"5e{exponent - places - 1}")
+    digits = num.replace(",", "") if "," in num else num
+    v = float(f"{digits}e{exponent}") if exponent else float(digits)
+    if negative:
+        v = -v
+    return v, v - half, v + half
+
+
+def _number(num: str, exponent: int = 0) -> float:
+    digits = num.replace(",", "") if "," in num else num
+    return float(f"{digits}e{exponent}") if exponent else float(digits)
+
+
+def _exponent(word: str | None) -> int:
+    if not word:
+        return 0
+    exponent = _SCALES.get(word)
+    return exponent if exponent is not None else _SCALES[word.strip().lower()]
+
+
+def _signed(sign: str | None) -> bool:
+    return sign is not None and sign != "+"
+
+
+def _measured(
+    out: list[Figure],
+    text: str,
+    kind: FigureKind,
+    start: int,
+    end: int,
+    num: str,
+    exponent: int,
+    negative: bool,
+    role: str = "",
+) -> None:
+    """Append a USD/PERCENT/SCORE figure with its displayed-precision interval."""
+    value, lo, hi = _interval(num, exponent, negative)
+    if len(num) > _FLOAT_DIGITS and not isfinite(value):
+        return  # beyond a float: not a figure anyone can ground
+    out.append(Figure(kind, value, text[start:end], start, end, lo, hi, negative, role))
+
+
+def _exact(
+    out: list[Figure],
+    kind: FigureKind,
+    m: re.Match[str],
+    group: str,
+    num: str,
+    role: str = "",
+    end: int | None = None,
+) -> None:
+    """Append an exact-kind figure spanning ``group`` (or from its start to ``end``)."""
+    start, group_end = m.span(group)
+    end = group_end if end is None else end
+    value = _number(num)
+    if len(num) > _FLOAT_DIGITS and not isfinite(value):
+        return  # beyond a float: not a figure anyone can ground
+    out.append(Figure(kind, value, m.string[start:end], start, end, value, value, False, role))
+
+
+def _money(out: list[Figure], m: re.Match[str]) -> None:
+    po, s1, s2, pnum, num, rnum, scale = m.group(
+        "m_po", "m_s1", "m_s2", "m_pnum", "m_num", "m_rnum", "m_scale"
+    )
+    negative = bool(po or pnum or _signed(s1) or _signed(s2))
+    exponent = _exponent(scale)
+    start, end = m.span("money")
+    if rnum is None:
+        _measured(out, m.string, FigureKind.USD, start, end, pnum or num, exponent, negative)
+    else:  # "$1.2-1.5M": the unit is shared; only the low end keeps the sign
+        text, mid = m.string, m.end("m_num")
+        _measured(out, text, FigureKind.USD, start, mid, num, exponent, negative, "low")
+        _measured(out, text, FigureKind.USD, m.start("m_rnum"), end, rnum, exponent, False, "high")
+
+
+def _unit_number(out: list[Figure], m: re.Match[str]) -> None:
+    """A number followed by its unit: percent, basis points, "of m quarters", a count noun."""
+    sign, num, rnum, pc, bp, q_num = m.group("n_s", "n_num", "n_rnum", "p_pc", "p_bp", "q_num")
+    if pc is not None or bp is not None:
+        exponent = _BP_EXPONENT if bp else 0
+        negative = _signed(sign)
+        start, end = m.span("num")
+        if rnum is None:
+            _measured(out, m.string, FigureKind.PERCENT, start, end, num, exponent, negative)
+        else:  # "2-8%": the unit is shared; only the low end keeps the sign
+            text, mid, high = m.string, m.end("n_num"), m.start("n_rnum")
+            _measured(out, text, FigureKind.PERCENT, start, mid, num, exponent, negative, "low")
+            _measured(out, text, FigureKind.PERCENT, high, end, rnum, exponent, False, "high")
+    elif q_num is not None:
+        if sign is None and rnum is None and num.isdigit():  # "k of m quarters" is whole
+            _exact(out, FigureKind.QUARTERS, m, "n_num", num, "observed")
+            _exact(out, FigureKind.QUARTERS, m, "q_tot", q_num, "total")
+    elif rnum is None:
+        # A count is unsigned: "-3 loans" still cites 3 loans, so it is checked, not dropped.
+        _exact(out, FigureKind.COUNT, m, "n_num", num, "", m.end("num"))
+    else:  # "2-8 loans"
+        _exact(out, FigureKind.COUNT, m, "n_num", num, "low")
+        _exact(out, FigureKind.COUNT, m, "n_rnum", rnum, "high", m.end("num"))
+
+
+def _quarters(out: list[Figure], m: re.Match[str]) -> None:
+    _exact(out, FigureKind.QUARTERS, m, "q1_tot", m["q1_num"], "total")
+
+
+def _score(out: list[Figure], m: re.Match[str]) -> None:
+    _measured(out, m.string, FigureKind.SCORE, *m.span("s_num"), m["s_num"], 0, False)
+
+
+def _difficulty(out: list[Figure], m: re.Match[str]) -> None:
+    if m["d1"] is not None:
+        _exact(out, FigureKind.DIFFICULTY, m, "d1", m["d1_num"])
+    else:
+        _exact(out, FigureKind.DIFFICULTY, m, "d2", m["d2_num"])
+
+
+# The outermost named group of each branch closes last, so ``Match.lastgroup`` names it.
+_COLLECT: dict[str | None, Callable[[list[Figure], re.Match[str]], None]] = {
+    "money": _money,
+    "num": _unit_number,
+    "q1": _quarters,
+    "score": _score,
+    "diff": _difficulty,
+}
+
+
+def extract_figures(text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS) -> list[Figure]:
+    """Every figure in memo prose, sorted by start; spans never overlap.
+
+    ``count_nouns`` are the nouns that make an integer a COUNT (``23,681 loans``); list both
+    singular and plural forms you want matched. Matching is case-insensitive.
+    """
+    if count_nouns is DEFAULT_COUNT_NOUNS:
+        scanner = _FIGURE_SCANNER
+    elif isinstance(count_nouns, tuple | frozenset | str):
+        scanner = _scanner_for(count_nouns)  # cached: callers pass the same config per block
+    else:
+        scanner = _figure_scanner(_normalize_nouns(count_nouns))
+    out: list[Figure] = []
+    collect = _COLLECT
+    pos = 0
+    first = scanner.head.match(text)
+    if first is not None:
+        collect[first.lastgroup](out, first)
+        pos = first.end()
+    for m in scanner.body.finditer(text, pos):
+        collect[m.lastgroup](out, m)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenario mode: every number, except dates, times, timestamps and versions
+# ---------------------------------------------------------------------------------------------
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+
+_CODES = r"(?:USD|GBP|EUR|CAD|AUD|JPY|INR|CHF)"
+
+_NUMBER_BRANCHES = rf"""
+(?P<skip>                                   # matched and thrown away: not quantities
+    (?=[\dA-Z])                             # cheap first-character test
+    (?<![\d.])
+    (?:
+        \d{{4}}-\d{{1,2}}-\d{{1,2}}          # ISO date 2026-04-29 ...
+        (?:[T{_H}]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?)?   # ... T10:30:00.123
+        (?:Z|[+-]\d{{2}}:?\d{{2}}(?!\d))?    # ... Z / +02:00
+      | \d{{4}}-\d{{2}}(?![\d-])             # year-month 2026-04
+      | \d{{1,2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:{_H}?(?i:[ap]\.?m\.?)(?!\w))?  # 10:30, 9:05 pm
+      | \d{{1,2}}{_H}?(?i:am|pm|a\.m\.|p\.m\.)(?!\w)   # 3pm
+      | \d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}(?!\d)     # 04/29/2026, 29.04.2026
+      | \d+(?:\.\d+){{2,}}                   # versions and addresses: 1.2.3, 127.0.0.1
+      | \d{{1,2}}(?:st|nd|rd|th)?{_H}+(?:of{_H}+)?{_MONTH}(?:,?{_H}+\d{{4}})?(?!\w)  # 29 April 2026
+    )
+  | \b{_MONTH}{_H}+\d{{1,2}}(?:st|nd|rd|th)?(?:,?{_H}+\d{{4}})?(?!\w)    # April 29, 2026
+)
+| (?P<num>
+    (?=[\d.(${_MINUS}+£€¥₹A-Z])              # cheap first-character test
+    (?<![\w.])                              # not inside a word or after a decimal point
+    (?!(?<=\d:)\d\d(?!\d))                   # not the minutes of a clock time: "at10:30"
+    (?<![A-Za-z]-)                          # not a label's suffix: "COVID-19", "GPT-4"
+    (?P<po>\()?                             # "(" of accounting "(1,200)"
+    (?P<s1>[{_MINUS}+])?                    # sign before the currency: "-$4,820"
+    (?P<cur1>US\$|[A-Z]\$|[$£€¥₹]|{_CODES}{_H}?)?   # currency prefix
+    (?P<s2>[{_MINUS}+])?                    # sign after the currency: "$-4,820"
+    (?(cur1)(?P<pi>\()?)                    # "(" of "$(1,200)" (only after a currency)
+    (?P<n>{_NUM})(?!\d|\.\d)                # the digits; never stop inside a number
+    (?(pi)\))                               # ")" closing "$(1,200)"
+    (?:[-\u2013](?P<rn>{_NUM})(?!\d|\.\d))?  # range high end sharing the unit: "10-15%"
+    (?P<scale>
+        (?(cur1)                            # with a currency: any attached scale
+            {_SCALE_ATTACHED}
+          | (?:bn|[kK]|M|B)(?!\w)           # bare: "12.4k", "1.2M users"; "30m" stays 30
+        )
+      | {_SCALE_SPACED}                     # spelled out: " million"
+    )?
+    (?P<pc>{_H}?%|{_H}+(?i:percent|per{_H}cent)\b)?   # "4.8%", "4.8 percent"
+    (?P<cur2>{_H}+{_CODES}\b)?              # currency suffix: "4,820 USD"
+    (?(po)\))                               # ")" closing "(1,200)"
+)
+"""
+
+# A number starts with a digit, sign, parenthesis or currency; a skipped date may start with
+# a month name.
+_NUMBER_FIRST = rf"""(?=
+    [\d.($£€¥₹{_MINUS}+] | [A-Z]\$ | US\$ | {_CODES}
+  | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
+)"""
+_NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
+
+
+def _add_mention(out: list[NumberMention], m: re.Match[str]) -> None:
+    if m.lastgroup != "num":
+        return  # a date, time or version: matched only so its digits are not read
+    currency = (m["cur1"] or m["cur2"] or "").strip() or None
+    percent = m["pc"] is not None
+    number, high = m["n"], m["rn"]
+    start, end = m.span("num")
+    paren = m["po"] is not None
+    if paren and (percent or high or not (currency or "," in number or "." in number)):
+        # "(2)" is an enumeration, "(4.8%)" an aside: only amounts use accounting parens.
+        paren = False
+        start, end = start + 1, end - 1
+    negative = paren or m["pi"] is not None or _signed(m["s1"]) or _signed(m["s2"])
+    exponent = _exponent(m["scale"])
+    text = m.string
+    if high is not None:  # "$1.2-1.5M", "10-15%": both ends share currency, scale, percent
+        high_start = m.start("rn")
+        _append_number(
+            out, text, start, high_start - 1, number, exponent, negative, currency, percent
+        )
+        start, number, negative = high_start, high, False
+    _append_number(out, text, start, end, number, exponent, negative, currency, percent)
+
+
+def _append_number(
+    out: list[NumberMention],
+    text: str,
+    start: int,
+    end: int,
+    number: str,
+    exponent: int,
+    negative: bool,
+    currency: str | None,
+    percent: bool,
+) -> None:
+    value = _number(number, exponent)
+    if len(number) > _FLOAT_DIGITS and not isfinite(value):
+        return  # beyond a float
+    value = -value if negative else value
+    out.append(NumberMention(value, text[start:end], start, end, currency, percent))
+
+
+def extract_numbers(text: str) -> list[NumberMention]:
+    """Every number in free text, signed and scaled, in order; dates and times yield nothing."""
+    out: list[NumberMention] = []
+    pos = 0
+    first = _NUMBER_SCANNER.head.match(text)
+    if first is not None:
+        _add_mention(out, first)
+        pos = first.end()
+    for m in _NUMBER_SCANNER.body.finditer(text, pos):
+        _add_mention(out, m)
+    return out
