@@ -1,0 +1,1 @@
+"""Performance benchmarks: scripts that print timings and ratios against targets, not tests."""
