@@ -1,0 +1,405 @@
+"""Scenario-run writers: the seed's markdown report, JSON, CSV and JUnit XML for CI systems.
+
+The markdown keeps the seed's structure exactly (title, run timestamp, totals line, the
+seven-column table, ``By tier``, ``Failures``, one-line conclusion). Additions, each only when
+it applies: ``**Errors:** n`` on the totals line, a latency mark in the Result cell, and the
+excluded / latency / error causes on a failure line. Agent text is untrusted: table cells are
+escaped and response excerpts sit in code fences longer than any backtick run inside them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from pe_eval_core.scenarios.models import (
+    NumericResult,
+    ScenarioResult,
+    ScenarioRun,
+    format_pct,
+)
+
+RESPONSE_EXCERPT_CHARS = 600
+JSON_SCHEMA = "pe-eval.scenario-run/1"
+
+_RESULT_CELL = {
+    "pass": "✅ pass",
+    "fail": "❌ fail",
+    "error": "⚠️ error",
+    "judge error": "⚠️ judge error",
+}
+
+# --- markdown ------------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\|<>`*]|(?<=\])\()")
+
+
+def md_inline(text: str) -> str:
+    """Escape text for a table cell or list item: one line, no emphasis, links or raw HTML.
+
+    Square brackets stay readable (``["a", "b"]``); a ``](`` that would start a link is broken.
+
+    >>> print(md_inline('a|b <script>*x*</script> [ok](javascript:x) ["$4,820"]\\nnext'))
+    a\\|b \\<script\\>\\*x\\*\\</script\\> [ok]\\(javascript:x) ["$4,820"] next
+    """
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def fmt_number(value: float) -> str:
+    """Plain decimal, no exponent, no trailing zeros.
+
+    >>> fmt_number(4280.0), fmt_number(4.80), fmt_number(-1200), fmt_number(1.5e9)
+    ('4280', '4.8', '-1200', '1500000000')
+    """
+    text = format(Decimal(repr(float(value))).normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def _strict_cell(r: ScenarioResult) -> str:
+    if r.status == "error":
+        return "—"
+    return f"{r.strict_satisfied}/{len(r.expectations)}"
+
+
+def _paraphrase_cell(r: ScenarioResult) -> str:
+    if r.status == "error":
+        return "—"
+    return f"{r.paraphrase_satisfied}/{len(r.candidate_misses)}"
+
+
+def _numeric_cell(r: ScenarioResult) -> str:
+    if r.status == "error" or not r.numeric_checks:
+        return "—"
+    return "✓" if all(c.satisfied for c in r.numeric_checks) else "✗"
+
+
+def _result_cell(r: ScenarioResult) -> str:
+    cell = _RESULT_CELL[r.status]
+    if r.latency_warning and r.latency_ms is not None and r.max_latency_ms is not None:
+        cell += f" (⏱ {r.latency_ms / 1000:.1f} s > {r.max_latency_ms / 1000:g} s)"
+    return cell
+
+
+def _plain(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _numeric_miss(check: NumericResult, esc: Callable[[str], str] = md_inline) -> str:
+    value = fmt_number(check.nearest) if check.nearest is not None else "no number found"
+    return (
+        f"{esc(check.field or 'value')}={value} "
+        f"(expected [{fmt_number(check.min)}, {fmt_number(check.max)}])"
+    )
+
+
+def failure_parts(r: ScenarioResult, esc: Callable[[str], str] = md_inline) -> list[str]:
+    """Why a scenario did not pass: strict-missed | paraphrase-missed | numeric-out-of-range,
+    then excluded phrases, an enforced latency budget, or the error."""
+
+    def listed(items: list[str]) -> str:
+        return esc(json.dumps(items, ensure_ascii=False))
+
+    if r.status == "error":
+        return [f"error: {esc(r.error or 'unknown error')}"]
+    parts = [
+        f"strict-missed: {listed(r.strict_missed)}",
+        f"paraphrase-missed: {listed(r.paraphrase_missed)}",
+    ]
+    parts += [
+        f"numeric-out-of-range: {_numeric_miss(c, esc)}"
+        for c in r.numeric_checks
+        if not c.satisfied
+    ]
+    if r.excluded_hits:
+        parts.append(f"excluded-present: {listed(r.excluded_hits)}")
+    if r.latency_warning and r.latency_enforced and r.latency_ms is not None:
+        parts.append(
+            f"latency: {fmt_number(round(r.latency_ms))} ms > "
+            f"max {fmt_number(r.max_latency_ms or 0)} ms"
+        )
+    if r.status == "judge error":
+        parts.append(f"judge error: {esc(r.error or 'unknown')}")
+    return parts
+
+
+def failure_line(r: ScenarioResult) -> str:
+    """The seed's failure bullet for one scenario."""
+    return f"- **{md_inline(r.name)}** — " + " | ".join(failure_parts(r))
+
+
+def response_block(response: str | None, indent: str = "  ") -> list[str]:
+    """The first 600 characters in a code fence no backtick run inside can close."""
+    if response is None:
+        return []
+    if not response.strip():
+        return [f"{indent}(empty response)"]
+    shown = response[:RESPONSE_EXCERPT_CHARS]
+    longest = max((len(m) for m in re.findall(r"`+", shown)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lines = [f"{indent}{fence}text"]
+    lines += [f"{indent}{line}".rstrip() for line in shown.splitlines()]
+    if len(response) > RESPONSE_EXCERPT_CHARS:
+        lines.append(f"{indent}… ({len(response) - RESPONSE_EXCERPT_CHARS} more characters)")
+    lines.append(f"{indent}{fence}")
+    return lines
+
+
+def render_markdown_report(run: ScenarioRun) -> str:
+    """The seed's report, structure exactly as specified, plus the one-line conclusion."""
+    totals = (
+        f"**Scenarios:** {run.total}  |  **Passed:** {run.passed}  |  "
+        f"**Failed:** {run.failed}  |  **Pass rate:** {format_pct(run.passed, run.total)}"
+    )
+    if run.errors:
+        totals += f"  |  **Errors:** {run.errors}"
+    lines = [
+        "## Mimic Eval Report",
+        "",
+        f"**Run:** {run.started_at.isoformat(timespec='seconds')}",
+        totals,
+        "",
+        "| # | Scenario | Tier | Strict | Paraphrase | Numeric | Result |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in run.results:
+        cells = [
+            str(r.index),
+            md_inline(r.name),
+            md_inline(r.tier),
+            _strict_cell(r),
+            _paraphrase_cell(r),
+            _numeric_cell(r),
+            _result_cell(r),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "### By tier"]
+    for t in run.by_tier():
+        label = md_inline(t.tier) + ":"
+        lines.append(
+            f"- {label.ljust(max(14, len(label) + 1))}{t.passed}/{t.total} "
+            f"({format_pct(t.passed, t.total)})"
+        )
+    lines += ["", "### Failures"]
+    failures = [r for r in run.results if r.status != "pass"]
+    if not failures:
+        lines.append("- none")
+    for r in failures:
+        lines.append(failure_line(r))
+        lines += response_block(r.response)
+    lines += ["", f"**Conclusion:** {md_inline(run.conclusion())}", ""]
+    return "\n".join(lines)
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def run_to_dict(run: ScenarioRun) -> dict[str, Any]:
+    """Everything: the run, every result and expectation, plus summary and conclusion."""
+    data = run.model_dump(mode="json")
+    return {
+        "schema": JSON_SCHEMA,
+        "summary": {
+            "total": run.total,
+            "passed": run.passed,
+            "failed": run.failed,
+            "errors": run.errors,
+            "pass_rate": run.pass_rate,
+        },
+        "by_tier": [t.model_dump() | {"pass_rate": t.pass_rate} for t in run.by_tier()],
+        "conclusion": run.conclusion(),
+        **data,
+    }
+
+
+def run_to_json(run: ScenarioRun) -> str:
+    return json.dumps(run_to_dict(run), indent=2, ensure_ascii=False) + "\n"
+
+
+def run_from_json(text: str | bytes) -> ScenarioRun:
+    """Read back ``run_to_json`` output (summary keys are recomputed, not trusted)."""
+    return ScenarioRun.model_validate_json(text)
+
+
+# --- CSV -----------------------------------------------------------------------------------
+
+CSV_COLUMNS = [
+    "index",
+    "name",
+    "tier",
+    "platform",
+    "source_fact",
+    "status",
+    "strict_satisfied",
+    "strict_total",
+    "paraphrase_satisfied",
+    "paraphrase_total",
+    "rule_satisfied",
+    "judge_satisfied",
+    "numeric",
+    "numeric_detail",
+    "strict_missed",
+    "paraphrase_missed",
+    "excluded_hits",
+    "latency_ms",
+    "max_latency_ms",
+    "latency_warning",
+    "tokens_in",
+    "tokens_out",
+    "judge_calls",
+    "error",
+]
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_safe(value: Any) -> Any:
+    """Neutralise spreadsheet formulas in text cells (numbers pass through).
+
+    >>> _csv_safe("=HYPERLINK(1)"), _csv_safe(-3), _csv_safe("ok")
+    ("'=HYPERLINK(1)", -3, 'ok')
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def run_to_csv(run: ScenarioRun) -> str:
+    """One row per scenario."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in run.results:
+        numeric = "" if not r.numeric_checks else ("pass" if r.numeric.satisfied else "fail")  # type: ignore[union-attr]
+        detail = "; ".join(
+            f"{c.field}: "
+            + (
+                f"{fmt_number(c.matched)} in [{fmt_number(c.min)}, {fmt_number(c.max)}]"
+                if c.satisfied and c.matched is not None
+                else _numeric_miss(c, _plain)
+            )
+            for c in r.numeric_checks
+        )
+        row = [
+            r.index,
+            r.name,
+            r.tier,
+            r.platform or "",
+            r.source_fact or "",
+            r.status,
+            r.strict_satisfied,
+            len(r.expectations),
+            r.paraphrase_satisfied,
+            len(r.candidate_misses),
+            sum(1 for e in r.expectations if e.method == "rule"),
+            sum(1 for e in r.expectations if e.method == "judge"),
+            numeric,
+            detail,
+            json.dumps(r.strict_missed, ensure_ascii=False),
+            json.dumps(r.paraphrase_missed, ensure_ascii=False),
+            json.dumps(r.excluded_hits, ensure_ascii=False),
+            "" if r.latency_ms is None else round(r.latency_ms, 1),
+            "" if r.max_latency_ms is None else r.max_latency_ms,
+            r.latency_warning,
+            r.tokens_in,
+            r.tokens_out,
+            r.judge_calls,
+            r.error or "",
+        ]
+        writer.writerow([_csv_safe(v) for v in row])
+    return out.getvalue()
+
+
+# --- JUnit XML -----------------------------------------------------------------------------
+
+_XML_INVALID = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry (NUL, escape codes, ...); etree escapes the rest.
+
+    >>> xml_text("ok\\x00\\x1b[31m")
+    'ok[31m'
+    """
+    return _XML_INVALID.sub("", text)
+
+
+def _seconds(ms: float | None) -> str:
+    return f"{(ms or 0.0) / 1000:.3f}"
+
+
+def run_to_junit_xml(run: ScenarioRun) -> str:
+    """JUnit XML: one ``testsuite`` per tier, one ``testcase`` per scenario."""
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": "pe-eval scenarios",
+            "tests": str(run.total),
+            "failures": str(run.failed),
+            "errors": str(run.errors),
+            "time": _seconds(sum(r.latency_ms or 0 for r in run.results)),
+            "timestamp": run.started_at.isoformat(timespec="seconds"),
+        },
+    )
+    for tier in run.by_tier():
+        if not tier.total:
+            continue
+        results = [r for r in run.results if r.tier == tier.tier]
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": xml_text(tier.tier),
+                "tests": str(tier.total),
+                "failures": str(tier.failed),
+                "errors": str(tier.errors),
+                "skipped": "0",
+                "time": _seconds(sum(r.latency_ms or 0 for r in results)),
+                "timestamp": run.started_at.isoformat(timespec="seconds"),
+            },
+        )
+        props = ET.SubElement(suite, "properties")
+        for key, value in (
+            ("run_id", run.run_id),
+            ("target", run.target),
+            ("model", run.model),
+            ("judge", run.judge),
+            ("scenarios_path", run.scenarios_path),
+        ):
+            if value:
+                ET.SubElement(props, "property", {"name": key, "value": xml_text(value)})
+        for r in results:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                {
+                    "name": xml_text(r.name),
+                    "classname": xml_text(f"pe_eval.scenarios.{r.tier}"),
+                    "time": _seconds(r.latency_ms),
+                },
+            )
+            summary = " | ".join(failure_parts(r, _plain))
+            if r.status == "fail":
+                node = ET.SubElement(
+                    case, "failure", {"message": xml_text(summary), "type": "fail"}
+                )
+                node.text = xml_text(summary)
+            elif r.status in ("error", "judge error"):
+                node = ET.SubElement(
+                    case, "error", {"message": xml_text(r.error or summary), "type": r.status}
+                )
+                node.text = xml_text(summary)
+            if r.response is not None:
+                ET.SubElement(case, "system-out").text = xml_text(r.response)
+            if r.latency_warning:
+                ET.SubElement(case, "system-err").text = (
+                    f"latency warning: {fmt_number(round(r.latency_ms or 0))} ms > "
+                    f"max {fmt_number(r.max_latency_ms or 0)} ms"
+                )
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

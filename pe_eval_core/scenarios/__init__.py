@@ -1,0 +1,107 @@
+"""Scenario evaluation: run Mimic scenarios against an agent, score them, report by tier.
+
+The public API, re-exported once here. Importing it is cheap: the ``anthropic`` and ``httpx2``
+clients are imported only when a live target or judge makes its first call.
+
+>>> from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync, RecordedTarget
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pe_eval_core.scenarios.home import pe_eval_home
+from pe_eval_core.scenarios.judge import (
+    JUDGE_PROMPT_VERSION,
+    AnthropicJudge,
+    Judge,
+    RecordedJudge,
+    UnavailableJudge,
+)
+from pe_eval_core.scenarios.judge_cache import CachedJudge, default_cache_path
+from pe_eval_core.scenarios.loading import load_recorded, load_scenarios, write_recorded
+from pe_eval_core.scenarios.models import (
+    KNOWN_TIERS,
+    Expect,
+    ExpectationResult,
+    JudgeOutcome,
+    JudgeVerdict,
+    NumericRange,
+    NumericResult,
+    RecordedResponse,
+    Scenario,
+    ScenarioMetadata,
+    ScenarioResult,
+    ScenarioRun,
+    TargetResponse,
+    TierSummary,
+)
+from pe_eval_core.scenarios.runner import run_scenarios, run_scenarios_sync
+from pe_eval_core.scenarios.scoring import ascore_response, score_response
+from pe_eval_core.scenarios.targets import (
+    AnthropicTarget,
+    HttpTarget,
+    RecordedTarget,
+    Target,
+    default_model,
+)
+
+__all__ = [
+    "JUDGE_PROMPT_VERSION",
+    "KNOWN_TIERS",
+    "AnthropicJudge",
+    "AnthropicTarget",
+    "CachedJudge",
+    "Expect",
+    "ExpectationResult",
+    "HttpTarget",
+    "Judge",
+    "JudgeOutcome",
+    "JudgeVerdict",
+    "NumericRange",
+    "NumericResult",
+    "RecordedJudge",
+    "RecordedResponse",
+    "RecordedTarget",
+    "Scenario",
+    "ScenarioMetadata",
+    "ScenarioResult",
+    "ScenarioRun",
+    "Target",
+    "TargetResponse",
+    "TierSummary",
+    "UnavailableJudge",
+    "ascore_response",
+    "default_cache_path",
+    "default_model",
+    "load_recorded",
+    "load_scenarios",
+    "pe_eval_home",
+    "render_markdown_report",
+    "run_from_json",
+    "run_scenarios",
+    "run_scenarios_sync",
+    "run_to_csv",
+    "run_to_json",
+    "run_to_junit_xml",
+    "score_response",
+    "write_recorded",
+]
+
+# The writers live in pe_eval_core.render and import this package's models, so they are
+# re-exported lazily (an eager import would be circular when the writer module loads first).
+_WRITERS = (
+    "render_markdown_report",
+    "run_from_json",
+    "run_to_csv",
+    "run_to_json",
+    "run_to_junit_xml",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WRITERS:
+        from pe_eval_core.render import scenario_report
+
+        return getattr(scenario_report, name)
+    raise AttributeError(f"module 'pe_eval_core.scenarios' has no attribute {name!r}")

@@ -1,0 +1,88 @@
+"""The deterministic checks: strict substring, numeric range, excluded phrases, latency budget.
+
+Same inputs, same verdict: nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pe_eval_core.scenarios.models import NumericRange, NumericResult
+
+
+def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
+    """The seed's strict check: case-insensitive substring. Returns the matched span or None.
+
+    >>> strict_span("Lost $4,820 of MRR", "$4,820 OF mrr")
+    (5, 18)
+    >>> strict_span("Lost $4,820", "$4,800") is None
+    True
+    """
+    hay = response.lower() if lowered is None else lowered
+    needle = expected.lower()
+    i = hay.find(needle)
+    if i < 0:
+        return None
+    if len(hay) != len(response):  # lowercasing changed lengths (rare scripts): no exact span
+        return (0, 0)
+    return (i, i + len(needle))
+
+
+def check_numeric(numbers: Sequence[float], rng: NumericRange) -> NumericResult:
+    """Any extracted number inside [min, max] (inclusive) satisfies the range; never judged.
+
+    Values are signed: a response that writes ``-$4,820`` offers -4820, which a range of
+    [4800, 4840] does not contain.
+
+    >>> r = NumericRange(field="mrr_lost", min=4800, max=4840)
+    >>> check_numeric([8, 4840.0], r).satisfied, check_numeric([4800], r).matched
+    (True, 4800.0)
+    >>> res = check_numeric([99, 4280, -4820], r)
+    >>> res.satisfied, res.nearest
+    (False, 4280.0)
+    >>> check_numeric([], r).nearest is None
+    True
+    """
+    for value in numbers:
+        if rng.min <= value <= rng.max:
+            return NumericResult(
+                field=rng.field, min=rng.min, max=rng.max, satisfied=True, matched=value
+            )
+    nearest = min(numbers, key=lambda v: _distance(v, rng), default=None)
+    return NumericResult(
+        field=rng.field, min=rng.min, max=rng.max, satisfied=False, nearest=nearest
+    )
+
+
+def _distance(value: float, rng: NumericRange) -> float:
+    return rng.min - value if value < rng.min else value - rng.max
+
+
+def excluded_hits(response: str, excludes: Iterable[str], lowered: str | None = None) -> list[str]:
+    """The ``response_excludes`` phrases present in the response (case-insensitive).
+
+    >>> excluded_hits("We will Refund the customer.", ["refund the customer", "cancel"])
+    ['refund the customer']
+    """
+    hay = response.lower() if lowered is None else lowered
+    return [phrase for phrase in excludes if phrase.lower() in hay]
+
+
+def latency_exceeded(latency_ms: float | None, max_latency_ms: float | None) -> bool:
+    """True when a budget exists and the measured latency is above it (equal is within budget).
+
+    >>> latency_exceeded(3000.0, 3000), latency_exceeded(3000.1, 3000), latency_exceeded(5, None)
+    (False, True, False)
+    """
+    return max_latency_ms is not None and latency_ms is not None and latency_ms > max_latency_ms
+
+
+def meets_pass_ratio(satisfied: int, total: int) -> bool:
+    """The seed's rule, (satisfied + paraphrase) / total >= 0.8, in exact integer arithmetic.
+
+    A scenario with no ``response_contains`` meets it vacuously (its other checks decide).
+
+    >>> [meets_pass_ratio(s, t) for s, t in [(4, 5), (8, 10), (7, 9), (3, 4), (0, 0)]]
+    [True, True, False, False, True]
+    """
+    return 5 * satisfied >= 4 * total

@@ -1,0 +1,299 @@
+"""`pe-eval scenarios run|score`: run Mimic scenarios against a target, print the seed's report.
+
+Exit codes: 0 every scenario passed (or the pass rate met ``--min-pass-rate``), 1 otherwise,
+2 input or configuration errors (raised as ``PeEvalError``, printed by the dispatcher).
+
+Judge choice, first match wins: ``--no-judge``; ``--judge-verdicts FILE`` (recorded
+verdicts); for recorded responses, a ``judge-verdicts.json`` beside the scenarios file (the
+shipped demo verdicts; ``--live-judge`` skips this); the live Anthropic judge with its SQLite
+cache when ``ANTHROPIC_API_KEY`` is set; otherwise no judge is available and any scenario
+that needs one reports ``judge error`` saying how to configure one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pe_eval_core.errors import PeEvalError
+from pe_eval_core.files import atomic_write_text, sha256_file
+from pe_eval_core.render.scenario_report import (
+    render_markdown_report,
+    run_to_csv,
+    run_to_json,
+    run_to_junit_xml,
+)
+from pe_eval_core.scenarios.errors import TargetConfigError
+from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.scenarios.loading import load_scenarios
+from pe_eval_core.scenarios.models import KNOWN_TIERS, ScenarioRun
+from pe_eval_core.scenarios.runner import run_scenarios_sync
+from pe_eval_core.scenarios.targets import (
+    DEFAULT_SKILL,
+    AnthropicTarget,
+    HttpTarget,
+    RecordedTarget,
+    Target,
+)
+
+DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
+RESPONSES_BESIDE = "recorded-responses.json"
+VERDICTS_BESIDE = "judge-verdicts.json"
+
+OUT_FILES = {
+    "markdown": "report.md",
+    "json": "report.json",
+    "csv": "report.csv",
+    "junit": "junit.xml",
+    "responses": "responses.json",
+}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "scenarios",
+        help="run Mimic scenarios against an agent and score them",
+        description="Run Mimic scenarios against a target agent, score, report by tier.",
+    )
+    sub = parser.add_subparsers(dest="scenarios_command", required=True, metavar="ACTION")
+
+    run = sub.add_parser(
+        "run",
+        help="run scenarios against a target and print the report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(run)
+    run.add_argument(
+        "--target",
+        choices=("recorded", "anthropic", "http"),
+        default="recorded",
+        help="the agent under test (default: recorded)",
+    )
+    run.add_argument(
+        "--skill",
+        type=Path,
+        default=DEFAULT_SKILL,
+        help=f"anthropic target: the skill file used as system prompt (default {DEFAULT_SKILL})",
+    )
+    run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
+    run.add_argument(
+        "--model", help="anthropic target model (default $PE_EVAL_MODEL or claude-sonnet-5-5)"
+    )
+    run.add_argument(
+        "--timeout", type=float, default=120.0, help="per-call timeout in seconds (default 120)"
+    )
+    run.add_argument(
+        "--concurrency", type=int, default=3, help="calls in flight at once (default 3)"
+    )
+    run.add_argument(
+        "--yes",
+        action="store_true",
+        help="confirm a live run of more than 20 scenarios (it costs money)",
+    )
+    run.set_defaults(func=handle_run)
+
+    score = sub.add_parser(
+        "score",
+        help="re-score recorded responses offline (no target calls)",
+        description="Re-score a recorded-responses file (any earlier run's responses.json).",
+    )
+    _common(score)
+    score.set_defaults(func=handle_score, target="recorded", concurrency=8, yes=False)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--scenarios",
+        type=Path,
+        default=DEFAULT_SCENARIOS,
+        help=f"Mimic scenarios file (default {DEFAULT_SCENARIOS})",
+    )
+    p.add_argument(
+        "--responses",
+        type=Path,
+        help=f"recorded responses (JSON or JSONL; default {RESPONSES_BESIDE} beside --scenarios)",
+    )
+    judge = p.add_mutually_exclusive_group()
+    judge.add_argument(
+        "--no-judge", action="store_true", help="no paraphrase judge: candidate misses stay missed"
+    )
+    judge.add_argument(
+        "--judge-verdicts", type=Path, help="use recorded judge verdicts from this file"
+    )
+    judge.add_argument(
+        "--live-judge",
+        action="store_true",
+        help=f"use the Anthropic judge even if a {VERDICTS_BESIDE} sits beside the scenarios",
+    )
+    p.add_argument("--judge-model", help="judge model (default $PE_EVAL_JUDGE_MODEL or --model)")
+    p.add_argument(
+        "--judge-cache",
+        type=Path,
+        help="judge verdict cache (default $PE_EVAL_HOME/judge_cache.sqlite3, ./.pe_eval/)",
+    )
+    p.add_argument(
+        "--enforce-latency",
+        action="store_true",
+        help="fail scenarios slower than their max_latency_ms (default: warn)",
+    )
+    p.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        help="exit 0 when at least this share passes (0..1, or a percentage like 80%%)",
+    )
+    p.add_argument("--out", type=Path, help="write report.md/.json/.csv, junit.xml, responses.json")
+    p.add_argument(
+        "--timestamp",
+        type=_timestamp,
+        help="fix the run timestamp (ISO-8601), for reproducible reports",
+    )
+    p.add_argument("--verbose", action="store_true", help="one progress line per scenario (stderr)")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (or 0%..100%), got {text!r}")
+    return value
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO-8601 timestamp: {text!r}") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def handle_score(args: argparse.Namespace) -> int:
+    return handle_run(args)
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise PeEvalError(
+            f"--out {args.out} exists and is not a folder",
+            diagnosis="The reports are written as files inside the --out folder",
+            fix="Pass a folder path (it is created if missing).",
+        )
+    scenarios = load_scenarios(args.scenarios)
+    tiers = sorted({s.tier for s in scenarios}, key=_tier_order)
+    _note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
+    target = _target(args)
+    judge = _judge(args)
+    _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
+
+    def progress(done: int, total: int, result: Any) -> None:
+        if args.verbose:
+            _note(f"[{done}/{total}] {result.name}: {result.status}")
+
+    fixed = args.timestamp
+    run = run_scenarios_sync(
+        scenarios,
+        target,
+        judge=judge,
+        concurrency=args.concurrency,
+        progress=progress,
+        enforce_latency=args.enforce_latency,
+        confirm_live=args.yes,
+        scenarios_path=args.scenarios,
+        scenarios_sha256=sha256_file(args.scenarios),
+        save_responses=(args.out / OUT_FILES["responses"]) if args.out else True,
+        clock=(lambda: fixed) if fixed else None,
+    )
+    report = render_markdown_report(run)
+    if args.out is not None:
+        _write_reports(run, report, args.out)
+        _note(f"Reports written to {args.out}/ ({', '.join(OUT_FILES.values())}).")
+    else:
+        _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
+    _note(_cost_line(run))
+    sys.stdout.write(report)
+    sys.stdout.flush()
+    return _exit_code(run, args.min_pass_rate)
+
+
+def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
+    if run.total and run.passed == run.total:
+        return 0
+    if min_pass_rate is not None and run.pass_rate >= min_pass_rate:
+        return 0
+    return 1
+
+
+def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
+    atomic_write_text(out / OUT_FILES["markdown"], markdown)
+    atomic_write_text(out / OUT_FILES["json"], run_to_json(run))
+    atomic_write_text(out / OUT_FILES["csv"], run_to_csv(run))
+    atomic_write_text(out / OUT_FILES["junit"], run_to_junit_xml(run))
+
+
+def _target(args: argparse.Namespace) -> Target:
+    if args.target == "recorded":
+        return RecordedTarget(args.responses or args.scenarios.parent / RESPONSES_BESIDE)
+    if args.target == "anthropic":
+        return AnthropicTarget(args.skill, model=args.model, timeout_s=args.timeout)
+    if not args.agent_url:
+        raise TargetConfigError(
+            "--target http needs --agent-url",
+            diagnosis="The http target posts each scenario to the agent's URL",
+            fix="Pass --agent-url http://host:port/path.",
+        )
+    return HttpTarget(args.agent_url, timeout_s=args.timeout)
+
+
+def _judge(args: argparse.Namespace) -> Judge | None:
+    if args.no_judge:
+        return None
+    if args.judge_verdicts is not None:
+        return RecordedJudge(args.judge_verdicts)
+    beside = args.scenarios.parent / VERDICTS_BESIDE
+    if args.target == "recorded" and not args.live_judge and beside.is_file():
+        return RecordedJudge(beside)
+    if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+        model = args.judge_model or getattr(args, "model", None)
+        return CachedJudge(
+            AnthropicJudge(model, timeout_s=getattr(args, "timeout", 60.0)), args.judge_cache
+        )
+    return UnavailableJudge(
+        "no paraphrase judge is configured: set ANTHROPIC_API_KEY for the live judge, pass "
+        "--judge-verdicts FILE, or pass --no-judge to leave candidate misses missed"
+    )
+
+
+def _judge_label(judge: Judge | None) -> str:
+    if judge is None:
+        return "none (--no-judge)"
+    if isinstance(judge, RecordedJudge):
+        return f"{judge.model} from {judge.path} ({judge.label})"
+    if isinstance(judge, UnavailableJudge):
+        return "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
+    if isinstance(judge, CachedJudge):
+        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.db_path}"
+    return judge.model
+
+
+def _cost_line(run: ScenarioRun) -> str:
+    cost = "unknown" if run.estimated_cost_usd is None else f"${run.estimated_cost_usd:.4f}"
+    return (
+        f"Tokens: target {run.tokens_in} in / {run.tokens_out} out; judge "
+        f"{run.judge_tokens_in} in / {run.judge_tokens_out} out in {run.judge_calls} calls; "
+        f"estimated cost {cost}."
+    )
+
+
+def _tier_order(tier: str) -> tuple[int, str]:
+    return (KNOWN_TIERS.index(tier), "") if tier in KNOWN_TIERS else (len(KNOWN_TIERS), tier)
+
+
+def _note(line: str) -> None:
+    print(line, file=sys.stderr)

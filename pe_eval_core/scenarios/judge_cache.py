@@ -1,0 +1,163 @@
+"""A judge wrapper that remembers verdicts on disk, so re-scoring an unchanged run is free.
+
+Verdicts live in SQLite (``$PE_EVAL_HOME/judge_cache.sqlite3``, default ``./.pe_eval/``),
+keyed by (judge model, prompt version, sha256 of the response, expected text). Only the
+phrases not in the cache go to the inner judge, still in one call. Judge errors are never
+cached. The fail-closed evidence check is re-applied on every read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pe_eval_core.scenarios.home import pe_eval_home
+from pe_eval_core.scenarios.judge import Judge, enforce_evidence
+from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+
+CACHE_FILENAME = "judge_cache.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    response_sha256 TEXT NOT NULL,
+    expected TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('paraphrase', 'missed')),
+    evidence TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model, prompt_version, response_sha256, expected)
+)
+"""
+
+
+def default_cache_path() -> Path:
+    """``$PE_EVAL_HOME/judge_cache.sqlite3``, else ``./.pe_eval/judge_cache.sqlite3``."""
+    return pe_eval_home() / CACHE_FILENAME
+
+
+def response_sha256(response: str) -> str:
+    return hashlib.sha256(response.encode("utf-8")).hexdigest()
+
+
+class CachedJudge:
+    """Wraps any ``Judge``; answers from the cache when every phrase is known."""
+
+    def __init__(self, inner: Judge, db_path: str | os.PathLike[str] | None = None):
+        self.inner = inner
+        self.db_path = Path(db_path) if db_path is not None else default_cache_path()
+        self.live = bool(getattr(inner, "live", False))
+        self._ready = False
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def prompt_version(self) -> str:
+        return self.inner.prompt_version
+
+    async def __aenter__(self) -> CachedJudge:
+        enter = getattr(self.inner, "__aenter__", None)
+        if enter is not None:
+            await enter()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        leave = getattr(self.inner, "__aexit__", None)
+        if leave is not None:
+            await leave(*exc)
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self._ready:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path, timeout=30)
+        if not self._ready:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            conn.commit()
+            self._ready = True
+        return conn
+
+    def lookup(self, response: str, expected: Sequence[str]) -> dict[str, JudgeVerdict]:
+        """Cached verdicts for the given phrases (absent ones are simply missing)."""
+        key = (self.model, self.prompt_version, response_sha256(response))
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT expected, verdict, evidence, reason FROM verdicts "
+                "WHERE model = ? AND prompt_version = ? AND response_sha256 = ?",
+                key,
+            ).fetchall()
+        wanted = set(expected)
+        return {
+            text: JudgeVerdict(
+                expected=text,
+                verdict=verdict,
+                evidence=evidence,
+                reason=reason,
+                model=self.model,
+                prompt_version=self.prompt_version,
+                cached=True,
+            )
+            for text, verdict, evidence, reason in rows
+            if text in wanted
+        }
+
+    def store(self, response: str, verdicts: Sequence[JudgeVerdict]) -> None:
+        digest = response_sha256(response)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with closing(self._connect()) as conn, conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        v.model,
+                        v.prompt_version,
+                        digest,
+                        v.expected,
+                        v.verdict,
+                        v.evidence,
+                        v.reason,
+                        now,
+                    )
+                    for v in verdicts
+                ],
+            )
+
+    def _absent(self, expected: str) -> JudgeVerdict:
+        return JudgeVerdict(
+            expected=expected,
+            verdict="missed",
+            reason="the judge returned no verdict for this phrase",
+            model=self.model,
+            prompt_version=self.prompt_version,
+        )
+
+    async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
+        cached = self.lookup(response, expected)
+        missing = [e for e in dict.fromkeys(expected) if e not in cached]
+        fresh: dict[str, JudgeVerdict] = {}
+        tokens_in = tokens_out = calls = 0
+        if missing:
+            outcome = await self.inner.judge(scenario, response, missing)
+            self.store(response, outcome.verdicts)
+            fresh = {v.expected: v for v in outcome.verdicts}
+            tokens_in, tokens_out, calls = outcome.tokens_in, outcome.tokens_out, outcome.calls
+        verdicts = [
+            enforce_evidence(fresh.get(e) or cached.get(e) or self._absent(e), response)
+            for e in expected
+        ]
+        return JudgeOutcome(
+            verdicts=verdicts,
+            model=self.model,
+            prompt_version=self.prompt_version,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            calls=calls,
+        )

@@ -1,0 +1,429 @@
+"""The data of a scenario evaluation: Mimic scenarios in, per-scenario results and a run out.
+
+Inputs (``Scenario``, ``RecordedResponse``) are loaded tolerantly (unknown keys kept as
+extras); outputs (``ScenarioResult``, ``ScenarioRun``) are plain data that round-trips through
+JSON, so a saved run can be re-rendered or compared without re-running anything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
+
+KNOWN_TIERS = ("smoke", "functional", "adversarial")
+"""The seed's tiers, reported in this order; any other tier is kept and listed after them."""
+
+UNTIERED = "untiered"
+"""The tier reported for a scenario whose metadata names none."""
+
+Status = Literal["pass", "fail", "error", "judge error"]
+Method = Literal["strict", "rule", "judge"]
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+
+class NumericRange(BaseModel):
+    """``expect.numeric_range``: any number in the response inside [min, max] satisfies it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    field: str = ""
+    """A label for what the number means (e.g. ``mrr_lost_usd``); not looked up anywhere."""
+    min: float
+    """Inclusive lower bound."""
+    max: float
+    """Inclusive upper bound."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> NumericRange:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
+        return self
+
+
+class Expect(BaseModel):
+    """What a response must (and must not) contain."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    response_contains: list[str] = Field(default_factory=list)
+    """Substrings the response must surface (case-insensitive; paraphrases may count)."""
+    response_excludes: list[str] = Field(default_factory=list)
+    """Phrases that fail the scenario if present (case-insensitive)."""
+    numeric_ranges: list[NumericRange] = Field(default_factory=list, alias="numeric_range")
+    """Mimic writes one ``numeric_range`` object; a list of them is accepted too."""
+    max_latency_ms: float | None = None
+    """Latency budget: exceeding it is a warning (a failure with ``enforce_latency``)."""
+
+    @field_validator("numeric_ranges", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, dict) else value
+
+    @field_validator("response_contains", "response_excludes", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+    @field_validator("response_contains", "response_excludes")
+    @classmethod
+    def _no_blank(cls, value: list[str]) -> list[str]:
+        for i, text in enumerate(value):
+            if not text.strip():
+                raise ValueError(f"item {i} is blank; a blank phrase would match every response")
+        return value
+
+    @property
+    def numeric_range(self) -> NumericRange | None:
+        """The first numeric range (Mimic files carry at most one)."""
+        return self.numeric_ranges[0] if self.numeric_ranges else None
+
+    def asserts_something(self) -> bool:
+        """False when no content check exists (a latency budget alone asserts nothing)."""
+        return bool(self.response_contains or self.response_excludes or self.numeric_ranges)
+
+
+class ScenarioMetadata(BaseModel):
+    """Mimic's ``metadata``: tier, the platform the fact came from, and the fact id."""
+
+    model_config = ConfigDict(extra="allow")
+
+    tier: str = UNTIERED
+    platform: str | None = None
+    source_fact: str | None = None
+
+    @field_validator("tier", mode="before")
+    @classmethod
+    def _tier(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return UNTIERED
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class Scenario(BaseModel):
+    """One Mimic scenario: a prompt for the agent and what its response must contain."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    """Unique within a file; the key that ties a scenario to its recorded response."""
+    input: str
+    """The prompt sent to the agent."""
+    persona: str | None = None
+    goal: str | None = None
+    expect: Expect = Field(default_factory=Expect)
+    metadata: ScenarioMetadata = Field(default_factory=ScenarioMetadata)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name is blank")
+        return value
+
+    @property
+    def tier(self) -> str:
+        return self.metadata.tier
+
+
+class RecordedResponse(BaseModel):
+    """One line of a recorded-responses file: ``{name, response, latency_ms?, error?}``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    response: str | None = None
+    latency_ms: float | None = None
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tool_calls: list[Any] = Field(default_factory=list)
+    model: str | None = None
+
+
+class TargetResponse(BaseModel):
+    """What a target returned for one scenario: text, or an error, with timing and usage."""
+
+    text: str | None = None
+    """The agent's response, verbatim (None when the call failed)."""
+    error: str | None = None
+    """Why the agent produced no response (HTTP status and body excerpt, timeout, ...)."""
+    latency_ms: float | None = None
+    """Set by targets that know the latency (recorded files); otherwise the runner measures."""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tool_calls: list[Any] = Field(default_factory=list)
+    """The HTTP agent's ``toolCalls``, kept for the record."""
+    model: str | None = None
+
+
+# --- judge verdicts -------------------------------------------------------------------------
+
+
+class JudgeVerdict(BaseModel):
+    """A judge's decision on one candidate-miss expectation, after the evidence check."""
+
+    expected: str
+    verdict: Literal["paraphrase", "missed"]
+    evidence: str = ""
+    """A verbatim quote from the response; a paraphrase whose quote is absent fails closed."""
+    model: str
+    prompt_version: str
+    reason: str = ""
+    cached: bool = False
+
+
+class JudgeOutcome(BaseModel):
+    """One judge call (or cache hit) for one scenario: its verdicts and what it cost."""
+
+    verdicts: list[JudgeVerdict]
+    model: str
+    prompt_version: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    calls: int = 0
+    """Paid calls made (0 when every verdict came from the cache or a recorded file)."""
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+class ExpectationResult(BaseModel):
+    """One ``response_contains`` entry and how (or whether) the response satisfied it."""
+
+    text: str
+    method: Method | None = None
+    """``strict`` (substring), ``rule`` (deterministic paraphrase), ``judge``; None if missed."""
+    satisfied: bool = False
+    evidence: str = ""
+    """What matched: the response span (strict/rule) or the judge's verbatim quote."""
+    note: str = ""
+    """Which paraphrase rule matched, the judge's reason, or why a verdict was downgraded."""
+    judge_model: str | None = None
+    judge_prompt_version: str | None = None
+
+
+class NumericResult(BaseModel):
+    """A numeric range check: satisfied when any number in the response lies inside it."""
+
+    field: str
+    min: float
+    max: float
+    satisfied: bool
+    matched: float | None = None
+    """The first in-range number found."""
+    nearest: float | None = None
+    """When unsatisfied, the extracted number closest to the range (None if no numbers)."""
+
+
+class ScenarioResult(BaseModel):
+    """Everything known about one scenario's run: verdict, every check, the response."""
+
+    index: int = 0
+    """1-based position in the scenarios file (the report's ``#`` column)."""
+    name: str
+    tier: str
+    platform: str | None = None
+    source_fact: str | None = None
+    status: Status
+    expectations: list[ExpectationResult] = Field(default_factory=list)
+    numeric_checks: list[NumericResult] = Field(default_factory=list)
+    excludes: list[str] = Field(default_factory=list)
+    excluded_hits: list[str] = Field(default_factory=list)
+    numbers: list[float] = Field(default_factory=list)
+    """Every number extracted from the response (signed and scaled)."""
+    latency_ms: float | None = None
+    max_latency_ms: float | None = None
+    latency_warning: bool = False
+    latency_enforced: bool = False
+    response: str | None = None
+    error: str | None = None
+    """Target error, "asserts nothing", or the judge error when status is ``judge error``."""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    judge_calls: int = 0
+    judge_tokens_in: int = 0
+    judge_tokens_out: int = 0
+    tool_calls: list[Any] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def numeric(self) -> NumericResult | None:
+        """The numeric check to show: the first unsatisfied one, else the first one."""
+        for check in self.numeric_checks:
+            if not check.satisfied:
+                return check
+        return self.numeric_checks[0] if self.numeric_checks else None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def strict_satisfied(self) -> int:
+        return sum(1 for e in self.expectations if e.method == "strict")
+
+    @property
+    def candidate_misses(self) -> list[ExpectationResult]:
+        """Expectations the strict substring check missed (the paraphrase candidates)."""
+        return [e for e in self.expectations if e.method != "strict"]
+
+    @property
+    def paraphrase_satisfied(self) -> int:
+        return sum(1 for e in self.expectations if e.method in ("rule", "judge"))
+
+    @property
+    def strict_missed(self) -> list[str]:
+        return [e.text for e in self.candidate_misses]
+
+    @property
+    def paraphrase_missed(self) -> list[str]:
+        return [e.text for e in self.expectations if not e.satisfied]
+
+
+class TierSummary(BaseModel):
+    """Pass counts for one tier."""
+
+    tier: str
+    total: int
+    passed: int
+    failed: int
+    errors: int
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+class ScenarioRun(BaseModel):
+    """One evaluation run: where it came from, every result, and what it cost."""
+
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    scenarios_path: str | None = None
+    scenarios_sha256: str | None = None
+    target: str
+    """Target description, e.g. ``recorded:.mimic/exports/recorded-responses.json``."""
+    model: str | None = None
+    judge: str | None = None
+    """Judge description (model or ``recorded:<model>``), None when no judge was used."""
+    judge_prompt_version: str | None = None
+    concurrency: int = 3
+    enforce_latency: bool = False
+    cancelled: bool = False
+    responses_path: str | None = None
+    """Where this run's responses were saved as a recorded file (re-score offline from it)."""
+    results: list[ScenarioResult] = Field(default_factory=list)
+    tokens_in: int = 0
+    """Target tokens (as recorded, for a recorded target)."""
+    tokens_out: int = 0
+    judge_tokens_in: int = 0
+    judge_tokens_out: int = 0
+    judge_calls: int = 0
+    """Paid judge calls made in this run (cache hits and recorded verdicts make none)."""
+    estimated_cost_usd: float | None = None
+    """Live target plus judge tokens at list price; None when a used model's price is unknown."""
+
+    def __repr__(self) -> str:
+        # A summary, not every result: asyncio reprs a finished main task's result when
+        # ``asyncio.run`` restores the SIGINT handler, which for 10,000 results cost seconds.
+        return (
+            f"ScenarioRun(run_id={self.run_id!r}, target={self.target!r}, total={self.total}, "
+            f"passed={self.passed}, failed={self.failed}, errors={self.errors})"
+        )
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.status == "pass")
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.results if r.status == "fail")
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for r in self.results if r.status in ("error", "judge error"))
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+    def by_tier(self) -> list[TierSummary]:
+        """Smoke, functional, adversarial (always, even when empty), then other tiers as met."""
+        order = list(KNOWN_TIERS)
+        for r in self.results:
+            if r.tier not in order:
+                order.append(r.tier)
+        out = []
+        for tier in order:
+            rs = [r for r in self.results if r.tier == tier]
+            out.append(
+                TierSummary(
+                    tier=tier,
+                    total=len(rs),
+                    passed=sum(1 for r in rs if r.status == "pass"),
+                    failed=sum(1 for r in rs if r.status == "fail"),
+                    errors=sum(1 for r in rs if r.status in ("error", "judge error")),
+                )
+            )
+        return out
+
+    def worst_tier(self) -> TierSummary | None:
+        """The tier with the lowest pass rate (ties: more non-passes, then report order)."""
+        tiers = [t for t in self.by_tier() if t.total and t.passed < t.total]
+        if not tiers:
+            return None
+        return min(tiers, key=lambda t: (t.passed / t.total, -(t.total - t.passed)))
+
+    def struggled_facts(self, limit: int = 3) -> list[tuple[str, int]]:
+        """``source_fact`` ids with the most non-passing scenarios (ties kept, up to ``limit``)."""
+        counts = Counter(
+            r.source_fact for r in self.results if r.status != "pass" and r.source_fact
+        )
+        if not counts:
+            return []
+        top = max(counts.values())
+        return sorted((fact, n) for fact, n in counts.items() if n == top)[:limit]
+
+    def conclusion(self) -> str:
+        """The seed's one-line conclusion: the worst tier and the facts the agent struggled with."""
+        worst = self.worst_tier()
+        if worst is None:
+            if not self.results:
+                return "No scenarios were run."
+            return f"Every scenario passed ({self.passed}/{self.total}); no tier or fact stood out."
+        line = (
+            f"Worst tier: {worst.tier} ({worst.passed}/{worst.total} passed, "
+            f"{format_pct(worst.passed, worst.total)})"
+        )
+        facts = self.struggled_facts()
+        if facts:
+            named = ", ".join(
+                f"[{fact}] ({n} {'scenario' if n == 1 else 'scenarios'})" for fact, n in facts
+            )
+            line += f"; the agent struggled most with {named}."
+        else:
+            line += "; the failing scenarios carry no source_fact ids."
+        if self.cancelled:
+            line += " (Run cancelled before every scenario finished.)"
+        return line
+
+
+def format_pct(part: int, total: int) -> str:
+    """Whole-percent display used by the report.
+
+    >>> format_pct(14, 19), format_pct(0, 0)
+    ('74%', '—')
+    """
+    return f"{part / total:.0%}" if total else "—"

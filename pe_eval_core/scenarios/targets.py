@@ -1,0 +1,300 @@
+"""The agents a run evaluates: recorded responses, an Anthropic model with a skill, an HTTP agent.
+
+Every target answers ``respond(scenario) -> TargetResponse`` and reports failures as data
+(``TargetResponse.error``) so one broken scenario never stops a run. Targets that hold a
+network client open it in ``__aenter__`` (inside the running event loop, once per run) and
+close it in ``__aexit__``; called without that, they open and close a client per call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlparse
+
+from pe_eval_core.scenarios.errors import SkillNotFoundError, TargetConfigError
+from pe_eval_core.scenarios.loading import load_recorded
+from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+MODEL_ENV = "PE_EVAL_MODEL"
+DEFAULT_SKILL = Path("skills/revenue-recovery/SKILL.md")
+
+# The seed's sub-agent instructions, minus the MCP tools our direct call cannot offer.
+AGENT_INSTRUCTION = """\
+You are the agent under test in a Mimic eval. Produce a response exactly as the \
+`{skill}` skill above prescribes.
+
+Output ONLY the rendered response text (no preamble, no explanation, no tool-call narration). \
+The eval grader will read the response verbatim."""
+
+EXCERPT_CHARS = 300
+
+
+def default_model() -> str:
+    """``$PE_EVAL_MODEL`` if set, else the current Sonnet (``claude-sonnet-5-5``)."""
+    return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """One line, at most ``limit`` characters, for error messages.
+
+    >>> excerpt("a\\n  b" + "x" * 400, 10)
+    'a bxxxxxx…'
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@runtime_checkable
+class Target(Protocol):
+    """An agent under test."""
+
+    name: str
+    """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
+    live: bool
+    """True when each call costs money (the runner's cost guard applies)."""
+    model: str | None
+
+    async def respond(self, scenario: Scenario) -> TargetResponse:
+        """The agent's reply to ``scenario.input``; failures as ``TargetResponse(error=...)``."""
+        ...
+
+
+class RecordedTarget:
+    """Replays a recorded-responses file (or mapping): offline, free, reproducible."""
+
+    live = False
+
+    def __init__(self, source: str | os.PathLike[str] | Mapping[str, RecordedResponse]):
+        if isinstance(source, Mapping):
+            self.records = dict(source)
+            self.path: Path | None = None
+            self.name = "recorded"
+        else:
+            self.path = Path(source)
+            self.records = load_recorded(self.path)
+            self.name = f"recorded:{self.path}"
+        models = {r.model for r in self.records.values() if r.model}
+        self.model = models.pop() if len(models) == 1 else None
+
+    async def respond(self, scenario: Scenario) -> TargetResponse:
+        rec = self.records.get(scenario.name)
+        where = f" in {self.path}" if self.path else ""
+        if rec is None:
+            return TargetResponse(
+                error=f"no recorded response for scenario {scenario.name!r}{where}"
+            )
+        if rec.error:
+            return TargetResponse(error=rec.error, latency_ms=rec.latency_ms, text=rec.response)
+        if rec.response is None:
+            return TargetResponse(
+                error=f"recorded entry for {scenario.name!r}{where} has neither response nor error"
+            )
+        return TargetResponse(
+            text=rec.response,
+            latency_ms=rec.latency_ms,
+            tokens_in=rec.tokens_in,
+            tokens_out=rec.tokens_out,
+            tool_calls=rec.tool_calls,
+            model=rec.model,
+        )
+
+
+class AnthropicTarget:
+    """A Claude model following a skill file: the skill plus the seed's output instruction as the
+    system prompt, the scenario input as the user message, temperature 0, the SDK's retries."""
+
+    live = True
+
+    def __init__(
+        self,
+        skill_path: str | os.PathLike[str] = DEFAULT_SKILL,
+        model: str | None = None,
+        api_key: str | None = None,
+        http_client: Any = None,
+        *,
+        max_retries: int = 3,
+        timeout_s: float = 120.0,
+        max_tokens: int = 2048,
+    ):
+        self.skill_path = Path(skill_path)
+        if not self.skill_path.is_file():
+            raise SkillNotFoundError(f"{self.skill_path} does not exist")
+        self.skill = self.skill_path.read_text(encoding="utf-8")
+        if not self.skill.strip():
+            raise TargetConfigError(
+                f"{self.skill_path} is empty",
+                diagnosis="The skill file has no instructions",
+                fix="Point --skill at the SKILL.md the agent should follow.",
+            )
+        if api_key is None and not (
+            os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        ):
+            raise TargetConfigError(
+                "no Anthropic API key for the anthropic target",
+                diagnosis="ANTHROPIC_API_KEY is not set",
+                fix="export ANTHROPIC_API_KEY=..., or use --target recorded / http.",
+            )
+        self.model = model or default_model()
+        self.name = f"anthropic:{self.model}"
+        self.system_prompt = (
+            self.skill.rstrip()
+            + "\n\n---\n\n"
+            + AGENT_INSTRUCTION.format(skill=_skill_name(self.skill_path))
+        )
+        self._api_key = api_key
+        self._http_client = http_client
+        self._max_retries = max_retries
+        self._timeout_s = timeout_s
+        self._max_tokens = max_tokens
+        self._client: Any = None
+
+    def _new_client(self) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key,
+            max_retries=self._max_retries,
+            timeout=self._timeout_s,
+            http_client=self._http_client,
+        )
+
+    async def __aenter__(self) -> AnthropicTarget:
+        self._client = self._new_client()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        client, self._client = self._client, None
+        if client is not None and self._http_client is None:
+            await client.close()
+
+    def request(self, scenario: Scenario) -> dict[str, Any]:
+        """The exact ``messages.create`` arguments for a scenario."""
+        return {
+            "model": self.model,
+            "max_tokens": self._max_tokens,
+            "system": self.system_prompt,
+            "messages": [{"role": "user", "content": scenario.input}],
+            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field.
+            "extra_body": {"temperature": 0},
+        }
+
+    async def respond(self, scenario: Scenario) -> TargetResponse:
+        import anthropic
+
+        client = self._client or self._new_client()
+        try:
+            message = await client.messages.create(**self.request(scenario))
+        except anthropic.APIStatusError as exc:
+            body = exc.response.text if exc.response is not None else str(exc.message)
+            return TargetResponse(error=f"HTTP {exc.status_code} from Anthropic: {excerpt(body)}")
+        except anthropic.APITimeoutError:
+            return TargetResponse(error=f"Anthropic call timed out after {self._timeout_s:g}s")
+        except anthropic.APIError as exc:
+            return TargetResponse(error=f"Anthropic call failed: {type(exc).__name__}: {exc}")
+        finally:
+            if client is not self._client and self._http_client is None:
+                await client.close()
+        text = "".join(b.text for b in message.content if getattr(b, "type", None) == "text")
+        return TargetResponse(
+            text=text,
+            tokens_in=message.usage.input_tokens,
+            tokens_out=message.usage.output_tokens,
+            model=message.model or self.model,
+        )
+
+
+def _skill_name(path: Path) -> str:
+    """``skills/revenue-recovery/SKILL.md`` -> ``revenue-recovery``."""
+    return path.parent.name if path.name.upper() == "SKILL.MD" and path.parent.name else path.stem
+
+
+class HttpTarget:
+    """An agent behind Mimic's HTTP contract: ``POST {"message"}`` -> ``{"text", "toolCalls"}``."""
+
+    live = True
+
+    def __init__(
+        self,
+        url: str,
+        timeout_s: float = 60.0,
+        *,
+        headers: Mapping[str, str] | None = None,
+        max_connections: int = 64,
+    ):
+        parsed = urlparse(url or "")
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise TargetConfigError(
+                f"agent URL {url!r} is not an http(s) URL",
+                diagnosis="The http target needs the agent's endpoint",
+                fix="Pass --agent-url http://host:port/path (Mimic's test.agent URL).",
+            )
+        self.url = url
+        self.timeout_s = timeout_s
+        self.headers = dict(headers or {})
+        self.name = f"http:{url}"
+        self.model: str | None = None
+        self._max_connections = max_connections
+        self._client: Any = None
+
+    def _new_client(self) -> Any:
+        import httpx2
+
+        return httpx2.AsyncClient(
+            timeout=self.timeout_s,
+            headers=self.headers,
+            limits=httpx2.Limits(
+                max_connections=self._max_connections,
+                max_keepalive_connections=self._max_connections,
+            ),
+        )
+
+    async def __aenter__(self) -> HttpTarget:
+        self._client = self._new_client()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    async def respond(self, scenario: Scenario) -> TargetResponse:
+        import httpx2
+
+        client = self._client or self._new_client()
+        try:
+            reply = await client.post(self.url, json={"message": scenario.input})
+        except httpx2.TimeoutException:
+            return TargetResponse(error=f"agent at {self.url} timed out after {self.timeout_s:g}s")
+        except httpx2.HTTPError as exc:
+            return TargetResponse(
+                error=f"could not reach agent at {self.url}: {type(exc).__name__}: {exc}"
+            )
+        finally:
+            if client is not self._client:
+                await client.aclose()
+        body = reply.text
+        if not 200 <= reply.status_code < 300:
+            return TargetResponse(
+                error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}"
+            )
+        try:
+            data = json.loads(body)
+        except json.JSONDecodeError:
+            return TargetResponse(
+                error=f"agent at {self.url} replied HTTP {reply.status_code} with a body that "
+                f"is not JSON: {excerpt(body)}"
+            )
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            return TargetResponse(
+                error=f'agent at {self.url} replied JSON without a string "text" field: '
+                f"{excerpt(body)}"
+            )
+        calls = data.get("toolCalls")
+        return TargetResponse(
+            text=data["text"], tool_calls=calls if isinstance(calls, list) else []
+        )
