@@ -1,0 +1,87 @@
+"""Memo grading: score an AI-written PE memo against its DX OpportunityMap on four dimensions.
+
+The public API lives here; the modules behind it are implementation detail.
+"""
+
+from pe_eval_core.memo.config import (
+    DEFAULT_SECTION_MARKERS,
+    DEFAULT_TEMPLATE_CONSTANTS,
+    GRADER_VERSION,
+    GraderConfig,
+    TemplateConstant,
+)
+from pe_eval_core.memo.grader import grade_memo
+from pe_eval_core.memo.models import (
+    ExplainedOpportunity,
+    MemoSidecar,
+    OpportunityMap,
+    SourceOpportunity,
+    memo_json_schema,
+    source_json_schema,
+)
+from pe_eval_core.memo.outputs import (
+    eval_pe_output,
+    evaluation_to_json,
+    findings_to_csv,
+    load_evaluation,
+    output_paths,
+    write_outputs,
+)
+from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs, resolve_pair
+from pe_eval_core.memo.result import (
+    DIMENSIONS,
+    ConsistencyDetail,
+    Finding,
+    FindingKind,
+    Mark,
+    MemoEvaluation,
+    OpportunityRow,
+    ProseBlock,
+    Scores,
+    SiblingHeadline,
+    Totals,
+)
+
+
+def render_scorecard_html(evaluation: MemoEvaluation) -> str:
+    """The self-contained HTML scorecard for an evaluation (see ``pe_eval_core.render``)."""
+    from pe_eval_core.render.scorecard import render_scorecard_html as _render
+
+    return _render(evaluation)
+
+
+__all__ = [
+    "DEFAULT_SECTION_MARKERS",
+    "DEFAULT_TEMPLATE_CONSTANTS",
+    "DIMENSIONS",
+    "GRADER_VERSION",
+    "ConsistencyDetail",
+    "ExplainedOpportunity",
+    "Finding",
+    "FindingKind",
+    "GraderConfig",
+    "Mark",
+    "MemoEvaluation",
+    "MemoPair",
+    "MemoSidecar",
+    "OpportunityMap",
+    "OpportunityRow",
+    "ProseBlock",
+    "Scores",
+    "SiblingHeadline",
+    "SourceOpportunity",
+    "TemplateConstant",
+    "Totals",
+    "eval_pe_output",
+    "evaluation_to_json",
+    "find_memo_pairs",
+    "findings_to_csv",
+    "grade_memo",
+    "load_evaluation",
+    "memo_json_schema",
+    "output_paths",
+    "render_scorecard_html",
+    "resolve_pair",
+    "source_json_schema",
+    "write_outputs",
+]

@@ -1,0 +1,188 @@
+"""`pe-eval memo ...`: grade a memo from the shell and gate CI on its scores.
+
+Prints what the seed's "When you finish" asks for: the scorecard path, the four scores with
+their n/total, and the lowest dimension in one sentence. Exit 0 ok, 1 below a threshold,
+2 input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pe_eval_core.memo.errors import ThresholdSpecError, UsageError
+from pe_eval_core.memo.outputs import write_outputs
+from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
+from pe_eval_core.memo.result import DIMENSIONS, MemoEvaluation
+from pe_eval_core.memo.summary import DIMENSION_LABELS, fmt_pct
+
+EXIT_OK, EXIT_BELOW_THRESHOLD = 0, 1
+
+_ALIASES = {
+    "citation": "citation_accuracy",
+    "citation_accuracy": "citation_accuracy",
+    "coverage": "coverage",
+    "consistency": "consistency",
+}
+
+
+def parse_fail_under(spec: str | None) -> dict[str, float]:
+    """``"citation=1.0,coverage=0.9"`` -> ``{"citation_accuracy": 1.0, "coverage": 0.9}``.
+
+    >>> parse_fail_under("citation=1.0, coverage=0.9")
+    {'citation_accuracy': 1.0, 'coverage': 0.9}
+    """
+    out: dict[str, float] = {}
+    if not spec:
+        return out
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        key = _ALIASES.get(name.strip().lower())
+        if not sep or key is None:
+            hint = (
+                " (hallucination is lower-is-better: use --max-hallucination)"
+                if ("halluc" in name.lower())
+                else ""
+            )
+            raise ThresholdSpecError(f"--fail-under: cannot read {item!r}{hint}")
+        out[key] = _unit_interval(value, f"--fail-under {name.strip()}")
+    return out
+
+
+def _unit_interval(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ThresholdSpecError(f"{what}: {text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise ThresholdSpecError(f"{what}: {value} is outside 0..1")
+    return value
+
+
+def failed_thresholds(
+    ev: MemoEvaluation, fail_under: dict[str, float], max_hallucination: float | None
+) -> list[str]:
+    """One line per threshold the evaluation misses (empty when it passes)."""
+    scores = ev.scores.model_dump()
+    out = [
+        f"{DIMENSION_LABELS[k]} {fmt_pct(scores[k])} is below the required {fmt_pct(v)}"
+        for k, v in fail_under.items()
+        if scores[k] < v - 1e-12
+    ]
+    if max_hallucination is not None and scores["hallucination_rate"] > max_hallucination + 1e-12:
+        out.append(
+            f"Hallucination rate {fmt_pct(scores['hallucination_rate'])} is above the allowed "
+            f"{fmt_pct(max_hallucination)}"
+        )
+    return out
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "memo",
+        help="grade a memo sidecar against its OpportunityMap",
+        description="Grade explain_<portco>_<audience>.json against dx_report_<portco>.json "
+        "and write eval_<portco>_<audience>.html/.json next to the memo.",
+    )
+    p.add_argument("portco", nargs="?", help="portco id, e.g. MortgageCo (omit to list pairs)")
+    p.add_argument("--audience", default="board", help="memo audience (default: board)")
+    p.add_argument("--memo", type=Path, help="memo sidecar path (with --source)")
+    p.add_argument("--source", type=Path, help="OpportunityMap path (with --memo)")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("finance_output"),
+        help="folder of memos and sources (default: finance_output)",
+    )
+    p.add_argument(
+        "--out-dir", type=Path, help="write the scorecard here instead of next to the memo"
+    )
+    p.add_argument("--list", action="store_true", help="list the memo/source pairs and exit")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument(
+        "--fail-under",
+        metavar="DIM=X,...",
+        help="exit 1 if a score is below X, e.g. citation=1.0,coverage=1.0",
+    )
+    p.add_argument(
+        "--max-hallucination",
+        type=float,
+        metavar="X",
+        help="exit 1 if the hallucination rate is above X",
+    )
+    p.set_defaults(func=handle)
+
+
+def _list(args: argparse.Namespace) -> int:
+    pairs = find_memo_pairs(args.data_dir)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "portco_id": p.portco_id,
+                        "audience": p.audience,
+                        "memo_path": str(p.memo_path),
+                        "source_path": str(p.source_path),
+                        "source_exists": p.source_exists,
+                    }
+                    for p in pairs
+                ],
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    if not pairs:
+        print(f"No explain_*.json memos in {args.data_dir}.")
+        return EXIT_OK
+    print(f"Memo/source pairs in {args.data_dir}:")
+    for p in pairs:
+        missing = "" if p.source_exists else "   (source missing)"
+        print(f"  {p.portco_id:<24} {p.audience:<10} {p.memo_path.name}{missing}")
+    return EXIT_OK
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pe_eval_core.memo.grader import grade_memo
+
+    fail_under = parse_fail_under(args.fail_under)
+    max_h = None
+    if args.max_hallucination is not None:
+        max_h = _unit_interval(str(args.max_hallucination), "--max-hallucination")
+    if args.list:
+        return _list(args)
+    if (args.memo is None) != (args.source is None):
+        raise UsageError("--memo and --source must be given together")
+    if args.memo is not None:
+        if args.portco:
+            raise UsageError("give either a portco name or --memo/--source, not both")
+        memo_path, source_path = args.memo, args.source
+    elif args.portco:
+        pair = resolve_pair(args.data_dir, args.portco, args.audience)
+        memo_path, source_path = pair.memo_path, pair.source_path
+    else:
+        return _list(args)
+
+    ev = grade_memo(memo_path, source_path)
+    html_path, json_path = write_outputs(ev, args.out_dir)
+    failures = failed_thresholds(ev, fail_under, max_h)
+    lowest_name, sentence = ev.lowest_dimension()
+    if args.json:
+        out = ev.seed_dict(html_path, json_path)
+        out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
+        out["threshold_failures"] = failures
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"Eval scorecard: {html_path}")
+        scores = ev.scores.model_dump()
+        for d in DIMENSIONS:
+            label = DIMENSION_LABELS[d] + ":"
+            print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
+        print(sentence)
+        for line in failures:
+            print(f"FAIL: {line}")
+    return EXIT_BELOW_THRESHOLD if failures else EXIT_OK

@@ -1,0 +1,33 @@
+"""Memo-grader errors beyond the seed's table: CLI usage, thresholds, unwritable outputs.
+
+The seed's own failures (memo/source not found, malformed, schema, empty memo) live in
+``pe_eval_core.errors`` because every surface shares them.
+"""
+
+from __future__ import annotations
+
+from pe_eval_core.errors import PeEvalError
+
+
+class ThresholdSpecError(PeEvalError):
+    """A --fail-under / --max-hallucination value that cannot be parsed."""
+
+    diagnosis = "The threshold specification is not valid"
+    fix = (
+        "Use --fail-under citation=1.0,coverage=1.0,consistency=1.0 (values in 0..1) and "
+        "--max-hallucination 0.0."
+    )
+
+
+class UsageError(PeEvalError):
+    """Options that do not go together."""
+
+    diagnosis = "The memo command's options do not fit together"
+    fix = "Name a portco (pe-eval memo MortgageCo), or pass both --memo and --source, or --list."
+
+
+class OutputWriteError(PeEvalError):
+    """The scorecard files could not be written (permissions, full disk, missing folder)."""
+
+    diagnosis = "The scorecard could not be written next to the memo"
+    fix = "Make the folder writable, or write elsewhere with --out-dir."

@@ -1,0 +1,166 @@
+"""Read a memo sidecar and its OpportunityMap, turning every failure into the seed's error.
+
+Missing file, malformed JSON (with line and column), a schema mismatch naming the field, an
+empty memo: each gets its own exception type carrying the seed's diagnosis and fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pe_eval_core.errors import (
+    EmptyMemoError,
+    InputNotFoundError,
+    MalformedJSONError,
+    MalformedMemoError,
+    MalformedSourceError,
+    MemoNotFoundError,
+    MemoSchemaError,
+    SchemaMismatchError,
+    SourceNotFoundError,
+    SourceSchemaError,
+)
+from pe_eval_core.files import read_json
+from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def loc_to_path(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a JSON path.
+
+    >>> loc_to_path(("opportunities", 2, "id"))
+    'opportunities[2].id'
+    >>> loc_to_path(())
+    '$'
+    """
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "$"
+
+
+def _validate(model: type[M], data: Any, path: Path, error: type[SchemaMismatchError]) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _schema_error(exc, path, error) from None
+
+
+def _schema_error(
+    exc: ValidationError, path: Path, error: type[SchemaMismatchError]
+) -> SchemaMismatchError:
+    """The first validation problem, as the seed's schema error naming the JSON path."""
+    first = exc.errors(include_url=False)[0]
+    loc = tuple(p for p in first["loc"] if not _is_union_tag(p))
+    if not loc and first["type"] in ("model_type", "model_attributes_type"):
+        got = _kind(first.get("input"))
+        return error(str(path), "$", f"expected a JSON object at the top level, got {got}")
+    detail = first["msg"]
+    if first["type"] != "missing":
+        detail += f" (got {_short(first.get('input'))})"
+    more = exc.error_count() - 1
+    if more:
+        detail += f"; {more} more problem{'s' if more > 1 else ''}"
+    return error(str(path), loc_to_path(loc), detail)
+
+
+def _is_union_tag(part: int | str) -> bool:
+    """pydantic adds the union member's type name (``int``, ``str``) to a location; drop it."""
+    return isinstance(part, str) and part in {"int", "str", "float", "bool"}
+
+
+def _kind(value: Any) -> str:
+    return {list: "an array", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedPair:
+    """A parsed memo and source, with the sha256 of the exact bytes that were parsed."""
+
+    memo_path: Path
+    source_path: Path
+    memo: MemoSidecar
+    source: OpportunityMap
+    memo_sha256: str
+    source_sha256: str
+
+
+def _load(
+    path: Path,
+    model: type[M],
+    not_found: type[InputNotFoundError],
+    malformed: type[MalformedJSONError],
+    schema_error: type[SchemaMismatchError],
+) -> tuple[M, str]:
+    """Parse and validate in one pass (pydantic's JSON parser); on any JSON-level problem fall
+    back to ``read_json`` for the precise line/column error (or to accept a UTF-8 BOM)."""
+    if not path.is_file():
+        read_json(path, not_found=not_found, malformed=malformed)  # raises the right error
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        return model.model_validate_json(raw), digest
+    except ValidationError as exc:
+        if not any(e["type"] == "json_invalid" for e in exc.errors(include_url=False)):
+            raise _schema_error(exc, path, schema_error) from None
+    data = read_json(path, not_found=not_found, malformed=malformed)
+    return _validate(model, data, path, schema_error), digest
+
+
+def load_memo(path: str | os.PathLike[str]) -> MemoSidecar:
+    """Load and validate a memo sidecar; refuse an empty one."""
+    return _load_memo(Path(path))[0]
+
+
+def _load_memo(p: Path) -> tuple[MemoSidecar, str]:
+    memo, digest = _load(p, MemoSidecar, MemoNotFoundError, MalformedMemoError, MemoSchemaError)
+    if not memo.opportunities_explained:
+        raise EmptyMemoError(f"{p} has zero opportunities_explained")
+    return memo, digest
+
+
+def load_source(path: str | os.PathLike[str]) -> OpportunityMap:
+    """Load and validate an OpportunityMap (opportunity ids must be unique)."""
+    return _load_source(Path(path))[0]
+
+
+def _load_source(p: Path) -> tuple[OpportunityMap, str]:
+    source, digest = _load(
+        p, OpportunityMap, SourceNotFoundError, MalformedSourceError, SourceSchemaError
+    )
+    seen: dict[str, int] = {}
+    for i, opp in enumerate(source.opportunities):
+        if opp.id in seen:
+            raise SourceSchemaError(
+                str(p),
+                f"opportunities[{i}].id",
+                f"duplicate id {opp.id!r} (also opportunities[{seen[opp.id]}]); "
+                "coverage is measured by id, so ids must be unique",
+            )
+        seen[opp.id] = i
+    return source, digest
+
+
+def load_pair(memo_path: str | os.PathLike[str], source_path: str | os.PathLike[str]) -> LoadedPair:
+    """Load both inputs; the memo first, so its errors are reported first."""
+    mp, sp = Path(memo_path), Path(source_path)
+    memo, memo_sha = _load_memo(mp)
+    source, source_sha = _load_source(sp)
+    return LoadedPair(mp, sp, memo, source, memo_sha, source_sha)

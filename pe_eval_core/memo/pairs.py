@@ -1,0 +1,122 @@
+"""Find memo/source pairs in a data folder, and resolve a named portco + audience to one.
+
+Names the user types become file names, so they go through ``safe_name`` and the resulting
+paths through ``confine``: nothing here can read outside the data folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from pe_eval_core.errors import InputNotFoundError, MemoNotFoundError, SourceNotFoundError
+from pe_eval_core.files import SAFE_NAME, confine, safe_name
+
+MEMO_GLOB = "explain_*.json"
+_MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")
+
+
+class MemoPair(BaseModel):
+    """A memo sidecar and the OpportunityMap it should be graded against."""
+
+    model_config = ConfigDict(frozen=True)
+
+    portco_id: str
+    audience: str
+    memo_path: Path
+    source_path: Path
+
+    @property
+    def source_exists(self) -> bool:
+        return self.source_path.is_file()
+
+
+def memo_filename(portco: str, audience: str) -> str:
+    """``explain_<portco>_<audience>.json``, with both names checked."""
+    return f"explain_{safe_name(portco, 'portco')}_{safe_name(audience, 'audience')}.json"
+
+
+def source_filename(portco: str) -> str:
+    """``dx_report_<portco>.json``, with the name checked."""
+    return f"dx_report_{safe_name(portco, 'portco')}.json"
+
+
+def _data_dir(data_dir: str | os.PathLike[str]) -> Path:
+    d = Path(data_dir)
+    if not d.is_dir():
+        raise InputNotFoundError(
+            f"data folder {d} does not exist",
+            fix="Pass --data-dir: the folder holding explain_*.json and dx_report_*.json.",
+        )
+    return d
+
+
+def _identify(path: Path) -> tuple[str, str] | None:
+    """(portco, audience) from the memo's own fields, else from its file name."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            data = json.load(fh)
+        portco, audience = data.get("portco_id"), data.get("audience")
+        if (
+            isinstance(portco, str)
+            and isinstance(audience, str)
+            and SAFE_NAME.fullmatch(portco)
+            and SAFE_NAME.fullmatch(audience)
+        ):
+            return portco, audience
+    except (OSError, ValueError, AttributeError):
+        pass
+    m = _MEMO_NAME.fullmatch(path.name)
+    return (m["portco"], m["audience"]) if m else None
+
+
+def find_memo_pairs(data_dir: str | os.PathLike[str]) -> list[MemoPair]:
+    """Every ``explain_*.json`` in ``data_dir`` with its expected ``dx_report_<portco>.json``.
+
+    Pairs whose source is missing are included (see ``MemoPair.source_exists``), so a listing
+    can say what is missing. Sorted by portco, then audience.
+    """
+    d = _data_dir(data_dir)
+    pairs = []
+    for memo in d.glob(MEMO_GLOB):
+        if not memo.is_file():
+            continue
+        ident = _identify(memo)
+        if ident is None:
+            continue
+        portco, audience = ident
+        pairs.append(
+            MemoPair(
+                portco_id=portco,
+                audience=audience,
+                memo_path=memo,
+                source_path=d / source_filename(portco),
+            )
+        )
+    return sorted(pairs, key=lambda p: (p.portco_id, p.audience, p.memo_path.name))
+
+
+def resolve_pair(
+    data_dir: str | os.PathLike[str], portco: str, audience: str = "board"
+) -> MemoPair:
+    """The memo and source for a named portco and audience, both confined to ``data_dir``."""
+    d = _data_dir(data_dir)
+    memo = d / memo_filename(portco, audience)
+    source = d / source_filename(portco)
+    if not memo.is_file():
+        known = sorted({f"{p.portco_id} ({p.audience})" for p in find_memo_pairs(d)})
+        listing = ", ".join(known) if known else "none"
+        raise MemoNotFoundError(f"{memo} does not exist; memos in {d}: {listing}")
+    if not source.is_file():
+        raise SourceNotFoundError(f"{source} does not exist (needed to grade {memo.name})")
+    roots = [d]
+    return MemoPair(
+        portco_id=portco,
+        audience=audience,
+        memo_path=confine(memo, roots),
+        source_path=confine(source, roots),
+    )

@@ -1,0 +1,415 @@
+"""The source's numeric universe: every numeric field, its JSON path, its unit, and fast lookups.
+
+Units come from key names (``*_usd*`` dollars, ``*score*`` 0..1 scores, ``*rate``/``*share``
+fractions compared x100 with percent figures, ``n``/``*_count`` counts, ``*quarters*``,
+``*difficulty*``). A memo figure only ever matches fields of its own kind. Lookups are
+reads of one opportunity's handful of fields, then (for figures not grounded there) a bisection
+over magnitudes sorted once per kind: a figure costs O(log n), never a scan of the source.
+
+>>> u = NumericUniverse.build({
+...     "portco_id": "X", "total_projected_impact_usd_annual": 3.0e6,
+...     "opportunities": [{"id": "a", "n": 12, "persistence_score": 0.8,
+...                        "outcome_total_usd_annual": -1_249_000}]})
+>>> [(f.path, f.kind.value, f.value) for f in u.fields if f.kind is not None]
+[('total_projected_impact_usd_annual', 'usd', 3000000.0), ('opportunities[0].n', 'count', 12.0),
+ ('opportunities[0].outcome_total_usd_annual', 'usd', -1249000.0),
+ ('opportunities[0].persistence_score', 'score', 0.8),
+ ('opportunities[0].persistence_score', 'percent', 80.0)]
+>>> unit_of_key("current_outcome_usd_annual"), unit_of_key("approval_rate")
+('usd', 'fraction')
+>>> unit_of_key("time_to_implement_weeks"), unit_of_key("quarterly_outcome_usd")
+('duration', 'usd')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel
+
+from pe_eval_core.memo.config import GraderConfig
+from pe_eval_core.memo.models import OpportunityMap
+from pe_eval_core.numbers import Figure, FigureKind
+
+OPPORTUNITIES_KEY = "opportunities"
+USD = FigureKind.USD
+
+NON_NUMERIC_KEYS = frozenset({"id", "segment", "evidence_row_ids", "decision_cols", "archetype"})
+"""Keys whose values are identifiers or labels (the entity universe), never quantities."""
+
+_FRACTION_WORDS = frozenset(
+    {
+        "rate",
+        "rates",
+        "share",
+        "ratio",
+        "fraction",
+        "frac",
+        "prob",
+        "probability",
+        "margin",
+        "yield",
+        "apr",
+        "apy",
+        "proportion",
+        "pct_frac",
+    }
+)
+_COUNT_WORDS = frozenset(
+    {
+        "n",
+        "count",
+        "counts",
+        "num",
+        "loans",
+        "rows",
+        "accounts",
+        "applications",
+        "borrowers",
+        "customers",
+        "records",
+        "observations",
+        "transactions",
+        "originations",
+        "deals",
+    }
+)
+_DURATION_WORDS = frozenset(
+    {"week", "weeks", "day", "days", "month", "months", "year", "years", "hours", "minutes"}
+)
+_WEAK_USD_WORDS = frozenset({"revenue", "ebitda", "amount", "cost", "price", "balance"})
+
+
+@lru_cache(maxsize=4096)
+def unit_of_key(key: str) -> str:
+    """The unit a source key implies: usd, percent, fraction, bps, count, quarters, score,
+    difficulty, duration, or '' (unknown: kept with its path, never matched)."""
+    tokens = [t for t in re.split(r"[^a-z0-9]+", key.lower()) if t]
+    words = set(tokens)
+    if any("difficulty" in t for t in tokens):
+        return "difficulty"
+    if words & {"usd", "dollar", "dollars"}:
+        return "usd"
+    if words & {"bps", "bp", "basis"}:
+        return "bps"
+    if words & {"pct", "percent", "percentage"}:
+        return "percent"
+    if "score" in words:
+        return "score"
+    if words & _FRACTION_WORDS:
+        return "fraction"
+    if words & {"quarter", "quarters"}:
+        return "quarters"
+    if words & _COUNT_WORDS:
+        return "count"
+    if words & _DURATION_WORDS:
+        return "duration"
+    if words & _WEAK_USD_WORDS:
+        return "usd"
+    return ""
+
+
+def comparable_values(unit: str, value: float) -> list[tuple[FigureKind, float]]:
+    """The (kind, value) pairs a source value stands for, in the units figures are parsed to.
+
+    >>> comparable_values("fraction", 0.123)
+    [(<FigureKind.PERCENT: 'percent'>, 12.3)]
+    >>> comparable_values("bps", 150)
+    [(<FigureKind.PERCENT: 'percent'>, 1.5)]
+    """
+    if unit == "usd":
+        return [(FigureKind.USD, value)]
+    if unit == "percent":
+        return [(FigureKind.PERCENT, value)]
+    if unit == "fraction":
+        # A 0..1 field is a fraction (x100); a larger one was already written in points.
+        return [(FigureKind.PERCENT, round(value * 100, 10) if abs(value) <= 1 else value)]
+    if unit == "bps":
+        return [(FigureKind.PERCENT, value / 100)]
+    if unit == "count":
+        return [(FigureKind.COUNT, value)]
+    if unit == "quarters":
+        return [(FigureKind.QUARTERS, value)]
+    if unit == "difficulty":
+        return [(FigureKind.DIFFICULTY, value)]
+    if unit == "score":
+        out = [(FigureKind.SCORE, value)]
+        if 0 <= value <= 1:  # "persistence of 80%" for a 0.80 score
+            out.append((FigureKind.PERCENT, round(value * 100, 10)))
+        return out
+    return []
+
+
+class SourceField(NamedTuple):
+    """One numeric source value as a figure of ``kind`` would be compared with it."""
+
+    path: str
+    """JSON path in the source, e.g. ``opportunities[1].projected_impact_usd_annual``."""
+    kind: FigureKind | None
+    """None for fields with no figure kind (durations, unknown keys): recorded, never matched."""
+    value: float
+    """Signed value in the figure's unit (fractions x100); the stored value for kind None."""
+    raw_value: float
+    unit: str
+    opp: int | None
+    """Index in ``opportunities`` or None for portfolio-level fields."""
+    magnitude: float
+    owner: str = ""
+    """The owning opportunity's id ('' at portfolio level): breaks ties independently of order."""
+
+
+class KindIndex:
+    """Source fields of one kind, sorted by magnitude for bisection."""
+
+    __slots__ = ("fields", "mags")
+
+    def __init__(self, fields: list[SourceField]):
+        fields.sort(key=lambda f: (f.magnitude, f.owner, f.path))
+        self.fields = fields
+        self.mags = [f.magnitude for f in fields]
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def closest_first(self, target: float, lo: float, hi: float) -> Iterator[SourceField]:
+        """Fields with magnitude in [lo, hi], nearest to ``target`` first."""
+        mags = self.mags
+        left_end = bisect_left(mags, lo)
+        right_end = bisect_right(mags, hi)
+        right = min(max(bisect_left(mags, target), left_end), right_end)
+        left = right - 1
+        while left >= left_end or right < right_end:
+            if right >= right_end or (
+                left >= left_end and target - mags[left] <= mags[right] - target
+            ):
+                yield self.fields[left]
+                left -= 1
+            else:
+                yield self.fields[right]
+                right += 1
+
+    def nearest(self, target: float) -> SourceField | None:
+        """The field whose magnitude is closest to ``target`` (None for an empty index)."""
+        if not self.fields:
+            return None
+        i = bisect_left(self.mags, target)
+        if i == 0:
+            return self.fields[0]
+        if i == len(self.mags):
+            return self.fields[-1]
+        before, after = self.fields[i - 1], self.fields[i]
+        return before if target - before.magnitude <= after.magnitude - target else after
+
+
+MatchStatus = Literal["grounded", "misattributed", "sign", "ungrounded"]
+
+
+class FigureMatch(NamedTuple):
+    """The verdict on one figure: the field that grounds it, or the nearest one if none does."""
+
+    status: MatchStatus
+    field: SourceField | None
+
+
+def tolerance_window(fig: Figure, config: GraderConfig) -> tuple[float, float]:
+    """[lo, hi] magnitudes a figure accepts: the wider of its displayed precision and the
+    nominal tolerance of its kind (USD relative, percent/score absolute, others exact)."""
+    mag = abs(fig.value)
+    lo, hi = abs(fig.lo), abs(fig.hi)
+    if lo > hi:
+        lo, hi = hi, lo
+    kind = fig.kind
+    if kind is FigureKind.USD:
+        nominal = mag * config.usd_rel_tol
+    elif kind is FigureKind.PERCENT:
+        nominal = config.percent_abs_tol
+    elif kind is FigureKind.SCORE:
+        nominal = config.score_abs_tol
+    else:
+        nominal = 0.0
+    slack = 1e-9 * (mag if mag > 1.0 else 1.0)  # float error in the producer's arithmetic
+    return min(lo, mag - nominal) - slack, max(hi, mag + nominal) + slack
+
+
+_Scope = dict[FigureKind, list[SourceField]]
+
+
+class NumericUniverse:
+    """Every numeric field of an OpportunityMap, by scope and kind.
+
+    The portfolio scope and each opportunity's scope hold a handful of fields (bounded by
+    the shape of one opportunity, not by the number of opportunities) and are read directly.
+    The cross-opportunity index (sorted by magnitude, bisected) is built on first need: a
+    memo whose every figure is grounded in its own opportunity never pays for it.
+    """
+
+    def __init__(self, source: OpportunityMap):
+        self._source = source
+        self._local: dict[int, _Scope] = {}
+        self._every: dict[FigureKind, KindIndex] | None = None
+        self._negative: dict[FigureKind, KindIndex] | None = None
+        self._portfolio_fields: list[SourceField] = []
+        for key, value in _items(source):
+            if key != OPPORTUNITIES_KEY and key not in NON_NUMERIC_KEYS:
+                _walk(value, key, key, None, self._portfolio_fields)
+        self.portfolio: _Scope = _by_kind(self._portfolio_fields)
+
+    @classmethod
+    def build(cls, source: OpportunityMap | dict[str, Any]) -> NumericUniverse:
+        """From a parsed OpportunityMap (or a raw dict, validated first)."""
+        if isinstance(source, dict):
+            source = OpportunityMap.model_validate(source)
+        return cls(source)
+
+    def opportunity_fields(self, i: int) -> list[SourceField]:
+        """Every numeric field of opportunity ``i`` (kind None included)."""
+        out: list[SourceField] = []
+        prefix = f"{OPPORTUNITIES_KEY}[{i}]"
+        opp = self._source.opportunities[i]
+        owner = opp.id
+        for key, value in _items(opp):
+            t = type(value)
+            if t is str or value is None or key in NON_NUMERIC_KEYS:
+                continue  # the common non-numeric cases, without building a path
+            if t is float or t is int:
+                unit = unit_of_key(key)
+                if unit == "usd" and math.isfinite(value):  # the common case, inlined
+                    v = float(value)
+                    out.append(SourceField(f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner))
+                else:
+                    _scalar(value, f"{prefix}.{key}", key, i, out, owner)
+            else:
+                _walk(value, f"{prefix}.{key}", key, i, out, owner)
+        return out
+
+    def local(self, i: int) -> _Scope:
+        """Opportunity ``i``'s fields by kind (built once, on first use)."""
+        scope = self._local.get(i)
+        if scope is None:
+            scope = self._local[i] = _by_kind(self.opportunity_fields(i))
+        return scope
+
+    def release(self, i: int) -> None:
+        """Forget opportunity ``i``'s cached scope (rebuilt if asked for again)."""
+        self._local.pop(i, None)
+
+    @property
+    def fields(self) -> list[SourceField]:
+        """Every numeric field: portfolio level first, then each opportunity in order."""
+        out = list(self._portfolio_fields)
+        for i in range(len(self._source.opportunities)):
+            out.extend(self.opportunity_fields(i))
+        return out
+
+    def _global(self) -> tuple[dict[FigureKind, KindIndex], dict[FigureKind, KindIndex]]:
+        if self._every is None or self._negative is None:
+            every: _Scope = {}
+            negative: _Scope = {}
+            for f in self._portfolio_fields:
+                if f.kind is not None:
+                    every.setdefault(f.kind, []).append(f)
+            for i in range(len(self._source.opportunities)):
+                scope = self._local.get(i)
+                for kind, fs in (scope or _by_kind(self.opportunity_fields(i))).items():
+                    every.setdefault(kind, []).extend(fs)
+            for kind, fs in every.items():
+                negative[kind] = [f for f in fs if f.value < 0]
+            self._every = {k: KindIndex(v) for k, v in every.items()}
+            self._negative = {k: KindIndex(v) for k, v in negative.items()}
+        return self._every, self._negative
+
+    def match(self, fig: Figure, opp: int | None, config: GraderConfig) -> FigureMatch:
+        """Ground ``fig`` found in opportunity ``opp``'s prose (None: no such opportunity).
+
+        Order: own fields and portfolio fields (grounded); another opportunity's field
+        (misattributed, still cited); a match of the wrong sign only (sign finding);
+        otherwise the nearest field of the kind (ungrounded).
+        """
+        kind = fig.kind
+        mag = abs(fig.value)
+        lo, hi = tolerance_window(fig, config)
+        negative = fig.negative or fig.value < 0
+        best: SourceField | None = None
+        wrong_sign: SourceField | None = None
+        own = self.local(opp).get(kind, ()) if opp is not None else ()
+        for scope in (own, self.portfolio.get(kind, ())):
+            for f in scope:  # a handful of fields: one opportunity's, or portfolio level
+                m = f.magnitude
+                if lo <= m <= hi:
+                    if negative and f.value >= 0:
+                        wrong_sign = wrong_sign or f
+                    elif best is None or abs(m - mag) < abs(best.magnitude - mag):
+                        best = f
+        if best is not None:
+            return FigureMatch("grounded", best)
+        every, negatives = self._global()
+        # Another opportunity's field? Only values of the right sign, nearest first; own and
+        # portfolio fields in the window were rejected above, so at most a few are skipped.
+        pool = negatives.get(kind) if negative else every.get(kind)
+        if pool is not None:
+            for f in pool.closest_first(mag, lo, hi):
+                if f.opp is not None and f.opp != opp:
+                    return FigureMatch("misattributed", f)
+        index = every.get(kind)
+        if negative and wrong_sign is None and index is not None:
+            wrong_sign = next(index.closest_first(mag, lo, hi), None)
+        if wrong_sign is not None:
+            return FigureMatch("sign", wrong_sign)
+        return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
+
+
+def _items(model: Any) -> Iterator[tuple[str, Any]]:
+    """A pydantic model's declared fields and its extra keys, as (key, value)."""
+    yield from model.__dict__.items()
+    if model.__pydantic_extra__:
+        yield from model.__pydantic_extra__.items()
+
+
+def _by_kind(fields: list[SourceField]) -> _Scope:
+    out: _Scope = {}
+    for f in fields:
+        kind = f.kind
+        if kind is not None:
+            bucket = out.get(kind)
+            if bucket is None:
+                out[kind] = [f]
+            else:
+                bucket.append(f)
+    return out
+
+
+def _scalar(
+    value: float, path: str, key: str, opp: int | None, out: list[SourceField], owner: str = ""
+) -> None:
+    v = float(value)
+    if not math.isfinite(v):
+        return
+    unit = unit_of_key(key)
+    pairs = comparable_values(unit, v)
+    if not pairs:
+        out.append(SourceField(path, None, v, v, unit, opp, abs(v), owner))
+    for kind, cv in pairs:
+        out.append(SourceField(path, kind, cv, v, unit, opp, abs(cv), owner))
+
+
+def _walk(
+    value: Any, path: str, key: str, opp: int | None, out: list[SourceField], owner: str = ""
+) -> None:
+    """Every number under ``value``; a number's unit comes from the nearest enclosing key."""
+    if value is None or isinstance(value, str | bool):
+        return
+    if isinstance(value, int | float):
+        _scalar(value, path, key, opp, out, owner)
+    elif isinstance(value, BaseModel | dict):
+        items = _items(value) if isinstance(value, BaseModel) else value.items()
+        for k, v in items:
+            if k not in NON_NUMERIC_KEYS:
+                _walk(v, f"{path}.{k}", str(k), opp, out, owner)
+    elif isinstance(value, list):
+        for j, v in enumerate(value):
+            _walk(v, f"{path}[{j}]", key, opp, out, owner)

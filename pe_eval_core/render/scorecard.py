@@ -1,0 +1,174 @@
+"""The memo scorecard as one self-contained HTML page (no external assets, no script).
+
+Rendered by jinja2 with autoescape on: every string that comes from a memo or source reaches
+the page escaped. The prose is split into plain and marked segments here, so the template only
+ever prints text, never builds markup from input.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from functools import lru_cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from pe_eval_core.memo.result import DIMENSIONS, Mark, MemoEvaluation
+from pe_eval_core.memo.summary import DIMENSION_LABELS, badness, fmt_pct, fmt_usd
+
+
+def band(dimension: str, value: float) -> str:
+    """Colour band of a score: green when perfect, amber when within 20 points, red beyond.
+
+    >>> band("coverage", 1.0), band("coverage", 0.9), band("hallucination_rate", 0.5)
+    ('green', 'amber', 'red')
+    """
+    off = badness(dimension, value)
+    if off <= 1e-12:
+        return "green"
+    return "amber" if off <= 0.2 else "red"
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of prose, plain (``mark`` None) or one marked figure/entity."""
+
+    text: str
+    mark: Mark | None = None
+    bold: bool = False
+    """Inside a markdown ``**bold**`` run (the asterisks themselves are not kept)."""
+
+    @property
+    def hover(self) -> str:
+        m = self.mark
+        if m is None:
+            return ""
+        head = f"{m.what} ({m.kind}) {m.status}" if m.kind else f"{m.what} {m.status}"
+        if m.source_path:
+            return f"{head}: {m.source_path} = {m.source_value}"
+        return f"{head}: no source field"
+
+
+def segments(text: str, marks: list[Mark]) -> list[Segment]:
+    """Split ``text`` at the marks' spans and at ``**`` (overlapping marks are dropped).
+
+    >>> [(s.text, s.bold, s.mark is not None) for s in segments("a **b** c", [])]
+    [('a ', False, False), ('b', True, False), (' c', False, False)]
+    """
+    pieces: list[tuple[str, Mark | None]] = []
+    pos = 0
+    for m in sorted(marks, key=lambda m: (m.start, -m.end)):
+        if m.start < pos or m.end > len(text):
+            continue
+        if m.start > pos:
+            pieces.append((text[pos : m.start], None))
+        pieces.append((text[m.start : m.end], m))
+        pos = m.end
+    if pos < len(text):
+        pieces.append((text[pos:], None))
+    out: list[Segment] = []
+    bold = False
+    for piece, mark in pieces:
+        runs = piece.split("**")
+        for i, run in enumerate(runs):
+            if i:
+                bold = not bold
+            if run:
+                out.append(Segment(run, mark, bold))
+    return out
+
+
+def prose_html(text: str, marks: list[Mark]) -> Markup:
+    """One prose block as HTML: the same split as ``segments``, written straight to HTML, with
+    every piece of input text through ``html.escape``. (A long memo has tens of thousands of
+    segments; building them as objects, or looping over them in the template, would dominate
+    the render time.)
+
+    >>> prose_html("**<b>** & $1M", [])
+    Markup('<strong>&lt;b&gt;</strong> &amp; $1M')
+    """
+    out: list[str] = []
+    bold = False
+    escape = html.escape
+
+    def emit(piece: str, opening: str, closing: str) -> None:
+        nonlocal bold
+        runs = piece.split("**")
+        for i, run in enumerate(runs):
+            if i:
+                bold = not bold
+            if run:
+                body = f"{opening}{escape(run)}{closing}"
+                out.append(f"<strong>{body}</strong>" if bold else body)
+
+    pos = 0
+    for m in sorted(marks, key=lambda m: (m.start, -m.end)):
+        if m.start < pos or m.end > len(text):
+            continue
+        if m.start > pos:
+            emit(text[pos : m.start], "", "")
+        hover = escape(Segment(text[m.start : m.end], m).hover)
+        emit(
+            text[m.start : m.end], f'<span class="m {escape(m.status)}" title="{hover}">', "</span>"
+        )
+        pos = m.end
+    if pos < len(text):
+        emit(text[pos:], "", "")
+    return Markup("".join(out))
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("pe_eval_core.render", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = fmt_pct
+    env.filters["usd"] = fmt_usd
+    return env
+
+
+def render_scorecard_html(evaluation: MemoEvaluation) -> str:
+    """The one-glance scorecard: score tiles, weakest dimension, per-opportunity table,
+    findings, consistency table and the prose with every figure and entity marked."""
+    ev = evaluation
+    scores = ev.scores.model_dump()
+    tiles = [
+        {
+            "name": d,
+            "label": DIMENSION_LABELS[d],
+            "value": scores[d],
+            "band": band(d, scores[d]),
+            "context": ev.score_context(d),
+            "lower_is_better": d == "hallucination_rate",
+        }
+        for d in DIMENSIONS
+    ]
+    by_block: dict[tuple[str, str], list[Mark]] = {}
+    for m in ev.marks:
+        by_block.setdefault((m.opportunity_id, m.field), []).append(m)
+    blocks = [
+        {
+            "opportunity_id": b.opportunity_id,
+            "field": b.field,
+            "html": prose_html(b.text, by_block.get((b.opportunity_id, b.field), [])),
+        }
+        for b in ev.prose
+        if b.text.strip()
+    ]
+    lowest_name, lowest_sentence = ev.lowest_dimension()
+    return (
+        _environment()
+        .get_template("scorecard.html.j2")
+        .render(
+            ev=ev,
+            tiles=tiles,
+            lowest_name=lowest_name,
+            lowest_sentence=lowest_sentence,
+            blocks=blocks,
+        )
+    )
