@@ -1,0 +1,234 @@
+"""`pe-eval history list|show|compare` and `pe-eval gate`: run history and the CI gate on the CLI.
+
+``history compare A B --fail-on-regression`` exits 1 when anything regressed; ``gate`` exits 0
+(all checks pass), 1 (quality below a threshold) or 2 (something could not be evaluated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pe_eval_core.compare import compare_runs, comparison_to_dict, render_comparison_markdown
+from pe_eval_core.gate import evaluate_gate, parse_thresholds
+from pe_eval_core.store import RunFilters, RunNotFoundError, RunStore, RunSummary
+
+EXIT_OK, EXIT_BELOW = 0, 1
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="history database file (default: $PE_EVAL_HOME/history.sqlite or "
+        "./.pe_eval/history.sqlite)",
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``history`` and ``gate`` subcommands."""
+    history = subparsers.add_parser(
+        "history", help="list, show and compare recorded runs", description=__doc__
+    )
+    hsub = history.add_subparsers(dest="history_command", required=True, metavar="ACTION")
+
+    ls = hsub.add_parser("list", help="recorded runs, newest first")
+    ls.add_argument("--kind", choices=("memo", "scenarios"))
+    ls.add_argument("--portco")
+    ls.add_argument("--audience")
+    ls.add_argument("--scenarios", help="scenarios file the run used")
+    ls.add_argument("--target")
+    ls.add_argument("--model")
+    ls.add_argument("--limit", type=int, default=20)
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_db(ls)
+    ls.set_defaults(func=_list)
+
+    show = hsub.add_parser("show", help="one run with its detail")
+    show.add_argument("run", help="run id, 'latest', 'latest~N' or a uid prefix")
+    show.add_argument("--json", action="store_true")
+    _add_db(show)
+    show.set_defaults(func=_show)
+
+    cmp = hsub.add_parser("compare", help="what changed from run A to run B")
+    cmp.add_argument("run_a", help="the earlier run (id, 'latest~1', uid prefix)")
+    cmp.add_argument("run_b", help="the later run (id, 'latest', uid prefix)")
+    cmp.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when anything regressed"
+    )
+    cmp.add_argument("--json", action="store_true")
+    _add_db(cmp)
+    cmp.set_defaults(func=_compare)
+
+    gate = subparsers.add_parser(
+        "gate",
+        help="CI gate: fail when memo scores or scenario pass rates fall below thresholds",
+        description="Exit 0: all checks pass. 1: quality below threshold or a regression "
+        "against --baseline. 2: could not evaluate (bad input or configuration).",
+    )
+    gate.add_argument("--data-dir", help="folder of explain_*.json memos and dx_report_*.json")
+    gate.add_argument(
+        "--memo-thresholds",
+        help="minimum memo scores, e.g. citation=1.0,coverage=1.0,consistency=1.0 "
+        "(hallucination=X is a maximum)",
+    )
+    gate.add_argument("--max-hallucination", type=float, help="maximum hallucination rate")
+    gate.add_argument(
+        "--scenario-run", help="a recorded run (id, 'latest', uid) or a scenario run JSON file"
+    )
+    gate.add_argument("--scenarios", help="scenarios file to score against --responses")
+    gate.add_argument("--responses", help="recorded responses JSON for --scenarios")
+    gate.add_argument(
+        "--judge-verdicts", help="recorded judge verdicts JSON for --scenarios (no network)"
+    )
+    gate.add_argument(
+        "--min-pass-rate",
+        help="minimum pass rate per tier, e.g. smoke=1.0,functional=0.9 (overall=X for all)",
+    )
+    gate.add_argument(
+        "--baseline", help="fail on any scenario that passed in this recorded run and now fails"
+    )
+    gate.add_argument("--no-record", action="store_true", help="do not record runs in history")
+    gate.add_argument(
+        "--write-reports", action="store_true", help="also write eval_* scorecards beside memos"
+    )
+    gate.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    _add_db(gate)
+    gate.set_defaults(func=_gate)
+
+
+# --- handlers -----------------------------------------------------------------------------
+
+
+def _existing_store(args: argparse.Namespace) -> RunStore:
+    """The history to read; reading never creates a database file."""
+    store = RunStore(args.db)
+    if not store.path.exists():
+        raise RunNotFoundError(f"no run history at {store.path} (nothing recorded yet)")
+    return store
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = RunStore(args.db)
+    if not store.path.exists():
+        print(f"no runs recorded in {store.path}")
+        return EXIT_OK
+    filters = RunFilters(
+        kind=args.kind,
+        portco_id=args.portco,
+        audience=args.audience,
+        scenarios_path=args.scenarios,
+        target=args.target,
+        model=args.model,
+    )
+    runs = store.list_runs(filters, limit=args.limit)
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
+        return EXIT_OK
+    if not runs:
+        print(f"no runs recorded in {store.path}")
+        return EXIT_OK
+    print(format_runs_table(runs))
+    total = store.count_runs(filters)
+    if total > len(runs):
+        print(f"({len(runs)} of {total} runs shown; use --limit)")
+    return EXIT_OK
+
+
+def format_runs_table(runs: list[RunSummary]) -> str:
+    """A fixed-width table: id, when, kind, subject, headline numbers."""
+    rows = [("ID", "CREATED (UTC)", "KIND", "SUBJECT", "RESULT")]
+    for r in runs:
+        rows.append(
+            (str(r.id), r.created_at[:19].replace("T", " "), r.kind, r.subject, _headline(r))
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)).rstrip()
+        for row in rows
+    )
+
+
+def _headline(r: RunSummary) -> str:
+    if r.kind == "memo":
+
+        def pct(v: float | None) -> str:
+            return "-" if v is None else f"{v * 100:.0f}%"
+
+        return (
+            f"citation {pct(r.citation_accuracy)}  halluc {pct(r.hallucination_rate)}  "
+            f"coverage {pct(r.coverage)}  consistency {pct(r.consistency)}"
+        )
+    rate = "-" if r.pass_rate is None else f"{r.pass_rate * 100:.1f}%"
+    errors = f", {r.n_errors} error(s)" if r.n_errors else ""
+    model = f"  model {r.model}" if r.model else ""
+    return f"{r.n_passed}/{r.n_total} passed ({rate}{errors}){model}"
+
+
+def _show(args: argparse.Namespace) -> int:
+    record = _existing_store(args).get_run(args.run)
+    if args.json:
+        print(record.model_dump_json(indent=2))
+        return EXIT_OK
+    s = record.summary
+    print(f"run #{s.id} ({s.kind}, uid {s.uid}) created {s.created_at}, recorded by {s.origin}")
+    print(f"  {s.subject}: {_headline(s)}")
+    if s.kind == "memo":
+        print(f"  memo   {s.memo_path}  sha256 {(s.memo_sha256 or '-')[:12]}")
+        print(f"  source {s.source_path}  sha256 {(s.source_sha256 or '-')[:12]}")
+        print(f"  grader {s.grader_version}")
+        if s.note:
+            print(f"  consistency: {s.note}")
+        print(f"  findings ({len(record.findings)}):")
+        for f in record.findings:
+            where = f"{f.opportunity_id or 'memo'}{'.' + f.field if f.field else ''}"
+            print(f"    - {f.kind} [{where}] {f.raw!r}: {f.message or ''}".rstrip())
+    else:
+        print(f"  scenarios {s.scenarios_path}  target {s.target}  model {s.model or '-'}")
+        for t in record.tiers:
+            print(f"  {t.tier}: {t.passed}/{t.total} ({t.pass_rate * 100:.1f}%)")
+        for r in record.results:
+            if r.status != "pass":
+                print(
+                    f"    - {r.name} ({r.tier}): {r.status}" + (f": {r.error}" if r.error else "")
+                )
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    cmp = compare_runs(_existing_store(args), args.run_a, args.run_b)
+    if args.json:
+        print(json.dumps(comparison_to_dict(cmp), indent=2))
+    else:
+        sys.stdout.write(render_comparison_markdown(cmp))
+    if args.fail_on_regression and cmp.has_regressions:
+        return EXIT_BELOW
+    return EXIT_OK
+
+
+def _gate(args: argparse.Namespace) -> int:
+    memo = parse_thresholds(args.memo_thresholds)
+    if args.max_hallucination is not None:
+        memo.update(parse_thresholds(f"hallucination={args.max_hallucination}"))
+    result = evaluate_gate(
+        data_dir=args.data_dir,
+        memo_thresholds=memo,
+        scenario_run=args.scenario_run,
+        scenarios_path=args.scenarios,
+        responses_path=args.responses,
+        verdicts_path=args.judge_verdicts,
+        min_pass_rate=parse_thresholds(args.min_pass_rate, tiers=True),
+        baseline=args.baseline,
+        store=RunStore(args.db),
+        record=not args.no_record,
+        write_reports=args.write_reports,
+    )
+    if args.json:
+        data = result.model_dump(mode="json")
+        data["exit_code"] = result.exit_code
+        print(json.dumps(data, indent=2))
+    else:
+        sys.stdout.write(result.render_text())
+    return result.exit_code

@@ -1,0 +1,262 @@
+"""`pe-eval mcp`: the grader and the scenario scorer as MCP tools over stdio (official SDK).
+
+Tools:
+
+- ``eval_pe_output(memo_json_path, source_json_path)`` returns exactly the seed's dict and
+  writes ``eval_<portco>_<audience>.html/.json`` next to the memo;
+- ``list_memo_pairs(data_dir)`` lists the memo/source pairs in a folder;
+- ``score_scenarios(scenarios_path, responses_path, judge_verdicts_path=None)`` scores a
+  scenarios file against recorded responses (and optionally recorded judge verdicts; no
+  network) and returns the summary plus the markdown report.
+
+Every path is confined to the allowed roots (default: the working directory; ``--allow-root``
+or ``PE_EVAL_ALLOWED_ROOTS``, ``os.pathsep``-separated). A ``PeEvalError`` comes back as an
+MCP tool error whose text and structured content carry the message, diagnosis and fix.
+Evaluations are recorded in the run history unless ``--no-record``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pe_eval_core.errors import MemoNotFoundError, PeEvalError, SourceNotFoundError
+from pe_eval_core.files import confine
+from pe_eval_core.store import record_or_warn
+
+SERVER_NAME = "pe-eval"
+ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
+INSTRUCTIONS = (
+    "Deterministic grading of AI-written PE memos against their DX OpportunityMap "
+    "(citation accuracy, hallucination rate, coverage, consistency) and scoring of Mimic "
+    "scenarios against recorded agent responses. Paths must lie inside the server's allowed "
+    "roots. Report the HTML scorecard path, the four scores with their n/total context, and "
+    "the lowest-scoring dimension."
+)
+
+
+class AllowedRootError(PeEvalError):
+    diagnosis = "An allowed root for the MCP server is not an existing folder"
+    fix = "Pass existing folders to --allow-root (or PE_EVAL_ALLOWED_ROOTS)."
+
+
+def allowed_roots(cli_roots: Sequence[str] | None = None) -> list[Path]:
+    """``--allow-root`` values, else ``$PE_EVAL_ALLOWED_ROOTS``, else the working directory."""
+    raw: Sequence[str]
+    if cli_roots:
+        raw = cli_roots
+    elif os.environ.get(ALLOWED_ROOTS_ENV, "").strip():
+        raw = [r for r in os.environ[ALLOWED_ROOTS_ENV].split(os.pathsep) if r.strip()]
+    else:
+        raw = [os.getcwd()]
+    roots = []
+    for r in raw:
+        p = Path(r).expanduser().resolve()
+        if not p.is_dir():
+            raise AllowedRootError(f"allowed root {r!r} ({p}) is not a folder")
+        roots.append(p)
+    return roots
+
+
+class PeEvalTools:
+    """The tool bodies as plain methods: confinement, the core call, history recording."""
+
+    def __init__(
+        self,
+        roots: Sequence[str | os.PathLike[str]],
+        *,
+        db: str | os.PathLike[str] | None = None,
+        record: bool = True,
+    ):
+        self.roots = [Path(r).expanduser().resolve() for r in roots]
+        self.db = db
+        self.record = record
+
+    def _confine(self, path: str) -> Path:
+        return confine(path, self.roots)
+
+    def eval_pe_output(self, memo_json_path: str, source_json_path: str) -> dict[str, Any]:
+        from pe_eval_core.memo import grade_memo, write_outputs
+
+        memo = self._confine(memo_json_path)
+        source = self._confine(source_json_path)
+        # The seed's failure table names a missing memo before a missing source.
+        if not memo.is_file():
+            raise MemoNotFoundError(f"{memo_json_path} does not exist")
+        if not source.is_file():
+            raise SourceNotFoundError(f"{source_json_path} does not exist")
+        evaluation = grade_memo(memo, source)
+        html_path, json_path = write_outputs(evaluation)
+        if self.record:
+            record_or_warn(evaluation, origin="mcp", db=self.db)
+        return evaluation.seed_dict(html_path, json_path)
+
+    def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
+        from pe_eval_core.memo import find_memo_pairs
+
+        folder = self._confine(data_dir)
+        pairs = find_memo_pairs(folder)
+        return {
+            "data_dir": str(folder),
+            "pairs": [
+                {
+                    "portco_id": p.portco_id,
+                    "audience": p.audience,
+                    "memo_path": str(p.memo_path),
+                    "source_path": str(p.source_path),
+                    "source_exists": p.source_path.is_file(),
+                }
+                for p in pairs
+            ],
+        }
+
+    def score_scenarios(
+        self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
+    ) -> dict[str, Any]:
+        from pe_eval_core.scenarios import (
+            RecordedJudge,
+            RecordedTarget,
+            load_scenarios,
+            render_markdown_report,
+            run_scenarios_sync,
+        )
+
+        scenarios = self._confine(scenarios_path)
+        responses = self._confine(responses_path)
+        judge = RecordedJudge(self._confine(judge_verdicts_path)) if judge_verdicts_path else None
+        run = run_scenarios_sync(
+            load_scenarios(scenarios),
+            RecordedTarget(responses),
+            judge=judge,
+            scenarios_path=scenarios,
+            save_responses=False,  # they are already on disk
+        )
+        history_id = record_or_warn(run, origin="mcp", db=self.db) if self.record else None
+        tiers = [
+            {
+                "tier": t.tier,
+                "total": t.total,
+                "passed": t.passed,
+                "failed": t.failed,
+                "errors": t.errors,
+                "pass_rate": t.pass_rate,
+            }
+            for t in run.by_tier()
+        ]
+        summary = {
+            "run_id": run.run_id,
+            "scenarios_path": str(scenarios),
+            "responses_path": str(responses),
+            "target": run.target,
+            "total": run.total,
+            "passed": run.passed,
+            "failed": run.failed,
+            "errors": run.errors,
+            "pass_rate": run.pass_rate,
+            "by_tier": tiers,
+            "conclusion": run.conclusion(),
+            "history_run_id": history_id,
+        }
+        return {"summary": summary, "report_markdown": render_markdown_report(run)}
+
+
+def tool_error(err: PeEvalError) -> Any:
+    """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix."""
+    from mcp.types import CallToolResult, TextContent
+
+    data = err.as_dict()
+    text = f"{err.message}\ndiagnosis: {err.diagnosis}\nfix: {err.fix}\n{json.dumps(data)}"
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=data, is_error=True
+    )
+
+
+def _guard(fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except PeEvalError as err:
+        return tool_error(err)
+
+
+def build_server(
+    roots: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    record: bool = True,
+) -> Any:
+    """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
+    from mcp.server.mcpserver import MCPServer
+
+    tools = PeEvalTools(roots if roots is not None else allowed_roots(), db=db, record=record)
+    server = MCPServer(name=SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(
+        name="eval_pe_output",
+        description=(
+            "Grade a PE memo sidecar (explain_<portco>_<audience>.json) against its DX "
+            "OpportunityMap (dx_report_<portco>.json) on citation accuracy, hallucination "
+            "rate, coverage and consistency, with no LLM call. Writes eval_<portco>_<audience>"
+            ".html/.json next to the memo and returns report_path, json_path, portco_id, "
+            "audience, scores, totals and consistency_note."
+        ),
+    )
+    def eval_pe_output(memo_json_path: str, source_json_path: str) -> dict[str, Any]:
+        return _guard(tools.eval_pe_output, memo_json_path, source_json_path)
+
+    @server.tool(
+        name="list_memo_pairs",
+        description=(
+            "List the memo/source pairs (explain_*.json with their dx_report_*.json) in a "
+            "data folder, e.g. finance_output."
+        ),
+    )
+    def list_memo_pairs(data_dir: str = "finance_output") -> dict[str, Any]:
+        return _guard(tools.list_memo_pairs, data_dir)
+
+    @server.tool(
+        name="score_scenarios",
+        description=(
+            "Score a Mimic scenarios file against a recorded-responses file (strict substring, "
+            "deterministic paraphrase rules and numeric ranges; no network). Returns a summary "
+            "(pass counts, pass rate by tier, conclusion) and the markdown report. Optional "
+            "judge_verdicts_path: recorded judge verdicts for the candidate misses."
+        ),
+    )
+    def score_scenarios(
+        scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
+    ) -> dict[str, Any]:
+        return _guard(tools.score_scenarios, scenarios_path, responses_path, judge_verdicts_path)
+
+    return server
+
+
+# --- CLI ----------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mcp``: serve the tools over stdio."""
+    parser = subparsers.add_parser(
+        "mcp",
+        help="serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--allow-root",
+        action="append",
+        metavar="DIR",
+        help=f"folder the tools may read (repeatable; default ${ALLOWED_ROOTS_ENV} or the cwd)",
+    )
+    parser.add_argument("--db", default=None, help="history database file")
+    parser.add_argument("--no-record", action="store_true", help="do not record runs in history")
+    parser.set_defaults(func=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    server = build_server(allowed_roots(args.allow_root), db=args.db, record=not args.no_record)
+    server.run("stdio")
+    return 0

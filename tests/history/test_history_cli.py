@@ -1,0 +1,96 @@
+"""`pe-eval history list|show`: tables, JSON, filters, and the history location rules."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from history_builders import make_memo_evaluation, make_result, make_scenario_run
+
+from pe_eval_core.cli import main
+from pe_eval_core.store import RunStore
+
+T0 = datetime(2026, 4, 1, 9, 30, tzinfo=UTC)
+
+
+def _fill(db: Path) -> None:
+    store = RunStore(db)
+    store.record_memo_evaluation(make_memo_evaluation(scores=(0.5, 0.25, 0.75, 1.0), when=T0))
+    store.record_memo_evaluation(
+        make_memo_evaluation(portco="HMDA_GA", audience="operator", when=T0 + timedelta(1))
+    )
+    store.record_scenario_run(
+        make_scenario_run(
+            [
+                make_result("s1", "smoke", "pass"),
+                make_result("f1", "functional", "error", error="HTTP 502"),
+            ],
+            when=T0 + timedelta(2),
+            model="claude-sonnet-4-5",
+        )
+    )
+
+
+def test_list_prints_newest_first_with_headline_numbers(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fill(db)
+    assert main(["history", "list", "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["ID", "CREATED", "(UTC)", "KIND", "SUBJECT", "RESULT"]
+    assert lines[1].startswith("3 ") and "mimic-scenarios.json @ recorded:" in lines[1]
+    assert "1/2 passed (50.0%, 1 error(s))  model claude-sonnet-4-5" in lines[1]
+    assert "HMDA_GA/operator" in lines[2]
+    assert lines[3].startswith("1 ") and "2026-04-01 09:30:00" in lines[3]
+    assert "citation 50%  halluc 25%  coverage 75%  consistency 100%" in lines[3]
+
+
+def test_list_filters_limits_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _fill(db)
+    assert main(["history", "list", "--kind", "memo", "--portco", "HMDA_GA", "--json",
+                 "--db", str(db)]) == 0  # fmt: skip
+    [run] = json.loads(capsys.readouterr().out)
+    assert (run["portco_id"], run["audience"], run["kind"]) == ("HMDA_GA", "operator", "memo")
+    assert main(["history", "list", "--limit", "1", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "(1 of 3 runs shown; use --limit)" in out
+    assert main(["history", "list", "--model", "nope", "--db", str(db)]) == 0
+    assert "no runs recorded" in capsys.readouterr().out
+
+
+def test_show_prints_detail_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _fill(db)
+    assert main(["history", "show", "latest", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "run #3 (scenarios" in out
+    assert "functional: 0/1 (0.0%)" in out and "- f1 (functional): error: HTTP 502" in out
+    assert main(["history", "show", "1", "--json", "--db", str(db)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["citation_accuracy"] == 0.5
+    assert len(data["opportunities"]) == 3
+    assert main(["history", "show", "nope", "--db", str(db)]) == 2
+    assert "fix: List runs with" in capsys.readouterr().err
+
+
+def test_reading_a_missing_history_does_not_create_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "none" / "history.sqlite"
+    assert main(["history", "list", "--db", str(db)]) == 0
+    assert "no runs recorded" in capsys.readouterr().out
+    assert main(["history", "show", "latest", "--db", str(db)]) == 2
+    assert main(["history", "compare", "1", "2", "--db", str(db)]) == 2
+    assert "nothing recorded yet" in capsys.readouterr().err
+    assert not db.parent.exists()
+
+
+def test_without_db_the_history_lives_in_pe_eval_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "somewhere"
+    monkeypatch.setenv("PE_EVAL_HOME", str(home))
+    _fill(home / "history.sqlite")
+    assert main(["history", "list", "--kind", "scenarios"]) == 0
+    assert "mimic-scenarios.json" in capsys.readouterr().out

@@ -1,0 +1,197 @@
+"""The CI gate's exit codes: 0 all checks pass, 1 quality below threshold, 2 could not evaluate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from history_builders import (
+    DEMO_DATA,
+    DEMO_RESPONSES,
+    DEMO_SCENARIOS,
+    DEMO_VERDICTS,
+    run_demo,
+)
+
+from pe_eval_core.cli import main
+from pe_eval_core.gate import GateConfigError, evaluate_gate, parse_thresholds
+from pe_eval_core.store import RunFilters, RunStore
+
+STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
+
+
+def _clean_data(tmp_path: Path) -> Path:
+    """The two demo portcos the README calls clean on all four dimensions."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for portco in ("MortgageCo", "HMDA_GA"):
+        for f in DEMO_DATA.glob(f"*_{portco}*.json"):
+            shutil.copy(f, folder / f.name)
+    return folder
+
+
+def _gate(*args: str, db: Path) -> int:
+    return main(["gate", *args, "--db", str(db)])
+
+
+def test_clean_memos_pass_the_gate_and_are_recorded(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _clean_data(tmp_path)
+    code = _gate(
+        "--data-dir",
+        str(data),
+        *STRICT_MEMO,
+        "--memo-thresholds",
+        "citation=1,coverage=1,consistency=1",
+        "--max-hallucination",
+        "0",
+        db=db,
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "PASS  MortgageCo/board: citation_accuracy = 1 (needs >= 1)" in out
+    assert "PASS  HMDA_GA/operator: hallucination_rate = 0 (needs <= 0)" in out
+    assert out.rstrip().endswith("gate passed")
+    runs = RunStore(db).list_runs(RunFilters(kind="memo"))
+    assert len(runs) == 4 and {r.origin for r in runs} == {"gate"}
+
+
+def test_the_planted_defects_fail_the_gate_with_exit_1(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _gate("--data-dir", str(DEMO_DATA), *STRICT_MEMO, "--no-record", db=db)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL  southeast_lender/board: citation_accuracy" in out
+    assert "FAIL  southeast_lender/operator: coverage = 0.75 (needs >= 1) (3/4 opportunities" in out
+    assert "FAIL  southeast_lender/operator: hallucination_rate" in out
+    assert "PASS  MortgageCo/board: coverage" in out
+    assert "gate FAILED: 3 check(s) below threshold" in out
+    assert RunStore(db).count_runs() == 0  # --no-record
+
+
+def test_inputs_that_cannot_be_evaluated_exit_2(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _clean_data(tmp_path)
+    (data / "explain_MortgageCo_board.json").write_text('{"portco_id": "MortgageCo",', "utf-8")
+    code = _gate("--data-dir", str(data), *STRICT_MEMO, "--json", db=db)
+    verdict = json.loads(capsys.readouterr().out)
+    assert code == 2 and verdict["exit_code"] == 2
+    [problem] = verdict["problems"]
+    assert problem["subject"] == "MortgageCo/board"
+    assert problem["fix"] == "Regenerate with explain_decision."
+    # the other memos were still checked
+    assert {c["subject"] for c in verdict["checks"]} == {
+        "MortgageCo/operator",
+        "HMDA_GA/board",
+        "HMDA_GA/operator",
+    }
+
+    assert _gate("--data-dir", str(tmp_path / "missing"), *STRICT_MEMO, db=db) == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _gate("--data-dir", str(empty), *STRICT_MEMO, db=db) == 2
+    assert "no explain_<portco>_<audience>.json memos" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--memo-thresholds", "citation=1.5"],
+        ["--memo-thresholds", "citation"],
+        ["--memo-thresholds", "loyalty=1.0"],
+        ["--min-pass-rate", "smoke=abc"],
+    ],
+)
+def test_bad_thresholds_exit_2_with_a_fix(
+    args: list[str], db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _gate("--data-dir", str(DEMO_DATA), *args, db=db) == 2
+    assert "fix: Use NAME=VALUE pairs" in capsys.readouterr().err
+
+
+def test_nothing_to_check_or_mismatched_options_exit_2(db: Path) -> None:
+    assert _gate(db=db) == 2
+    assert _gate("--data-dir", str(DEMO_DATA), db=db) == 2  # no thresholds
+    assert _gate("--min-pass-rate", "smoke=1", db=db) == 2  # no run
+    assert _gate("--scenarios", str(DEMO_SCENARIOS), "--min-pass-rate", "smoke=1", db=db) == 2
+
+
+def test_scenario_pass_rates_from_recorded_responses(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = [
+        "--scenarios",
+        str(DEMO_SCENARIOS),
+        "--responses",
+        str(DEMO_RESPONSES),
+        "--judge-verdicts",
+        str(DEMO_VERDICTS),
+    ]
+    # demo: smoke 6/6, functional 6/8, adversarial 3/5
+    assert _gate(*base, "--min-pass-rate", "smoke=1.0,functional=0.75", db=db) == 0
+    out = capsys.readouterr().out
+    assert "PASS  run #1: smoke pass rate = 1 (needs >= 1) (6/6)" in out
+    assert _gate(*base, "--min-pass-rate", "smoke=1.0,functional=0.9", db=db) == 1
+    assert "FAIL  run #2: functional pass rate = 0.75 (needs >= 0.9) (6/8)" in (
+        capsys.readouterr().out
+    )
+    assert _gate(*base, "--min-pass-rate", "overall=0.78", db=db) == 0  # 15/19 = 0.789..
+    assert _gate(*base, "--min-pass-rate", "overall=0.8", db=db) == 1
+    assert _gate(*base, "--min-pass-rate", "nightly=1.0", db=db) == 2
+    assert "no scenarios in tier 'nightly'" in capsys.readouterr().out
+    runs_before = RunStore(db).count_runs()
+    assert _gate(*base, "--min-pass-rate", "smoke=1", "--no-record", db=db) == 0
+    assert "(not recorded): smoke pass rate = 1" in capsys.readouterr().out
+    assert RunStore(db).count_runs() == runs_before
+    # without the recorded judge, the paraphrase in smoke row 2 is a miss
+    assert _gate(*base[:4], "--min-pass-rate", "smoke=1.0", db=db) == 1
+
+
+def test_scenario_run_from_history_or_json_and_the_baseline_regression(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = RunStore(db)
+    good = store.record_scenario_run(run_demo())
+    data = json.loads(DEMO_RESPONSES.read_text(encoding="utf-8"))
+    for item in data:
+        if item["name"] == "smoke-enterprise-downgrades":
+            item["response"] = item["response"].replace("$2,100", "$2,010")
+    worse_responses = tmp_path / "responses.json"
+    worse_responses.write_text(json.dumps(data), encoding="utf-8")
+    worse = run_demo(worse_responses)
+    run_json = tmp_path / "run.json"
+    run_json.write_text(worse.model_dump_json(), encoding="utf-8")
+
+    assert _gate("--scenario-run", str(good), "--min-pass-rate", "smoke=1", db=db) == 0
+    assert _gate("--scenario-run", "latest", "--min-pass-rate", "smoke=1", db=db) == 0
+    # the JSON run: smoke fell to 5/6, and it regressed against the good baseline
+    code = _gate("--scenario-run", str(run_json), "--baseline", str(good), db=db)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL  run #2: vs baseline run #1 1 regression(s): smoke-enterprise-downgrades" in out
+    assert store.count_runs() == 2  # the JSON run was recorded
+    # compared with itself there is no regression
+    assert _gate("--scenario-run", "latest", "--baseline", "latest", db=db) == 0
+    assert _gate("--scenario-run", str(tmp_path / "nope.json"), "--baseline", "1", db=db) == 2
+    not_a_run = tmp_path / "other.json"
+    not_a_run.write_text("[1, 2]", encoding="utf-8")
+    assert _gate("--scenario-run", str(not_a_run), "--min-pass-rate", "smoke=1", db=db) == 2
+    assert _gate("--scenario-run", "99", "--min-pass-rate", "smoke=1", db=db) == 2
+
+
+def test_library_api_without_the_cli(tmp_path: Path) -> None:
+    result = evaluate_gate(
+        data_dir=str(_clean_data(tmp_path)),
+        memo_thresholds=parse_thresholds("coverage=1"),
+        record=False,
+        store=RunStore(tmp_path / "unused.sqlite"),
+    )
+    assert result.exit_code == 0 and len(result.checks) == 4
+    assert not (tmp_path / "unused.sqlite").exists()
+    with pytest.raises(GateConfigError):
+        parse_thresholds("coverage=2")
