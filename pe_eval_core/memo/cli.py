@@ -16,6 +16,7 @@ from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import DIMENSIONS, MemoEvaluation
 from pe_eval_core.memo.summary import DIMENSION_LABELS, fmt_pct
+from pe_eval_core.store import record_or_warn
 
 EXIT_OK, EXIT_BELOW_THRESHOLD = 0, 1
 
@@ -169,12 +170,14 @@ def handle(args: argparse.Namespace) -> int:
 
     ev = grade_memo(memo_path, source_path)
     html_path, json_path = write_outputs(ev, args.out_dir)
+    run_id = record_or_warn(ev, origin="cli")
     failures = failed_thresholds(ev, fail_under, max_h)
     lowest_name, sentence = ev.lowest_dimension()
     if args.json:
         out = ev.seed_dict(html_path, json_path)
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
         out["threshold_failures"] = failures
+        out["history_run_id"] = run_id
         print(json.dumps(out, indent=2))
     else:
         print(f"Eval scorecard: {html_path}")
@@ -183,6 +186,8 @@ def handle(args: argparse.Namespace) -> int:
             label = DIMENSION_LABELS[d] + ":"
             print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
         print(sentence)
+        if run_id is not None:
+            print(f"Recorded in history as run {run_id} (`pe-eval history show {run_id}`).")
         for line in failures:
             print(f"FAIL: {line}")
     return EXIT_BELOW_THRESHOLD if failures else EXIT_OK

@@ -40,6 +40,7 @@ from pe_eval_core.scenarios.targets import (
     RecordedTarget,
     Target,
 )
+from pe_eval_core.store import record_or_warn
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
 RESPONSES_BESIDE = "recorded-responses.json"
@@ -210,6 +211,7 @@ def handle_run(args: argparse.Namespace) -> int:
         save_responses=(args.out / OUT_FILES["responses"]) if args.out else True,
         clock=(lambda: fixed) if fixed else None,
     )
+    run_id = record_or_warn(run, origin="cli")
     report = render_markdown_report(run)
     if args.out is not None:
         _write_reports(run, report, args.out)
@@ -217,6 +219,8 @@ def handle_run(args: argparse.Namespace) -> int:
     else:
         _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     _note(_cost_line(run))
+    if run_id is not None:
+        _note(f"Recorded in history as run {run_id} (`pe-eval history show {run_id}`).")
     sys.stdout.write(report)
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)
