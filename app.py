@@ -1,0 +1,80 @@
+"""pe-eval dashboard entrypoint: page config, the shared sidebar, and st.navigation routing.
+
+Run with ``python3 -m streamlit run app.py``; it opens on the bundled demo data with no API key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+from ui import data, state
+
+HERE = Path(__file__).resolve().parent
+HISTORY_PAGE = HERE / "pages" / "run_history.py"
+
+
+def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
+    """A text input whose value is kept under ``store`` (a plain session key) between runs.
+
+    Streamlit gives a widget a new identity when the first run of a server process runs in its
+    legacy pages-directory mode (our pages live in ``pages/``); a keyed widget would then lose
+    what the user typed. Seeding the input from ``store`` and writing back avoids that.
+    """
+    value = st.text_input(label, value=st.session_state.get(store, default), key=widget, help=help)
+    st.session_state[store] = value
+    return value
+
+
+def render_sidebar() -> None:
+    """Data folder, scenarios file and a reload button, shared by every page."""
+    with st.sidebar:
+        st.caption("Inputs")
+        persisted_text_input(
+            "Data folder",
+            state.Sidebar.DATA_DIR,
+            state.Sidebar.DATA_DIR_INPUT,
+            state.default_data_dir(),
+            "Folder holding explain_<portco>_<audience>.json memos and "
+            "dx_report_<portco>.json sources. Relative paths start at the repository root.",
+        )
+        persisted_text_input(
+            "Scenarios file",
+            state.Sidebar.SCENARIOS_FILE,
+            state.Sidebar.SCENARIOS_FILE_INPUT,
+            state.default_scenarios_file(),
+            "A Mimic scenarios export (JSON array or {'scenarios': [...]}).",
+        )
+        reload = st.button(
+            "Reload data",
+            key=state.Sidebar.RELOAD,
+            icon=":material/refresh:",
+            help="Re-read every file and re-score (clears the caches).",
+        )
+    if reload:
+        data.clear_caches()
+        st.toast("Caches cleared; files re-read.", icon=":material/refresh:")
+
+
+def build_navigation() -> StreamlitPage:
+    """The page list; the History page joins when its module exists."""
+    pages = [
+        st.Page(
+            "pages/memo_scorecard.py",
+            title="Memo scorecard",
+            icon=":material/fact_check:",
+            default=True,
+        ),
+        st.Page("pages/portfolio.py", title="Portfolio", icon=":material/grid_view:"),
+        st.Page("pages/scenario_eval.py", title="Scenario evaluation", icon=":material/science:"),
+    ]
+    if HISTORY_PAGE.is_file():
+        pages.append(st.Page("pages/run_history.py", title="History", icon=":material/history:"))
+    return st.navigation(pages)
+
+
+st.set_page_config(page_title="pe-eval", page_icon=":material/fact_check:", layout="wide")
+render_sidebar()
+build_navigation().run()

@@ -1,0 +1,281 @@
+"""The dashboard in a real browser: `streamlit run app.py` headless, driven by Playwright/Chromium.
+
+Loads every page on the demo data, asserts the key texts, saves the README screenshots to
+docs/screenshots/, and opens a memo whose prose carries an <img onerror> and a <script> to prove
+nothing executes and the text shows literally. Skips with the reason when Debian's Chromium or
+the playwright package is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_DATA = ROOT / "finance_output"
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+HOSTILE_IMG = "<img src=x onerror=window.__xss=1>"
+HOSTILE_SCRIPT = "<script>window.__xss=1</script>"
+STARTUP_S = 90
+WAIT_MS = 90_000
+
+
+def _require_browser() -> None:
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install playwright)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One `streamlit run app.py` subprocess on a free local port."""
+
+    def __init__(self, data_dir: Path | None, home: Path):
+        """``data_dir`` None: the app's own default (the bundled demo in finance_output)."""
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, PE_EVAL_HOME=str(home))
+        for name in ("ANTHROPIC_API_KEY", "PE_EVAL_DATA_DIR", "PE_EVAL_SCENARIOS"):
+            env.pop(name, None)
+        if data_dir is not None:
+            env["PE_EVAL_DATA_DIR"] = str(data_dir)
+        self.log = home / "streamlit.log"
+        home.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(self.port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.fileWatcherType",
+                "none",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {self.log.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"streamlit not ready after {STARTUP_S}s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=15)
+        self._log.close()
+
+
+def _serve(data_dir: Path | None, home: Path) -> Iterator[Server]:
+    server = Server(data_dir, home)
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def demo_server(browser, tmp_path_factory) -> Iterator[Server]:
+    yield from _serve(None, tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    p = context.new_page()
+    p.set_default_timeout(WAIT_MS)
+    try:
+        yield p
+    finally:
+        context.close()
+
+
+def _settle(page) -> None:
+    """Wait until Streamlit has finished the script run (no 'Running...' indicator)."""
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT_MS
+    )
+
+
+def _shot(page, name: str) -> None:
+    """A full-length screenshot: Streamlit scrolls inside its main block, so grow the viewport."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        '() => Math.max(...[...document.querySelectorAll(\'[data-testid="stMain"], '
+        '[data-testid="stMainBlockContainer"]\')].map(e => e.scrollHeight), 800)'
+    )
+    page.set_viewport_size({"width": 1440, "height": min(int(height) + 80, 7000)})
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 1000})
+
+
+def _most_findings() -> tuple[str, str]:
+    """The demo memo with the most findings (the informative one to screenshot)."""
+    from pe_eval_core.memo import find_memo_pairs, grade_memo
+
+    pairs = find_memo_pairs(DEMO_DATA)
+    best = max(pairs, key=lambda p: len(grade_memo(p.memo_path, p.source_path).findings))
+    return best.portco_id, best.audience
+
+
+def test_scorecard_page_in_the_browser(page, demo_server):
+    page.goto(demo_server.url)
+    page.get_by_text("Biggest finding.").wait_for()
+    page.locator(".pe-prose .pe-mark").first.wait_for()
+    _settle(page)
+    for text in ("Memo scorecard", "Citation accuracy", "Hallucination rate", "Coverage"):
+        assert page.get_by_text(text, exact=False).first.is_visible()
+    assert page.get_by_text("Scorecard HTML").is_visible()
+    portco, audience = _most_findings()
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name=portco, exact=True).click()
+    page.get_by_text(audience, exact=True).first.click()
+    page.get_by_role("heading", name=f"{portco} · {audience}").wait_for()
+    page.get_by_text(re.compile(r"\d+ of \d+ findings")).wait_for()
+    _settle(page)
+    assert page.locator(".pe-prose .pe-mark").count() > 0
+    titles = page.locator(".pe-prose .pe-mark").evaluate_all("els => els.map(e => e.title)")
+    assert any("→ opportunities[" in t for t in titles), "hover names the source field"
+    assert page.locator(".pe-prose .pe-ungrounded, .pe-prose .pe-misattributed").count() > 0
+    _shot(page, "scorecard.png")
+
+
+def test_portfolio_page_in_the_browser(page, demo_server):
+    page.goto(f"{demo_server.url}/portfolio")
+    page.get_by_text("Weakest memo", exact=False).wait_for()
+    _settle(page)
+    assert page.get_by_text("Portco × audience × dimension").is_visible()
+    page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
+    page.get_by_test_id("stDataFrame").last.wait_for()
+    _shot(page, "portfolio.png")
+    # Select the last row of the table (its checkbox column), then open that scorecard.
+    from pe_eval_core.memo import find_memo_pairs
+
+    last = find_memo_pairs(DEMO_DATA)[-1]
+    grid = page.get_by_test_id("stDataFrame").last
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    rows = len(find_memo_pairs(DEMO_DATA))
+    row_h = (box["height"] - 2) / (rows + 1)  # header + one line per memo, no scrolling
+    page.mouse.move(box["x"] + 14, box["y"] + row_h * (rows + 0.5))
+    page.mouse.click(box["x"] + 14, box["y"] + row_h * (rows + 0.5))
+    name = f"Open {last.portco_id} · {last.audience} scorecard"
+    page.get_by_role("button", name=name).click()
+    page.get_by_role("heading", name=f"{last.portco_id} · {last.audience}").wait_for()
+    assert page.get_by_role("heading", name="Memo scorecard").is_visible()
+
+
+def test_scenario_page_runs_the_recorded_demo(page, demo_server):
+    page.goto(f"{demo_server.url}/scenario_eval")
+    page.get_by_text("Loaded 19 scenarios", exact=False).wait_for()
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("Pass rate by tier").wait_for()
+    page.get_by_text("Conclusion.").wait_for()
+    _settle(page)
+    page.get_by_test_id("stMetricLabel").filter(has_text="Pass rate").wait_for()
+    labels = {t.strip() for t in page.get_by_test_id("stMetricLabel").all_inner_texts()}
+    assert {"Scenarios", "Passed", "Failed", "Pass rate"} <= labels
+    assert page.get_by_text("Failure drill-down").is_visible()
+    _shot(page, "scenarios.png")
+
+
+def _hostile_folder(tmp: Path) -> Path:
+    """A copy of one demo pair whose prose carries an <img onerror> and a <script>."""
+    folder = tmp / "hostile"
+    folder.mkdir()
+    memo_src = sorted(DEMO_DATA.glob("explain_*_board.json"))[0]
+    memo = json.loads(memo_src.read_text(encoding="utf-8"))
+    portco = memo["portco_id"]
+    shutil.copy(DEMO_DATA / f"dx_report_{portco}.json", folder / f"dx_report_{portco}.json")
+    opp = memo["opportunities_explained"][0]
+    opp["narrative"] = f"{HOSTILE_IMG} and {HOSTILE_SCRIPT} then **{HOSTILE_IMG}**. " + (
+        opp.get("narrative") or ""
+    )
+    (folder / memo_src.name).write_text(json.dumps(memo), encoding="utf-8")
+    return folder
+
+
+def test_hostile_prose_never_executes_and_shows_literally(browser, page, tmp_path):
+    folder = _hostile_folder(tmp_path)
+    for server in _serve(folder, tmp_path / "home"):
+        page.goto(server.url)
+        page.get_by_text("Biggest finding.").wait_for()
+        _settle(page)
+        prose = page.locator(".pe-prose").first
+        prose.wait_for()
+        text = prose.inner_text()
+        assert HOSTILE_IMG in text
+        assert HOSTILE_SCRIPT in text
+        assert page.evaluate("() => typeof window.__xss") == "undefined"
+        assert page.locator('img[src="x"]').count() == 0
+        assert page.locator(".pe-prose script").count() == 0

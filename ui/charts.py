@@ -1,0 +1,262 @@
+"""Altair chart builders for the dashboard: pure functions from plain rows to charts.
+
+Each builder takes already-aggregated rows (a handful per chart, never one per record), so a
+chart costs the same for 19 scenarios or 5,000. :func:`show` renders one through a cached
+Vega-Lite spec: Altair's schema validation costs far more than drawing, so a rerun with the
+same rows reuses the spec instead of rebuilding the chart. Pass bands are the core scorecard's
+own (``pe_eval_core.render.scorecard.band``), so the dashboard and the HTML never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+BAND_COLOURS = {"pass": "#5fb878", "watch": "#fbedc9", "fail": "#f6d5d3"}
+STATUS_COLOURS = {
+    "cited": "#2e7d4f",
+    "grounded": "#2e7d4f",
+    "uncited": "#c0392b",
+    "ungrounded": "#c0392b",
+    "misattributed": "#d68910",
+    "exempt": "#8a94a6",
+}
+INK = "#1b1f24"
+OPPORTUNITY_STATUSES = ("cited", "uncited", "grounded", "ungrounded")
+
+CORE_BANDS = {"green": "pass", "amber": "watch", "red": "fail"}
+"""The core scorecard's colour bands (pe_eval_core.render.scorecard.band), named for display."""
+
+
+def quality(dimension: str, score: float) -> float:
+    """A score oriented so 1 is perfect (the core's ``badness`` flipped), for colour scales.
+
+    >>> quality("coverage", 0.75), quality("hallucination_rate", 0.25)
+    (0.75, 0.75)
+    """
+    from pe_eval_core.memo.summary import badness
+
+    return 1.0 - badness(dimension, score)
+
+
+def lower_is_better(dimension: str) -> bool:
+    """True for dimensions where 0 is perfect (hallucination rate), per the core's ``badness``."""
+    return quality(dimension, 0.0) == 1.0
+
+
+def band_of(dimension: str, score: float) -> str:
+    """The band of one score, exactly as the HTML scorecard colours it (no rule of our own).
+
+    >>> band_of("coverage", 1.0), band_of("coverage", 0.9), band_of("hallucination_rate", 0.3)
+    ('pass', 'watch', 'fail')
+    """
+    from pe_eval_core.render.scorecard import band
+
+    return CORE_BANDS[band(dimension, score)]
+
+
+def band_rows(dimensions: Sequence[tuple[str, str]], step: float = 0.02) -> list[dict[str, Any]]:
+    """Band intervals per (label, dimension field) for :func:`dimension_chart`.
+
+    Derived by sampling :func:`band_of` every ``step`` over [0, 1], so the chart can never
+    disagree with the scorecard's thresholds; each sample stands for +-step/2 around it.
+
+    >>> [(r["band"], r["lo"], r["hi"]) for r in band_rows([("Coverage", "coverage")])]
+    [('fail', 0.0, 0.79), ('watch', 0.79, 0.99), ('pass', 0.99, 1.0)]
+    """
+    n = round(1 / step)
+    rows: list[dict[str, Any]] = []
+    for label, field in dimensions:
+        runs: list[list[Any]] = []
+        for i in range(n + 1):
+            x = i / n
+            name = band_of(field, x)
+            if runs and runs[-1][0] == name:
+                runs[-1][2] = x
+            else:
+                runs.append([name, x, x])
+        for name, first, last in runs:
+            lo = max(0.0, round(first - step / 2, 6))
+            hi = min(1.0, round(last + step / 2, 6))
+            rows.append({"dimension": label, "band": name, "lo": lo, "hi": hi})
+    return rows
+
+
+def dimension_chart(scores: Sequence[dict[str, Any]], bands: Sequence[dict[str, Any]]) -> alt.Chart:
+    """The four dimensions as bars over their pass / watch / fail bands.
+
+    ``scores``: rows ``{dimension, score, label}`` (score 0..1, label like "12/14").
+    ``bands``: rows ``{dimension, band, lo, hi}`` with band in pass / watch / fail.
+    """
+    order = [row["dimension"] for row in scores]
+    y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=200))
+    x_scale = alt.Scale(domain=[0, 1.25], nice=False)
+    band_layer = (
+        alt.Chart(pd.DataFrame(list(bands)))
+        .mark_bar(size=30)
+        .encode(
+            y=y,
+            x=alt.X(
+                "lo:Q",
+                scale=x_scale,
+                axis=alt.Axis(format="%", values=[0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+                title=None,
+            ),
+            x2="hi:Q",
+            color=alt.Color(
+                "band:N",
+                scale=alt.Scale(domain=list(BAND_COLOURS), range=list(BAND_COLOURS.values())),
+                legend=alt.Legend(title="Band", orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("dimension:N"),
+                alt.Tooltip("band:N"),
+                alt.Tooltip("lo:Q", format=".0%"),
+                alt.Tooltip("hi:Q", format=".0%"),
+            ],
+        )
+    )
+    frame = pd.DataFrame(list(scores))
+    bar = (
+        alt.Chart(frame)
+        .mark_bar(color="#1f3a5f", size=10)
+        .encode(
+            y=y,
+            x=alt.X("score:Q", scale=x_scale),
+            tooltip=[
+                alt.Tooltip("dimension:N"),
+                alt.Tooltip("score:Q", format=".1%"),
+                alt.Tooltip("label:N", title="n/total"),
+            ],
+        )
+    )
+    text = (
+        alt.Chart(frame)
+        .transform_calculate(pct="format(datum.score, '.0%') + ' (' + datum.label + ')'")
+        .mark_text(align="left", dx=6, color=INK)
+        .encode(y=y, x=alt.datum(1.0), text="pct:N")
+    )
+    return (band_layer + bar + text).properties(height=alt.Step(44))
+
+
+def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Per opportunity: cited vs uncited figures and grounded vs ungrounded entities.
+
+    ``rows``: ``{opportunity, measure ("Figures"|"Entities"), status, count}``.
+    """
+    frame = pd.DataFrame(list(rows), columns=["opportunity", "measure", "status", "count"])
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("opportunity:N", title=None),
+            x=alt.X("count:Q", title="count", axis=alt.Axis(tickMinStep=1)),
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(
+                    domain=["cited", "uncited", "grounded", "ungrounded"],
+                    range=[
+                        STATUS_COLOURS[s] for s in ("cited", "uncited", "grounded", "ungrounded")
+                    ],
+                ),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            tooltip=["opportunity:N", "measure:N", "status:N", "count:Q"],
+        )
+        .properties(height=alt.Step(22), width=170)
+        .facet(column=alt.Column("measure:N", title=None, sort=["Figures", "Entities"]))
+        .resolve_scale(x="independent")
+    )
+
+
+def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Portco x dimension cells, one panel per audience, coloured by quality (higher = better).
+
+    ``rows``: ``{portco, audience, dimension, score, quality, label}``; ``quality`` is the score
+    oriented so 1 is good (hallucination rate is inverted), ``label`` the text in the cell.
+    """
+    frame = pd.DataFrame(list(rows))
+    base = alt.Chart(frame).encode(
+        x=alt.X("dimension:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("portco:N", title=None),
+    )
+    rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color(
+            "quality:Q",
+            scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
+            legend=alt.Legend(title="quality", format="%"),
+        ),
+        tooltip=[
+            "portco:N",
+            "audience:N",
+            "dimension:N",
+            alt.Tooltip("score:Q", format=".1%"),
+            alt.Tooltip("label:N", title="n/total"),
+        ],
+    )
+    text = base.mark_text(fontWeight="bold").encode(
+        text=alt.Text("score:Q", format=".0%"),
+        color=alt.condition(
+            "datum.quality >= 0.9 || datum.quality < 0.6", alt.value("white"), alt.value(INK)
+        ),
+    )
+    return (
+        alt.layer(rect, text, data=frame)
+        .properties(width=330, height=alt.Step(38))
+        .facet(column=alt.Column("audience:N", title=None))
+    )
+
+
+def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Pass rate per tier with passed/total labels. ``rows``: ``{tier, passed, total, rate}``."""
+    frame = pd.DataFrame(list(rows), columns=["tier", "passed", "total", "rate"])
+    frame["label"] = (
+        frame["passed"].astype(str) + "/" + frame["total"].astype(str) + "  "
+    ) + frame["rate"].map(lambda r: f"{r:.0%}")
+    order = ["smoke", "functional", "adversarial"]
+    sort = [t for t in order if t in set(frame["tier"])] + sorted(set(frame["tier"]) - set(order))
+    base = alt.Chart(frame).encode(y=alt.Y("tier:N", sort=sort, title=None))
+    bars = base.mark_bar().encode(
+        x=alt.X(
+            "rate:Q",
+            scale=alt.Scale(domain=[0, 1.15], nice=False),
+            axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1.0]),
+            title=None,
+        ),
+        color=alt.Color(
+            "rate:Q",
+            scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
+            legend=None,
+        ),
+        tooltip=["tier:N", "passed:Q", "total:Q", alt.Tooltip("rate:Q", format=".1%")],
+    )
+    text = base.mark_text(align="left", dx=4, color=INK).encode(x="rate:Q", text="label:N")
+    return (bars + text).properties(height=44 * max(len(frame), 1))
+
+
+BUILDERS: dict[str, Callable[..., alt.TopLevelMixin]] = {
+    "dimension_chart": dimension_chart,
+    "opportunity_chart": opportunity_chart,
+    "portfolio_heatmap": portfolio_heatmap,
+    "tier_chart": tier_chart,
+}
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _spec(builder: str, args_json: str) -> dict[str, Any]:
+    return BUILDERS[builder](*json.loads(args_json)).to_dict()
+
+
+def show(
+    builder: Callable[..., alt.TopLevelMixin],
+    *rows: Sequence[dict[str, Any]],
+    width: Literal["stretch", "content"] = "content",
+) -> None:
+    """Render ``builder(*rows)`` with st.vega_lite_chart, the spec cached on the rows."""
+    spec = _spec(builder.__name__, json.dumps([list(r) for r in rows], default=str))
+    st.vega_lite_chart(spec=spec, width=width)

@@ -1,0 +1,273 @@
+"""Every call from the dashboard into pe_eval_core, wrapped in st.cache_data.
+
+Pages never load or score anything themselves: they call these functions. Cache keys carry a
+fingerprint (name, size, mtime) of the files involved, so an edited file is re-read on the next
+rerun even without the sidebar's reload button. Values returned are pickled copies (that is
+how st.cache_data works), so callers may not mutate shared state through them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
+from pe_eval_core.files import safe_name
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo import MemoEvaluation
+    from pe_eval_core.scenarios import Scenario
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+MEMO_PATTERNS = ("explain_*.json", "dx_report_*.json")
+DIMENSIONS = ("citation_accuracy", "hallucination_rate", "coverage", "consistency")
+
+
+def file_fingerprint(path: Path) -> Fingerprint:
+    """(name, size, mtime_ns) of one file, or empty when it is missing."""
+    try:
+        st_ = path.stat()
+    except OSError:
+        return ()
+    return ((str(path), st_.st_size, st_.st_mtime_ns),)
+
+
+def folder_fingerprint(folder: Path, patterns: tuple[str, ...] = MEMO_PATTERNS) -> Fingerprint:
+    """(name, size, mtime_ns) of every memo and source file in ``folder``, sorted."""
+    if not folder.is_dir():
+        return ()
+    found: list[tuple[str, int, int]] = []
+    for pattern in patterns:
+        for p in folder.glob(pattern):
+            found.extend(file_fingerprint(p))
+    return tuple(sorted(found))
+
+
+def clear_caches() -> None:
+    """Forget every cached load and score (the sidebar's reload button)."""
+    st.cache_data.clear()
+
+
+def record(result: Any) -> None:
+    """Add a fresh evaluation or run to the history; a history problem never breaks the page."""
+    from pe_eval_core.store import record_or_warn
+
+    record_or_warn(result, origin="dashboard")
+
+
+def require_folder(folder: Path) -> None:
+    """Raise a clear error when the data folder does not exist."""
+    if not folder.is_dir():
+        raise InputNotFoundError(
+            f"Data folder {folder} does not exist",
+            diagnosis="The data folder in the sidebar is not a folder",
+            fix="Point the sidebar's data folder at the folder holding explain_*.json and "
+            "dx_report_*.json (the demo data is in finance_output).",
+        )
+
+
+# --- memos ----------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _memo_pairs(data_dir: str, fingerprint: Fingerprint) -> list[dict[str, str]]:
+    from pe_eval_core.memo import find_memo_pairs
+
+    return [
+        {
+            "portco_id": p.portco_id,
+            "audience": p.audience,
+            "memo_path": str(p.memo_path),
+            "source_path": str(p.source_path),
+        }
+        for p in find_memo_pairs(data_dir)
+    ]
+
+
+def memo_pairs(folder: Path) -> list[dict[str, str]]:
+    """Every (portco, audience, memo, source) pair in the data folder, as plain dicts."""
+    require_folder(folder)
+    return _memo_pairs(str(folder), folder_fingerprint(folder))
+
+
+@st.cache_data(show_spinner="Grading memo…", max_entries=256)
+def _grade(memo_path: str, source_path: str, fingerprint: Fingerprint) -> MemoEvaluation:
+    from pe_eval_core.memo import grade_memo
+
+    evaluation = grade_memo(memo_path, source_path)
+    record(evaluation)
+    return evaluation
+
+
+def grade_pair(pair: dict[str, str]) -> MemoEvaluation:
+    """Grade one pair; cached on the whole folder's fingerprint (siblings affect consistency)."""
+    memo = Path(pair["memo_path"])
+    fp = (
+        folder_fingerprint(memo.parent)
+        + file_fingerprint(memo)
+        + file_fingerprint(Path(pair["source_path"]))
+    )
+    return _grade(pair["memo_path"], pair["source_path"], fp)
+
+
+def _renamed(err: PeEvalError, scratch: str, shown: str) -> PeEvalError:
+    """Name the upload in an error instead of the scratch path it was parsed from."""
+    err.message = err.message.replace(scratch, shown)
+    err.args = (err.message,)
+    return err
+
+
+def _upload_name(name: str, fallback: str) -> str:
+    try:
+        return safe_name(Path(name).name, "file name")
+    except InvalidNameError:
+        return fallback
+
+
+@st.cache_data(show_spinner="Grading uploaded memo…", max_entries=16)
+def grade_upload(
+    memo_bytes: bytes, memo_name: str, source_bytes: bytes, source_name: str
+) -> MemoEvaluation:
+    """Grade an uploaded memo against an uploaded source, via a scratch folder removed after.
+
+    The memo sits alone in its folder, so it has no siblings: consistency is checked against
+    its own source's headline only.
+    """
+    from pe_eval_core.memo import grade_memo
+
+    with tempfile.TemporaryDirectory(prefix="pe-eval-upload-") as tmp:
+        memo = Path(tmp, "memo", _upload_name(memo_name, "explain_upload.json"))
+        source = Path(tmp, "source", _upload_name(source_name, "dx_report_upload.json"))
+        memo.parent.mkdir()
+        source.parent.mkdir()
+        memo.write_bytes(memo_bytes)
+        source.write_bytes(source_bytes)
+        try:
+            evaluation = grade_memo(memo, source)
+        except PeEvalError as err:
+            err = _renamed(err, str(memo), f"uploaded memo {memo_name}")
+            raise _renamed(err, str(source), f"uploaded source {source_name}") from None
+    record(evaluation)
+    return evaluation
+
+
+@st.cache_data(show_spinner="Scoring every memo in the folder…", max_entries=16)
+def _portfolio(data_dir: str, fingerprint: Fingerprint) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for pair in _memo_pairs(data_dir, fingerprint):
+        row: dict[str, Any] = {"portco": pair["portco_id"], "audience": pair["audience"]}
+        try:
+            ev = grade_pair(pair)
+        except PeEvalError as err:
+            row["error"] = f"{err.message} ({err.diagnosis}). Fix: {err.fix}"
+            rows.append(row)
+            continue
+        row.update(evaluation_summary(ev))
+        rows.append(row)
+    return rows
+
+
+def portfolio(folder: Path) -> list[dict[str, Any]]:
+    """One summary row per memo pair in the folder (errors become rows with ``error``)."""
+    require_folder(folder)
+    return _portfolio(str(folder), folder_fingerprint(folder))
+
+
+def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
+    """The flat numbers a table or heatmap shows for one evaluation (no grading here)."""
+    s, t = ev.scores, ev.totals
+    dim, sentence = ev.lowest_dimension()
+    return {
+        "citation_accuracy": s.citation_accuracy,
+        "hallucination_rate": s.hallucination_rate,
+        "coverage": s.coverage,
+        "consistency": s.consistency,
+        "figures": f"{t.figures_cited}/{t.figures_total}",
+        "entities": f"{t.entities_grounded}/{t.entities_total}",
+        "opportunities": f"{t.opps_addressed}/{t.opps_in_source}",
+        "findings": len(ev.findings),
+        "lowest_dimension": dim,
+        "biggest_finding": sentence,
+        "error": "",
+        **{f"{d}_context": ev.score_context(d) for d in DIMENSIONS},
+    }
+
+
+# --- scenarios ------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Loading scenarios…", max_entries=16)
+def _scenarios(path: str, fingerprint: Fingerprint) -> list[Scenario]:
+    from pe_eval_core.scenarios import load_scenarios
+
+    return load_scenarios(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _sha256(path: str, fingerprint: Fingerprint) -> str | None:
+    from pe_eval_core.files import sha256_file
+
+    return sha256_file(path) if fingerprint else None
+
+
+def file_sha256(path: Path) -> str | None:
+    """sha256 of a file (cached on its fingerprint), None when it is missing."""
+    return _sha256(str(path), file_fingerprint(path))
+
+
+def scenarios(path: Path) -> list[Scenario]:
+    """The scenarios in a file (cached on its fingerprint)."""
+    return _scenarios(str(path), file_fingerprint(path))
+
+
+def _summary(loaded: list[Scenario]) -> dict[str, Any]:
+    tiers: dict[str, int] = {}
+    for s in loaded:
+        tiers[s.tier] = tiers.get(s.tier, 0) + 1
+    return {"count": len(loaded), "tiers": tiers}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _scenarios_summary(path: str, fingerprint: Fingerprint) -> dict[str, Any]:
+    return _summary(_scenarios(path, fingerprint))
+
+
+def scenarios_summary(path: Path) -> dict[str, Any]:
+    """``{count, tiers}`` of a scenarios file; validates it (errors surface here, early)."""
+    return _scenarios_summary(str(path), file_fingerprint(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def scenarios_upload_summary(raw: bytes, name: str) -> dict[str, Any]:
+    """``{count, tiers}`` of uploaded scenarios (validated through the core loader)."""
+    return _summary(scenarios_upload(raw, name))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _recorded_count(path: str, fingerprint: Fingerprint) -> int:
+    from pe_eval_core.scenarios import load_recorded
+
+    return len(load_recorded(path))
+
+
+def recorded_count(path: Path) -> int:
+    """How many responses a recorded file holds; validates it (errors surface early)."""
+    return _recorded_count(str(path), file_fingerprint(path))
+
+
+@st.cache_data(show_spinner="Loading uploaded scenarios…", max_entries=8)
+def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
+    """Scenarios from an uploaded file, parsed through the core loader via a scratch file."""
+    from pe_eval_core.scenarios import load_scenarios
+
+    with tempfile.TemporaryDirectory(prefix="pe-eval-upload-") as tmp:
+        path = Path(tmp, _upload_name(name, "scenarios.json"))
+        path.write_bytes(raw)
+        try:
+            return load_scenarios(path)
+        except PeEvalError as err:
+            raise _renamed(err, str(path), f"uploaded {name}") from None

@@ -1,0 +1,61 @@
+"""Show a PeEvalError as a clear st.error (message, diagnosis, fix), never as a traceback."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from pe_eval_core.errors import PeEvalError
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~$-])")
+
+
+def md_escape(text: str) -> str:
+    """Backslash-escape markdown syntax so text from inputs (paths, field names) shows literally.
+
+    >>> md_escape("**x** [a](b)")
+    '\\\\*\\\\*x\\\\*\\\\* \\\\[a\\\\]\\\\(b\\\\)'
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def md_code(text: object) -> str:
+    """Text shown as inline code; backticks inside it cannot close the span.
+
+    >>> md_code("finance_output")
+    '`finance_output`'
+    >>> md_code("a`b")
+    "`a'b`"
+    """
+    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
+def error_markdown(err: PeEvalError) -> str:
+    """The markdown body of the error box: what happened, why, and what to do."""
+    return (
+        f"**{md_escape(err.message)}**\n\n"
+        f"**Diagnosis:** {md_escape(err.diagnosis)}\n\n"
+        f"**Fix:** {md_escape(err.fix)}"
+    )
+
+
+def show_error(err: PeEvalError) -> None:
+    """Render one core error."""
+    st.error(error_markdown(err), icon=":material/error:")
+
+
+@contextmanager
+def guarded(*, stop: bool = True) -> Iterator[None]:
+    """Run a block; a PeEvalError becomes an st.error (and stops the page unless ``stop=False``).
+
+    Anything else is a bug and propagates, so tests see it.
+    """
+    try:
+        yield
+    except PeEvalError as err:
+        show_error(err)
+        if stop:
+            st.stop()

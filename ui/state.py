@@ -1,0 +1,113 @@
+"""Every st.session_state key the dashboard uses, namespaced by page, plus the shared defaults.
+
+Keys live here and nowhere else so two pages can never collide on a name, and so a test can
+set up any page's state without guessing strings. Session state must stay picklable
+(``runner.enforceSerializableSessionState``): store plain dicts, lists, strings and numbers,
+never pydantic objects or clients.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository root; relative sidebar paths resolve against it."""
+
+DATA_DIR_ENV = "PE_EVAL_DATA_DIR"
+SCENARIOS_ENV = "PE_EVAL_SCENARIOS"
+DEFAULT_DATA_DIR = "finance_output"
+DEFAULT_SCENARIOS = ".mimic/exports/mimic-scenarios.json"
+
+
+class Sidebar:
+    """Shared sidebar inputs, rendered by app.py on every page.
+
+    The chosen values live under plain keys (``DATA_DIR``, ``SCENARIOS_FILE``) that the text
+    inputs (``*_INPUT``) are seeded from and write back to, so the choice survives anything
+    that gives the widget a new identity (a server's first run, a page switch).
+    """
+
+    DATA_DIR = "sidebar.data_dir"
+    DATA_DIR_INPUT = "sidebar.data_dir_input"
+    SCENARIOS_FILE = "sidebar.scenarios_file"
+    SCENARIOS_FILE_INPUT = "sidebar.scenarios_file_input"
+    RELOAD = "sidebar.reload"
+
+
+class Scorecard:
+    """Memo scorecard page."""
+
+    MODE = "scorecard.mode"  # "Data folder" | "Upload"
+    PORTCO = "scorecard.portco"
+    AUDIENCE = "scorecard.audience"
+    MEMO_UPLOAD = "scorecard.memo_upload"
+    SOURCE_UPLOAD = "scorecard.source_upload"
+    FINDING_KINDS = "scorecard.finding_kinds"
+    FINDING_OPPS = "scorecard.finding_opps"
+    PROSE_OPP = "scorecard.prose_opp"
+    WRITE = "scorecard.write"
+    WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
+    REQUEST = "scorecard.request"  # {"portco", "audience"} set by another page before switching
+
+
+class Portfolio:
+    """Portfolio page."""
+
+    DIMENSION = "portfolio.dimension"
+    TABLE = "portfolio.table"
+    OPEN = "portfolio.open"
+
+
+class Scenarios:
+    """Scenario evaluation page."""
+
+    MODE = "scenarios.mode"  # "Sidebar file" | "Upload"
+    UPLOAD = "scenarios.upload"
+    TARGET = "scenarios.target"  # "Recorded" | "Anthropic" | "HTTP"
+    RESPONSES = "scenarios.responses"
+    API_KEY = "scenarios.api_key"  # session memory only; never written anywhere
+    MODEL = "scenarios.model"
+    SKILL = "scenarios.skill"
+    HTTP_URL = "scenarios.http_url"
+    HTTP_TIMEOUT = "scenarios.http_timeout"
+    CONCURRENCY = "scenarios.concurrency"
+    JUDGE = "scenarios.judge"
+    CONFIRM_LIVE = "scenarios.confirm_live"
+    RUN = "scenarios.run"
+    RESULT = "scenarios.result"  # the last ScenarioRun as JSON text (cheap to keep and pickle)
+    RESULT_VIEW = "scenarios.result_view"  # compact tables derived from RESULT (see build_view)
+    RESULT_SOURCE = "scenarios.result_source"  # label of the scenarios file it came from
+    F_TIER = "scenarios.filter_tier"
+    F_RESULT = "scenarios.filter_result"
+    F_PLATFORM = "scenarios.filter_platform"
+    F_FACT = "scenarios.filter_fact"
+    FAILURE = "scenarios.failure"
+
+
+def resolve(path_text: str) -> Path:
+    """A sidebar path as typed: absolute as is, relative to the repository root otherwise."""
+    p = Path(path_text.strip() or ".").expanduser()
+    return p if p.is_absolute() else ROOT / p
+
+
+def default_data_dir() -> str:
+    """``$PE_EVAL_DATA_DIR`` when set (tests point the app at a scratch folder), else the demo."""
+    return os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR
+
+
+def default_scenarios_file() -> str:
+    """``$PE_EVAL_SCENARIOS`` when set, else the bundled demo scenarios."""
+    return os.environ.get(SCENARIOS_ENV) or DEFAULT_SCENARIOS
+
+
+def data_dir() -> Path:
+    """The data folder chosen in the sidebar (resolved)."""
+    return resolve(st.session_state.get(Sidebar.DATA_DIR) or default_data_dir())
+
+
+def scenarios_file() -> Path:
+    """The scenarios file chosen in the sidebar (resolved)."""
+    return resolve(st.session_state.get(Sidebar.SCENARIOS_FILE) or default_scenarios_file())

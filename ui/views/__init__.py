@@ -1,0 +1,1 @@
+"""The dashboard's page bodies, one module per page; ``pages/*.py`` just call ``render()``."""

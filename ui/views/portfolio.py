@@ -1,0 +1,151 @@
+"""Portfolio page (IC demos): every memo pair in the data folder scored, at a glance.
+
+Find the weakest memo in the heatmap or the sortable table, then open its scorecard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ui import charts, data, state
+from ui.errors import guarded, md_code, md_escape
+
+K = state.Portfolio
+DIMENSIONS = {
+    "citation_accuracy": "Citation",
+    "hallucination_rate": "Hallucination",
+    "coverage": "Coverage",
+    "consistency": "Consistency",
+}
+
+
+def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Long-form cells for the heatmap: one per (portco, audience, dimension)."""
+    cells = []
+    for row in rows:
+        if row.get("error"):
+            continue
+        for field, label in DIMENSIONS.items():
+            score = row[field]
+            cells.append(
+                {
+                    "portco": row["portco"],
+                    "audience": row["audience"],
+                    "dimension": label,
+                    "score": score,
+                    "quality": charts.quality(field, score),
+                    "label": row[f"{field}_context"],
+                }
+            )
+    return cells
+
+
+def weakest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The memo with the lowest worst-dimension quality (ties: more findings first)."""
+    scored = [r for r in rows if not r.get("error")]
+    if not scored:
+        return None
+
+    def worst(r: dict[str, Any]) -> float:
+        return min(charts.quality(f, r[f]) for f in DIMENSIONS)
+
+    return min(scored, key=lambda r: (worst(r), -r["findings"]))
+
+
+def open_scorecard(portco: str, audience: str) -> None:
+    """Hand the pair to the scorecard page and go there."""
+    st.session_state[state.Scorecard.REQUEST] = {"portco": portco, "audience": audience}
+    st.switch_page("pages/memo_scorecard.py")
+
+
+def render() -> None:
+    """The whole page."""
+    st.title("Portfolio")
+    folder = state.data_dir()
+    st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
+    with guarded():
+        rows = data.portfolio(folder)
+    if not rows:
+        st.warning("No memo pairs in this folder. Change the data folder in the sidebar.")
+        return
+    failed = [r for r in rows if r.get("error")]
+    scored = [r for r in rows if not r.get("error")]
+    worst = weakest(rows)
+    cols = st.columns(3)
+    cols[0].metric("Memos scored", f"{len(scored)}/{len(rows)}", border=True)
+    cols[1].metric(
+        "Clean on all four", sum(1 for r in scored if r["lowest_dimension"] == "none"), border=True
+    )
+    cols[2].metric("Findings", sum(r["findings"] for r in scored), border=True)
+    if worst is not None:
+        st.warning(
+            f"**Weakest memo: {md_escape(worst['portco'])} · {md_escape(worst['audience'])}.** "
+            f"{md_escape(worst['biggest_finding'])}",
+            icon=":material/trending_down:",
+        )
+        if st.button(
+            f"Open {worst['portco']} · {worst['audience']} scorecard",
+            key=f"{K.OPEN}.weakest",
+            icon=":material/open_in_new:",
+        ):
+            open_scorecard(worst["portco"], worst["audience"])
+    for r in failed:
+        st.error(
+            f"**{md_escape(r['portco'])} · {md_escape(r['audience'])}:** {md_escape(r['error'])}"
+        )
+    if scored:
+        st.markdown("##### Portco × audience × dimension")
+        charts.show(charts.portfolio_heatmap, heatmap_rows(scored))
+    render_table(rows)
+
+
+def render_table(rows: list[dict[str, Any]]) -> None:
+    """The sortable table; selecting a row offers its scorecard."""
+    st.markdown("##### All memos")
+    st.caption("Click a column header to sort; select a row to open its scorecard.")
+    frame = pd.DataFrame(rows)
+    columns = [
+        "portco",
+        "audience",
+        *DIMENSIONS,
+        "figures",
+        "entities",
+        "opportunities",
+        "findings",
+        "biggest_finding",
+        "error",
+    ]
+    frame = frame.reindex(columns=columns)
+    pct = {
+        field: st.column_config.ProgressColumn(
+            label, min_value=0.0, max_value=1.0, format="percent"
+        )
+        for field, label in DIMENSIONS.items()
+    }
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        key=K.TABLE,
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={
+            **pct,
+            "hallucination_rate": st.column_config.ProgressColumn(
+                "Hallucination (lower is better)", min_value=0.0, max_value=1.0, format="percent"
+            ),
+            "biggest_finding": st.column_config.TextColumn("biggest finding", width="large"),
+        },
+    )
+    selected = event.selection.rows if event is not None else []
+    if selected:
+        row = frame.iloc[selected[0]]
+        if st.button(
+            f"Open {row['portco']} · {row['audience']} scorecard",
+            key=f"{K.OPEN}.selected",
+            type="primary",
+            icon=":material/open_in_new:",
+        ):
+            open_scorecard(str(row["portco"]), str(row["audience"]))

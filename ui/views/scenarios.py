@@ -1,0 +1,569 @@
+"""Scenario evaluation page (eval engineers): scenarios + target -> scored table -> triage.
+
+Thin by design: choose the inputs, hand them to the core runner, render the run it returns.
+The run is kept in session state as a JSON-mode dict; views of it are cached by run id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from hashlib import sha256 as _sha256
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from pe_eval_core.errors import PeEvalError
+from ui import charts, data, prose, state
+from ui.errors import guarded, md_code, md_escape, show_error
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios import Scenario, ScenarioResult, ScenarioRun
+
+K = state.Scenarios
+SIDEBAR_FILE, UPLOAD = "Sidebar file", "Upload"
+RECORDED, ANTHROPIC, HTTP = "Recorded responses", "Anthropic model", "HTTP agent"
+LIVE_CONFIRM_OVER = 20
+DEFAULT_SKILL = "skills/revenue-recovery/SKILL.md"
+
+
+def load_inputs() -> tuple[Callable[[], list[Scenario]], dict[str, Any]] | None:
+    """Where the scenarios come from (sidebar file or upload), validated and summarised.
+
+    Returns a loader (called only when a run starts, so a rerun never copies thousands of
+    scenario objects out of the cache) and the origin: label, path, sha256, count, tiers.
+    """
+    mode = st.radio("Scenarios from", [SIDEBAR_FILE, UPLOAD], key=K.MODE, horizontal=True)
+    if mode == UPLOAD:
+        up = st.file_uploader("Scenarios file (JSON)", type=["json"], key=K.UPLOAD)
+        if up is None:
+            st.info("Upload a Mimic scenarios export, or switch back to the sidebar file.")
+            return None
+        raw, name = up.getvalue(), up.name
+        with guarded():
+            summary = data.scenarios_upload_summary(raw, name)
+        origin = {"label": f"upload {name}", "path": None, "sha256": sha256(raw), **summary}
+        return (lambda: data.scenarios_upload(raw, name)), origin
+    path = state.scenarios_file()
+    with guarded():
+        summary = data.scenarios_summary(path)
+    origin = {"label": str(path), "path": str(path), "sha256": data.file_sha256(path), **summary}
+    return (lambda: data.scenarios(path)), origin
+
+
+def sha256(raw: bytes) -> str:
+    """Hex digest of uploaded bytes (recorded with the run, like a file's hash)."""
+    return _sha256(raw).hexdigest()
+
+
+def summary_line(origin: dict[str, Any]) -> str:
+    """The seed's one-liner: 'Loaded N scenarios across <tiers> from <file>.'"""
+    across = ", ".join(f"{n} {t}" for t, n in origin["tiers"].items())
+    return f"Loaded {origin['count']} scenarios across {across} from {md_code(origin['label'])}."
+
+
+def api_key() -> tuple[str | None, str]:
+    """The Anthropic key and where it came from: environment, Streamlit secrets, or this session.
+
+    A key typed here lives only in this session's memory (the password widget's state): it is
+    never written to disk, logged, or put in a run record.
+    """
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return os.environ["ANTHROPIC_API_KEY"], "the ANTHROPIC_API_KEY environment variable"
+    try:
+        secret = st.secrets.get("ANTHROPIC_API_KEY")
+    except Exception:  # no secrets.toml at all: Streamlit raises its own parse/not-found error
+        secret = None
+    if secret:
+        return str(secret), "Streamlit secrets"
+    typed = st.text_input(
+        "Anthropic API key",
+        type="password",
+        key=K.API_KEY,
+        help="Kept only in this browser session's memory; never written anywhere.",
+    )
+    return (typed or None), "this session"
+
+
+def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
+    """Target chooser: (factory, is_live, api key), or None until it is configured.
+
+    Configuration problems show as an error here without hiding the last run's results.
+    """
+    from pe_eval_core.scenarios import AnthropicTarget, HttpTarget, RecordedTarget, default_model
+
+    kind = st.radio("Target", [RECORDED, ANTHROPIC, HTTP], key=K.TARGET, horizontal=True)
+    if kind == RECORDED:
+        default = state.scenarios_file().parent / "recorded-responses.json"
+        st.session_state.setdefault(K.RESPONSES, str(default))
+        path = state.resolve(st.text_input("Recorded responses file", key=K.RESPONSES))
+        with guarded(stop=False):
+            st.caption(f"{data.recorded_count(path)} recorded responses, replayed offline.")
+            return (lambda: RecordedTarget(path)), False, None
+        return None
+    if kind == ANTHROPIC:
+        left, right = st.columns(2)
+        st.session_state.setdefault(K.MODEL, default_model())
+        st.session_state.setdefault(K.SKILL, DEFAULT_SKILL)
+        model = left.text_input("Model", key=K.MODEL)
+        skill = right.text_input("Skill file", key=K.SKILL)
+        key, where = api_key()
+        if not key:
+            st.info("Set ANTHROPIC_API_KEY, add it to Streamlit secrets, or paste a key above.")
+            return None
+        st.caption(f"Using the API key from {where}.")
+        with guarded(stop=False):
+            target = AnthropicTarget(state.resolve(skill), model, api_key=key)
+            return (lambda: target), True, key
+        return None
+    url = st.text_input("Agent URL", key=K.HTTP_URL, placeholder="http://127.0.0.1:8000/agent")
+    timeout = st.number_input(
+        "Timeout (s)", min_value=1.0, max_value=600.0, value=60.0, key=K.HTTP_TIMEOUT
+    )
+    if not url:
+        st.info("Enter the URL of an agent speaking Mimic's contract: POST {message} -> {text}.")
+        return None
+    with guarded(stop=False):
+        target = HttpTarget(url, timeout)
+        return (lambda: target), True, None
+    return None
+
+
+def build_judge(is_live: bool, key: str | None) -> Any | None:
+    """Judge on/off. Recorded verdicts for the demo when present, else a cached Anthropic judge."""
+    from pe_eval_core.scenarios import (
+        AnthropicJudge,
+        CachedJudge,
+        RecordedJudge,
+        default_cache_path,
+        default_model,
+    )
+
+    on = st.toggle(
+        "LLM judge on candidate misses",
+        value=True,
+        key=K.JUDGE,
+        help="Off: a substring the strict and rule checks miss stays missed.",
+    )
+    if not on:
+        return None
+    verdicts = state.scenarios_file().parent / "judge-verdicts.json"
+    if not is_live and verdicts.is_file():
+        st.caption(f"Judge: recorded verdicts from {md_code(verdicts.name)} (not live calls).")
+        with guarded(stop=False):
+            return RecordedJudge(verdicts)
+        return None
+    if key is None:
+        key = os.environ.get("ANTHROPIC_API_KEY") or st.session_state.get(K.API_KEY) or None
+    if not key:
+        st.caption("Judge: no API key and no recorded verdicts, so candidate misses stay missed.")
+        return None
+    st.caption("Judge: Anthropic, verdicts cached so a re-run makes no repeated calls.")
+    with guarded(stop=False):
+        return CachedJudge(AnthropicJudge(default_model(), api_key=key), default_cache_path())
+    return None
+
+
+def live_row(result: ScenarioResult) -> dict[str, Any]:
+    """One row of the table that fills while the run is in progress."""
+    return {
+        "#": result.index,
+        "Scenario": result.name,
+        "Tier": result.tier,
+        "Result": result.status,
+        "Latency (ms)": result.latency_ms,
+    }
+
+
+def run(scenarios: list[Scenario], target: Any, judge: Any, origin: dict[str, Any]) -> None:
+    """Run inside st.status: a progress bar and a table filling as results arrive."""
+    from pe_eval_core.scenarios import run_scenarios_sync
+
+    concurrency = int(st.session_state.get(K.CONCURRENCY, 3))
+    confirmed = bool(st.session_state.get(K.CONFIRM_LIVE))
+    rows: list[dict[str, Any]] = []
+    with st.status(
+        f"Running {len(scenarios)} scenarios against {target.name}…", expanded=True
+    ) as box:
+        bar = st.progress(0.0, text="Starting…")
+        table = st.empty()
+        last_draw = [0.0]
+
+        def progress(done: int, total: int, latest: Any) -> None:
+            if latest is not None:
+                rows.append(live_row(latest))
+            bar.progress(done / total if total else 1.0, text=f"{done}/{total} scored")
+            now = time.monotonic()
+            if done == total or now - last_draw[0] > 0.25:
+                table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
+                last_draw[0] = now
+
+        try:
+            result = run_scenarios_sync(
+                scenarios,
+                target,
+                judge=judge,
+                concurrency=concurrency,
+                progress=progress,
+                confirm_live=confirmed,
+                scenarios_path=origin["path"],
+                scenarios_sha256=origin["sha256"],
+            )
+        except PeEvalError as err:
+            box.update(label="Run stopped", state="error")
+            show_error(err)
+            return
+        table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
+        box.update(
+            label=f"Done: {result.passed}/{result.total} passed", state="complete", expanded=False
+        )
+    run_json = result.model_dump_json()
+    st.session_state[K.RESULT] = run_json
+    st.session_state[K.RESULT_VIEW] = build_view(result, run_json)
+    st.session_state[K.RESULT_SOURCE] = origin["label"]
+    data.record(result)
+
+
+def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
+    """Target, concurrency, judge, the live-run confirmation and the run button."""
+    with st.container(border=True):
+        built = build_target()
+        left, right = st.columns([1, 2])
+        left.number_input("Concurrency", min_value=1, max_value=32, value=3, key=K.CONCURRENCY)
+        with right:
+            judge = build_judge(built[1] if built else False, built[2] if built else None)
+        if built is None:
+            return
+        make_target, live, _ = built
+        blocked = False
+        if live and origin["count"] > LIVE_CONFIRM_OVER:
+            confirmed = st.checkbox(
+                f"I confirm running {origin['count']} scenarios against a live, paid target",
+                key=K.CONFIRM_LIVE,
+            )
+            blocked = not confirmed
+        clicked = st.button(
+            "Run evaluation",
+            type="primary",
+            key=K.RUN,
+            icon=":material/play_arrow:",
+            disabled=blocked,
+        )
+    if clicked:
+        with guarded(stop=False):
+            run(load(), make_target(), judge, origin)
+
+
+TABLE_COLUMNS = (
+    "#",
+    "Scenario",
+    "Tier",
+    "Strict",
+    "Paraphrase",
+    "Numeric",
+    "Result",
+    "Excludes hit",
+    "Latency (ms)",
+    "Latency warning",
+    "Platform",
+    "Fact",
+)
+
+
+def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
+    """What the results section shows, derived once from a ScenarioRun, kept in session state.
+
+    Compact and picklable: table columns as plain lists, each non-passing scenario as its own
+    JSON text (parsed only when drilled into), so a rerun never re-parses or re-validates the
+    whole run, however many scenarios it holds.
+    """
+    columns: dict[str, list[Any]] = {c: [] for c in TABLE_COLUMNS}
+    failing: dict[str, str] = {}
+    for r in model.results:
+        numeric = r.numeric
+        for column, value in zip(
+            TABLE_COLUMNS,
+            (
+                r.index,
+                r.name,
+                r.tier,
+                f"{r.strict_satisfied}/{len(r.expectations)}",
+                f"{r.paraphrase_satisfied}/{len(r.candidate_misses)}",
+                "—" if numeric is None else ("✓" if numeric.satisfied else "✗"),
+                r.status,
+                ", ".join(r.excluded_hits),
+                r.latency_ms,
+                r.latency_warning,
+                r.platform or "",
+                r.source_fact or "",
+            ),
+            strict=True,
+        ):
+            columns[column].append(value)
+        if r.status != "pass":
+            failing[r.name] = r.model_dump_json()
+    return {
+        "key": view_key(run_json),
+        "run_id": model.run_id,
+        "total": model.total,
+        "passed": model.passed,
+        "failed": model.failed,
+        "errors": model.errors,
+        "pass_rate": model.pass_rate,
+        "tiers": [
+            {"tier": t.tier, "passed": t.passed, "total": t.total, "rate": t.pass_rate}
+            for t in model.by_tier()
+            if t.total
+        ],
+        "conclusion": model.conclusion(),
+        "target": model.target,
+        "judge": model.judge,
+        "table": columns,
+        "failing": failing,
+    }
+
+
+def current_view() -> dict[str, Any] | None:
+    """The last run's view; derived from its JSON once if only the JSON is in the session."""
+    from pe_eval_core.scenarios import ScenarioRun
+
+    run_json = st.session_state.get(K.RESULT)
+    if not run_json:
+        return None
+    v = st.session_state.get(K.RESULT_VIEW)
+    if v is None or v.get("key") != view_key(run_json):
+        with st.spinner("Preparing the run's tables…"):
+            v = build_view(ScenarioRun.model_validate_json(run_json), run_json)
+        st.session_state[K.RESULT_VIEW] = v
+    return v
+
+
+def view_key(run_json: str) -> str:
+    """Ties a view to its run cheaply: the JSON opens with the unique run id, plus its length."""
+    return f"{run_json[:96]}|{len(run_json)}"
+
+
+def render_results(v: dict[str, Any]) -> None:
+    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads."""
+    st.markdown(f"#### Run {md_code(v['run_id'])}")
+    st.caption(
+        f"Target {md_escape(v['target'])} · judge {md_escape(v['judge'] or 'off')} · "
+        f"scenarios from {md_escape(st.session_state.get(K.RESULT_SOURCE, '?'))}"
+    )
+    cols = st.columns(4)
+    cols[0].metric("Scenarios", v["total"], border=True)
+    cols[1].metric("Passed", v["passed"], border=True)
+    cols[2].metric(
+        "Failed",
+        v["failed"],
+        delta=f"+{v['errors']} errors" if v["errors"] else None,
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+    )
+    cols[3].metric("Pass rate", f"{v['pass_rate']:.0%}", border=True)
+    st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
+    st.markdown("##### Pass rate by tier")
+    charts.show(charts.tier_chart, v["tiers"], width="stretch")
+    render_table(pd.DataFrame(v["table"]))
+    render_failure(v["failing"])
+    render_downloads(v["run_id"])
+
+
+def render_table(table: pd.DataFrame) -> None:
+    """The per-scenario table, filterable by tier, result, platform and source fact."""
+    st.markdown("##### Scenarios")
+    cols = st.columns(4)
+    filters = [
+        (cols[0], "Tier", K.F_TIER),
+        (cols[1], "Result", K.F_RESULT),
+        (cols[2], "Platform", K.F_PLATFORM),
+        (cols[3], "Fact", K.F_FACT),
+    ]
+    mask = pd.Series(True, index=table.index)
+    for col, name, key in filters:
+        options = sorted(x for x in table[name].unique() if x)
+        chosen = col.multiselect(name, options, key=key, placeholder="All")
+        if chosen:
+            mask &= table[name].isin(chosen)
+    shown = table[mask]
+    st.caption(f"{len(shown)} of {len(table)} scenarios")
+    st.dataframe(
+        shown,
+        hide_index=True,
+        column_config={
+            "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
+            "Latency warning": st.column_config.CheckboxColumn("Over budget"),
+        },
+    )
+
+
+def expectation_marks(
+    response: str, expectations: list[dict[str, Any]], hits: list[str]
+) -> list[dict[str, Any]]:
+    """Spans to highlight in the response: evidence of found/paraphrased expectations, excludes."""
+    lower = response.lower()
+    marks: list[dict[str, Any]] = []
+    for e in expectations:
+        if not e.get("satisfied"):
+            continue
+        needle = (e.get("evidence") or (e["text"] if e.get("method") == "strict" else "")).lower()
+        at = lower.find(needle) if needle else -1
+        if at >= 0:
+            status = "found" if e.get("method") == "strict" else "paraphrase"
+            marks.append(
+                {
+                    "start": at,
+                    "end": at + len(needle),
+                    "status": status,
+                    "title": f"{status}: expected “{e['text']}”",
+                }
+            )
+    for phrase in hits:
+        at = lower.find(phrase.lower())
+        if at >= 0:
+            marks.append(
+                {
+                    "start": at,
+                    "end": at + len(phrase),
+                    "status": "excluded",
+                    "title": "excluded phrase",
+                }
+            )
+    return marks
+
+
+def render_failure(failing: dict[str, str]) -> None:
+    """Drill into one non-passing scenario: each expectation, excludes, numbers vs range."""
+    st.markdown("##### Failure drill-down")
+    if not failing:
+        st.success("Every scenario passed.")
+        return
+    names = list(failing)
+    if st.session_state.get(K.FAILURE) not in failing:
+        st.session_state[K.FAILURE] = names[0]
+    name = st.selectbox(f"Non-passing scenario ({len(failing)})", names, key=K.FAILURE)
+    r = json.loads(failing[name])
+    meta = (
+        f"{r['tier']} · {r.get('platform') or 'no platform'} · {r.get('source_fact') or 'no fact'}"
+    )
+    st.caption(f"{r['status']} · {md_escape(meta)}")
+    if r.get("error"):
+        st.warning(f"**Error:** {md_escape(r['error'])}")
+    left, right = st.columns([3, 2])
+    with right:
+        rows = [
+            {
+                "Expected": e["text"],
+                "Verdict": "found"
+                if e.get("method") == "strict"
+                else ("paraphrase" if e.get("satisfied") else "missing"),
+                "How": e.get("method") or "",
+                "Evidence": e.get("evidence") or "",
+                "Note": e.get("note") or "",
+            }
+            for e in r.get("expectations", [])
+        ]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        if r.get("excluded_hits"):
+            st.error(
+                "Excluded phrases present: "
+                + ", ".join(f"“{md_escape(h)}”" for h in r["excluded_hits"])
+            )
+        for check in r.get("numeric_checks", []):
+            verdict = (
+                f"✓ {check['matched']:g} is inside"
+                if check["satisfied"]
+                else (
+                    f"✗ nearest number {check['nearest']:g} is outside"
+                    if check.get("nearest") is not None
+                    else "✗ no number in the response for"
+                )
+            )
+            st.markdown(
+                f"**Numeric {md_code(check['field'])}:** {verdict} "
+                f"[{check['min']:g}, {check['max']:g}]"
+            )
+        numbers = r.get("numbers") or []
+        st.caption(
+            "Numbers extracted: "
+            + (", ".join(f"{n:g}" for n in numbers[:40]) or "none")
+            + (" …" if len(numbers) > 40 else "")
+        )
+    with left:
+        response = r.get("response") or ""
+        if response:
+            marks = expectation_marks(
+                response, r.get("expectations", []), r.get("excluded_hits", [])
+            )
+            st.html(
+                prose.legend_html(("found", "paraphrase", "excluded"))
+                + '<div style="white-space:pre-wrap;font-size:0.9rem;max-height:420px;'
+                'overflow:auto;border:1px solid #e3e7ee;padding:0.6rem;border-radius:6px;">'
+                + prose.render_marked(response, marks, keep_bold=False)
+                + "</div>"
+            )
+            missing = [e["text"] for e in r.get("expectations", []) if not e.get("satisfied")]
+            if missing:
+                st.markdown("**Missing:** " + ", ".join(f"“{md_escape(m)}”" for m in missing))
+        else:
+            st.caption("No response text (the target errored).")
+
+
+def render_downloads(run_id: str) -> None:
+    """Markdown report, JSON, CSV and JUnit XML, all through the core's report writers."""
+    from pe_eval_core.scenarios import (
+        ScenarioRun,
+        render_markdown_report,
+        run_to_csv,
+        run_to_json,
+        run_to_junit_xml,
+    )
+
+    run_json = st.session_state[K.RESULT]
+
+    def model() -> Any:
+        return ScenarioRun.model_validate_json(run_json)
+
+    stem = f"scenario-run-{run_id}"
+    st.markdown("##### Export")
+    cols = st.columns(4)
+    for col, (label, fn, ext, mime) in zip(
+        cols,
+        [
+            ("Markdown report", render_markdown_report, "md", "text/markdown"),
+            ("JSON", run_to_json, "json", "application/json"),
+            ("CSV", run_to_csv, "csv", "text/csv"),
+            ("JUnit XML", run_to_junit_xml, "xml", "application/xml"),
+        ],
+        strict=True,
+    ):
+        col.download_button(
+            label,
+            data=lambda fn=fn: fn(model()),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            on_click="ignore",
+            icon=":material/download:",
+        )
+
+
+def render() -> None:
+    """The whole page."""
+    st.title("Scenario evaluation")
+    st.caption(
+        "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
+        "LLM judge on the remaining misses, and numeric ranges."
+    )
+    loaded = load_inputs()
+    if loaded is None:
+        return
+    load, origin = loaded
+    st.markdown(summary_line(origin))
+    render_controls(load, origin)
+    v = current_view()
+    if v is not None:
+        render_results(v)

@@ -1,0 +1,366 @@
+"""The memo scorecard (the deal team's landing page): one memo graded against its source.
+
+Thin by design: pick the inputs, call ui.data (cached core calls), render. No grading here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import streamlit as st
+
+from pe_eval_core.errors import PeEvalError
+from pe_eval_core.memo.summary import DIMENSION_LABELS
+from ui import charts, data, prose, state
+from ui.errors import guarded, md_code, md_escape, show_error
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo import MemoEvaluation
+
+K = state.Scorecard
+FOLDER, UPLOAD = "Data folder", "Upload"
+DIMENSIONS = DIMENSION_LABELS  # the core's names and order for the four scores
+
+
+def apply_request() -> None:
+    """Honour a click-through from another page (set before the widgets exist)."""
+    request = st.session_state.pop(K.REQUEST, None)
+    if request:
+        st.session_state[K.MODE] = FOLDER
+        st.session_state[K.PORTCO] = request["portco"]
+        st.session_state[K.AUDIENCE] = request["audience"]
+
+
+def pick_from_folder() -> MemoEvaluation | None:
+    """Portco and audience pickers over the pairs found in the data folder."""
+    folder = state.data_dir()
+    with guarded():
+        pairs = data.memo_pairs(folder)
+    if not pairs:
+        st.warning(
+            f"No memo pairs (explain_<portco>_<audience>.json with dx_report_<portco>.json) "
+            f"in {md_code(folder)}. Change the data folder in the sidebar or upload a memo."
+        )
+        return None
+    portcos = sorted({p["portco_id"] for p in pairs})
+    if st.session_state.get(K.PORTCO) not in portcos:
+        st.session_state[K.PORTCO] = portcos[0]
+    left, right = st.columns([2, 3])
+    portco = left.selectbox("Portfolio company", portcos, key=K.PORTCO)
+    audiences = sorted({p["audience"] for p in pairs if p["portco_id"] == portco})
+    if st.session_state.get(K.AUDIENCE) not in audiences:
+        st.session_state[K.AUDIENCE] = "board" if "board" in audiences else audiences[0]
+    audience = right.radio("Audience", audiences, key=K.AUDIENCE, horizontal=True)
+    pair = next(p for p in pairs if p["portco_id"] == portco and p["audience"] == audience)
+    with guarded():
+        return data.grade_pair(pair)
+
+
+def pick_from_upload() -> MemoEvaluation | None:
+    """Two uploads: the memo sidecar and its OpportunityMap."""
+    left, right = st.columns(2)
+    memo = left.file_uploader("Memo sidecar (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
+    source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
+    if memo is None or source is None:
+        st.info("Upload both the memo sidecar and the OpportunityMap it was written from.")
+        return None
+    with guarded():
+        return data.grade_upload(memo.getvalue(), memo.name, source.getvalue(), source.name)
+
+
+def render_tiles(ev: MemoEvaluation) -> None:
+    """The four scores with n/total, then the biggest finding in one sentence."""
+    for col, (field, label) in zip(st.columns(4), DIMENSIONS.items(), strict=True):
+        score = getattr(ev.scores, field)
+        band = charts.band_of(field, score)
+        col.metric(
+            label,
+            f"{score:.0%}",
+            delta=ev.score_context(field),
+            delta_color="off",
+            delta_arrow="off",
+            border=True,
+            help=f"{label}: {band} band"
+            + (" (lower is better)" if charts.lower_is_better(field) else ""),
+        )
+    dim, sentence = ev.lowest_dimension()
+    band = charts.band_of(dim, getattr(ev.scores, dim)) if dim in DIMENSIONS else "pass"
+    box = {"pass": st.success, "watch": st.warning}.get(band, st.error)
+    box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
+
+
+def render_charts(ev: MemoEvaluation) -> None:
+    """Dimensions against pass bands; per-opportunity cited/uncited, grounded/ungrounded."""
+    rows = [
+        {
+            "dimension": label,
+            "score": getattr(ev.scores, field),
+            "label": ev.score_context(field).split()[0],
+        }
+        for field, label in DIMENSIONS.items()
+    ]
+    bands = charts.band_rows([(label, field) for field, label in DIMENSIONS.items()])
+    left, right = st.columns(2)
+    with left:
+        st.markdown("##### Dimensions against pass bands")
+        charts.show(charts.dimension_chart, rows, bands, width="stretch")
+    opp_rows: list[dict[str, Any]] = []
+    for o in ev.opportunities:
+        for measure, good, bad, n_good, n_total in (
+            ("Figures", "cited", "uncited", o.figures_cited, o.figures_total),
+            ("Entities", "grounded", "ungrounded", o.entities_grounded, o.entities_total),
+        ):
+            opp_rows.append(
+                {"opportunity": o.id, "measure": measure, "status": good, "count": n_good}
+            )
+            opp_rows.append(
+                {"opportunity": o.id, "measure": measure, "status": bad, "count": n_total - n_good}
+            )
+    with right:
+        st.markdown("##### Per opportunity")
+        if opp_rows:
+            charts.show(charts.opportunity_chart, opp_rows)
+        else:
+            st.caption("No opportunities to chart.")
+
+
+def render_opportunity_table(ev: MemoEvaluation) -> None:
+    """Per-opportunity rows with progress-bar columns."""
+    rows = []
+    for o in ev.opportunities:
+        rows.append(
+            {
+                "opportunity": o.id,
+                "archetype": o.archetype,
+                "cohort": o.cohort,
+                "in source": o.in_source,
+                "addressed": o.addressed,
+                "figures": f"{o.figures_cited}/{o.figures_total}",
+                "cited": o.figures_cited / o.figures_total if o.figures_total else 1.0,
+                "entities": f"{o.entities_grounded}/{o.entities_total}",
+                "grounded": o.entities_grounded / o.entities_total if o.entities_total else 1.0,
+                "findings": o.findings,
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            "cited": st.column_config.ProgressColumn(
+                "figures cited", min_value=0.0, max_value=1.0, format="percent"
+            ),
+            "grounded": st.column_config.ProgressColumn(
+                "entities grounded", min_value=0.0, max_value=1.0, format="percent"
+            ),
+            "in source": st.column_config.CheckboxColumn(),
+            "addressed": st.column_config.CheckboxColumn(),
+        },
+    )
+
+
+def render_findings(ev: MemoEvaluation) -> None:
+    """Every finding, filterable by kind and opportunity."""
+    frame = pd.DataFrame([f.model_dump(mode="json") for f in ev.findings])
+    if frame.empty:
+        st.success("No findings: every figure and entity traces to the source.")
+        return
+    kinds = sorted(frame["kind"].astype(str).unique())
+    opps = sorted(frame["opportunity_id"].fillna("(memo)").astype(str).unique())
+    left, right = st.columns(2)
+    chosen_kinds = left.multiselect("Kind", kinds, key=K.FINDING_KINDS, placeholder="All kinds")
+    chosen_opps = right.multiselect(
+        "Opportunity", opps, key=K.FINDING_OPPS, placeholder="All opportunities"
+    )
+    mask = pd.Series(True, index=frame.index)
+    if chosen_kinds:
+        mask &= frame["kind"].astype(str).isin(chosen_kinds)
+    if chosen_opps:
+        mask &= frame["opportunity_id"].fillna("(memo)").astype(str).isin(chosen_opps)
+    shown = frame[mask]
+    columns = [
+        c
+        for c in (
+            "kind",
+            "opportunity_id",
+            "field",
+            "raw",
+            "message",
+            "nearest_value",
+            "nearest_path",
+            "other_opportunity_id",
+        )
+        if c in shown.columns
+    ]
+    st.caption(f"{len(shown)} of {len(frame)} findings")
+    st.dataframe(
+        shown[columns].astype({"nearest_value": "string"}, errors="ignore"),
+        hide_index=True,
+        column_config={
+            "opportunity_id": "opportunity",
+            "raw": "offending text",
+            "nearest_value": "nearest source value",
+            "nearest_path": "source field",
+            "other_opportunity_id": "belongs to",
+        },
+    )
+
+
+def render_prose(ev: MemoEvaluation) -> None:
+    """Memo prose of one opportunity, every figure and entity marked, source fields alongside."""
+    opp_ids = list(dict.fromkeys(b.opportunity_id for b in ev.prose))
+    if not opp_ids:
+        st.caption("The memo has no prose blocks.")
+        return
+    if st.session_state.get(K.PROSE_OPP) not in opp_ids:
+        st.session_state[K.PROSE_OPP] = opp_ids[0]
+    opp = st.selectbox("Opportunity", opp_ids, key=K.PROSE_OPP)
+    blocks = [b for b in ev.prose if b.opportunity_id == opp]
+    marks = [m.model_dump(mode="json") for m in ev.marks if m.opportunity_id == opp]
+    left, right = st.columns([3, 2])
+    with left:
+        st.html(prose.legend_html() + prose.render_blocks(blocks, marks))
+    with right:
+        st.caption("Marks and the source field each traces to")
+        table = pd.DataFrame(marks)
+        if table.empty:
+            st.caption("No figures or entities in this opportunity's prose.")
+        else:
+            cols = [
+                c
+                for c in ("field", "raw", "what", "status", "source_path", "source_value")
+                if c in table
+            ]
+            st.dataframe(
+                table[cols].astype({"source_value": "string"}, errors="ignore"),
+                hide_index=True,
+                column_config={"source_path": "source field", "source_value": "source value"},
+            )
+
+
+def render_consistency(ev: MemoEvaluation) -> None:
+    """This memo's headline, its source's total and every sibling's headline, side by side."""
+    c = ev.consistency
+    st.markdown(md_escape(c.note))
+    cols = st.columns([1, 1, 2])
+    cols[0].metric("This memo's headline", money(c.memo_headline), border=True)
+    cols[1].metric(
+        "Source total",
+        money(c.source_total),
+        delta="agrees" if c.agrees_with_source else "disagrees",
+        delta_color="normal" if c.agrees_with_source else "inverse",
+        delta_arrow="off",
+        border=True,
+    )
+    with cols[2]:
+        siblings = pd.DataFrame([s.model_dump(mode="json") for s in c.siblings])
+        if siblings.empty:
+            st.caption("No sibling memos for this portco in the folder.")
+        else:
+            if "path" in siblings:
+                siblings["path"] = siblings["path"].map(lambda p: Path(str(p)).name)
+            st.dataframe(
+                siblings,
+                hide_index=True,
+                column_config={
+                    "headline": st.column_config.NumberColumn("headline", format="dollar"),
+                    "agrees": st.column_config.CheckboxColumn(),
+                },
+            )
+
+
+def money(value: float | None) -> str:
+    """A headline in the memo's own style: $564.8M, $1.39B, $12K."""
+    if value is None:
+        return "n/a"
+    sign, v = ("-" if value < 0 else ""), abs(value)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if v >= scale:
+            return f"{sign}${v / scale:,.1f}{suffix}"
+    return f"{sign}${v:,.0f}"
+
+
+def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
+    """HTML / JSON / CSV through the core serializers, and a button writing files by the memo."""
+    from pe_eval_core.memo import (
+        evaluation_to_json,
+        findings_to_csv,
+        render_scorecard_html,
+        write_outputs,
+    )
+
+    stem = f"eval_{ev.portco_id}_{ev.audience}"
+    cols = st.columns(4)
+    cols[0].download_button(
+        "Scorecard HTML",
+        data=lambda: render_scorecard_html(ev),
+        file_name=f"{stem}.html",
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    cols[1].download_button(
+        "JSON sidecar",
+        data=lambda: evaluation_to_json(ev),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    cols[2].download_button(
+        "Findings CSV",
+        data=lambda: findings_to_csv(ev),
+        file_name=f"{stem}_findings.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    target = Path(ev.memo_path).parent
+    if cols[3].button(
+        "Write eval files next to the memo",
+        key=K.WRITE,
+        icon=":material/save:",
+        disabled=uploaded,
+        help="Uploads have no folder to write next to; download the files instead."
+        if uploaded
+        else f"Writes {stem}.html and {stem}.json into {target}",
+    ):
+        try:
+            paths = write_outputs(ev)
+        except PeEvalError as err:
+            show_error(err)
+        except OSError as err:
+            st.error(f"Could not write into {target}: {err.strerror}")
+        else:
+            st.session_state[K.WRITTEN] = [str(p) for p in paths]
+    written = st.session_state.get(K.WRITTEN)
+    if written and Path(written[0]).parent == target:
+        st.success("Written: " + ", ".join(f"`{p}`" for p in written))
+
+
+def render() -> None:
+    """The whole page."""
+    apply_request()
+    st.title("Memo scorecard")
+    st.caption(
+        "An AI-written memo graded against the OpportunityMap it was drawn from: every figure "
+        "traced to a source field, every named cohort checked, every opportunity accounted for."
+    )
+    mode = st.radio("Memo from", [FOLDER, UPLOAD], key=K.MODE, horizontal=True)
+    ev = pick_from_folder() if mode == FOLDER else pick_from_upload()
+    if ev is None:
+        return
+    st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
+    render_tiles(ev)
+    render_charts(ev)
+    st.markdown("#### Opportunities")
+    render_opportunity_table(ev)
+    st.markdown("#### Findings")
+    render_findings(ev)
+    st.markdown("#### Memo prose, marked")
+    render_prose(ev)
+    st.markdown("#### Consistency")
+    render_consistency(ev)
+    st.markdown("#### Export")
+    render_downloads(ev, uploaded=mode == UPLOAD)
