@@ -5,15 +5,10 @@ Run with ``python3 -m streamlit run app.py``; it opens on the bundled demo data 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from ui import data, state
-
-HERE = Path(__file__).resolve().parent
-HISTORY_PAGE = HERE / "pages" / "run_history.py"
 
 
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
@@ -59,7 +54,7 @@ def render_sidebar() -> None:
 
 
 def build_navigation() -> StreamlitPage:
-    """The page list; the History page joins when its module exists."""
+    """The four pages, the memo scorecard first (the deal team's landing page)."""
     pages = [
         st.Page(
             "pages/memo_scorecard.py",
@@ -69,9 +64,8 @@ def build_navigation() -> StreamlitPage:
         ),
         st.Page("pages/portfolio.py", title="Portfolio", icon=":material/grid_view:"),
         st.Page("pages/scenario_eval.py", title="Scenario evaluation", icon=":material/science:"),
+        st.Page("pages/run_history.py", title="History", icon=":material/history:"),
     ]
-    if HISTORY_PAGE.is_file():
-        pages.append(st.Page("pages/run_history.py", title="History", icon=":material/history:"))
     return st.navigation(pages)
 
 
