@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -19,6 +20,64 @@ from pe_eval_core.errors import (
 )
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+class _NonFiniteNumber(ValueError):
+    """Raised from inside json.loads for NaN, Infinity or a number too large for a float."""
+
+    def __init__(self, token: str):
+        super().__init__(token)
+        self.token = token
+
+
+def _reject_constant(token: str) -> float:
+    raise _NonFiniteNumber(token)
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NonFiniteNumber(token)
+    return value
+
+
+def _bounded_int(token: str) -> int:
+    # Anything past float range would turn into inf the moment a score touches it.
+    if len(token.lstrip("-")) > 308:
+        raise _NonFiniteNumber(token[:20] + "...")
+    return int(token)
+
+
+def parse_json_text(text: str) -> Any:
+    """Strict JSON: NaN, Infinity and numbers beyond float range are errors, as in RFC 8259.
+
+    Raises ``json.JSONDecodeError`` with a position for every problem, so callers keep one
+    error path.
+
+    >>> parse_json_text('{"a": 1.5}')
+    {'a': 1.5}
+    >>> parse_json_text('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    json.decoder.JSONDecodeError: non-finite number NaN ...: line 1 column 7 (char 6)
+    """
+    try:
+        return json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except _NonFiniteNumber as exc:
+        index = max(text.find(exc.token.rstrip(".")), 0)
+        raise json.JSONDecodeError(
+            f"non-finite number {exc.token} (NaN, Infinity and numbers beyond float range are "
+            "not JSON)",
+            text,
+            index,
+        ) from None
+    except RecursionError:
+        raise json.JSONDecodeError("nesting too deep to parse", text, 0) from None
 
 
 def read_json(
@@ -42,7 +101,7 @@ def read_json(
     except UnicodeDecodeError as exc:
         raise malformed(str(p), 1, exc.start + 1, "file is not UTF-8 text") from exc
     try:
-        return json.loads(text)
+        return parse_json_text(text)
     except json.JSONDecodeError as exc:
         raise malformed(str(p), exc.lineno, exc.colno, exc.msg) from exc
 

@@ -81,3 +81,21 @@ def test_confine_follows_symlinks(tmp_path):
         confine(root / "link.json", [root])
     with pytest.raises(PathOutsideRootError):
         confine(root / ".." / "secret.json", [root])
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": NaN}', '{"a": -Infinity}', '{"a": 1e400}', '{"a": ' + "9" * 400 + "}"]
+)
+def test_read_json_rejects_non_finite_numbers_with_a_position(tmp_path, text):
+    bad = tmp_path / "nan.json"
+    bad.write_text(text)
+    with pytest.raises(MalformedJSONError, match="non-finite number") as info:
+        read_json(bad)
+    assert (info.value.line, info.value.column) == (1, 7)
+
+
+def test_read_json_deep_nesting_is_malformed_not_a_crash(tmp_path):
+    bad = tmp_path / "deep.json"
+    bad.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(MalformedJSONError, match="nesting too deep"):
+        read_json(bad)

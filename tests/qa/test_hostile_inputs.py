@@ -199,11 +199,6 @@ def test_tolerated_oddities_grade_normally(tmp_path, capsys, memo_bytes, what):
 # ------------------------------------------------------------------ memo: bugs (xfail)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: files.read_json does not catch RecursionError: a deeply nested JSON file "
-    "crashes the CLI with a traceback instead of a MalformedJSONError",
-)
 def test_deeply_nested_json_is_a_clear_error(tmp_path, capsys):
     memo = tmp_path / "explain_MortgageCo_board.json"
     memo.write_bytes(b"[" * 100_000 + b"]" * 100_000)
