@@ -33,8 +33,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # Name the command the way the user invoked it, so usage lines can be pasted back.
+    invoked_as_module = sys.argv[0].endswith("__main__.py")
     parser = _Parser(
-        prog="pe-eval",
+        prog="python -m pe_eval_core" if invoked_as_module else "pe-eval",
         description="Grade PE memos against their source and evaluate agents on scenarios.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

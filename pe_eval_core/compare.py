@@ -34,7 +34,10 @@ class KindMismatchError(PeEvalError):
     diagnosis = (
         "Only runs of the same kind can be compared (memo with memo, scenarios with scenarios)"
     )
-    fix = "Pick two runs with the same kind; `history list --kind ...` shows them."
+    fix = (
+        "Pick two runs of the same kind: `history compare latest~1 latest --kind scenarios` "
+        "(or --kind memo); `history list --kind ...` shows them."
+    )
 
 
 # --- scenario comparison ------------------------------------------------------------------

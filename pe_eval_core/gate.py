@@ -224,7 +224,8 @@ def load_scenario_record(ref: str, store: RunStore, *, record: bool) -> RunRecor
             raise GateConfigError(
                 f"{path} is not a scenario run JSON (no 'results' list)",
                 diagnosis="The file is not the JSON a scenario run writes",
-                fix="Pass the run JSON written by `pe-eval scenarios ... --json-out`, or a run id.",
+                fix="Pass the report.json written by "
+                "`python -m pe_eval_core scenarios run --out DIR`, or a run id.",
             )
         if record:
             return store.get_run(store.record_scenario_run(data, origin="gate"))

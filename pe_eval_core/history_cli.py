@@ -58,6 +58,11 @@ def register(subparsers: Any) -> None:
     cmp.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when anything regressed"
     )
+    cmp.add_argument(
+        "--kind",
+        choices=("memo", "scenarios"),
+        help="resolve latest / latest~N among runs of this kind only",
+    )
     cmp.add_argument("--json", action="store_true")
     _add_db(cmp)
     cmp.set_defaults(func=_compare)
@@ -198,7 +203,9 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    cmp = compare_runs(_existing_store(args), args.run_a, args.run_b)
+    store = _existing_store(args)
+    run_a, run_b = (store.resolve(ref, args.kind) for ref in (args.run_a, args.run_b))
+    cmp = compare_runs(store, run_a, run_b)
     if args.json:
         print(json.dumps(comparison_to_dict(cmp), indent=2))
     else:

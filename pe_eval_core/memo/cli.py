@@ -187,7 +187,10 @@ def handle(args: argparse.Namespace) -> int:
             print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
         print(sentence)
         if run_id is not None:
-            print(f"Recorded in history as run {run_id} (`pe-eval history show {run_id}`).")
+            print(
+                f"Recorded in history as run {run_id} "
+                f"(`python -m pe_eval_core history show {run_id}`)."
+            )
         for line in failures:
             print(f"FAIL: {line}")
     return EXIT_BELOW_THRESHOLD if failures else EXIT_OK

@@ -23,7 +23,10 @@ class UsageError(PeEvalError):
     """Options that do not go together."""
 
     diagnosis = "The memo command's options do not fit together"
-    fix = "Name a portco (pe-eval memo MortgageCo), or pass both --memo and --source, or --list."
+    fix = (
+        "Name a portco (python -m pe_eval_core memo MortgageCo), or pass both --memo and "
+        "--source, or --list."
+    )
 
 
 class OutputWriteError(PeEvalError):

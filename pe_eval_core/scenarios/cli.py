@@ -220,7 +220,9 @@ def handle_run(args: argparse.Namespace) -> int:
         _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     _note(_cost_line(run))
     if run_id is not None:
-        _note(f"Recorded in history as run {run_id} (`pe-eval history show {run_id}`).")
+        _note(
+            f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
+        )
     sys.stdout.write(report)
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)

@@ -94,3 +94,16 @@ def test_without_db_the_history_lives_in_pe_eval_home(
     _fill(home / "history.sqlite")
     assert main(["history", "list", "--kind", "scenarios"]) == 0
     assert "mimic-scenarios.json" in capsys.readouterr().out
+
+
+def test_compare_kind_scopes_latest_references(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fill(db)  # memo, memo, scenarios: the two latest runs are of different kinds
+    assert main(["history", "compare", "latest~1", "latest", "--db", str(db)]) == 2
+    assert "--kind scenarios" in capsys.readouterr().err
+    assert (
+        main(["history", "compare", "latest~1", "latest", "--kind", "memo", "--db", str(db)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "#1" in out and "#2" in out
