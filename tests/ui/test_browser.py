@@ -1,9 +1,10 @@
 """The dashboard in a real browser: `streamlit run app.py` headless, driven by Playwright/Chromium.
 
-Loads every page on the demo data, asserts the key texts, saves the README screenshots to
-docs/screenshots/, and opens a memo whose prose carries an <img onerror> and a <script> to prove
-nothing executes and the text shows literally. Skips with the reason when Debian's Chromium or
-the playwright package is missing.
+Loads every page on the demo data, asserts the key texts and saves screenshots (to
+docs/screenshots/ for the README when PE_EVAL_UPDATE_SCREENSHOTS=1, else tests/artifacts/).
+Opens a memo whose prose carries an <img onerror> and a <script> to prove nothing executes and
+the text shows literally. Skips with the reason when Debian's Chromium or the playwright
+package is missing.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DATA = ROOT / "finance_output"
-SHOTS = ROOT / "docs" / "screenshots"
+# The README's screenshots are refreshed only on request, so a test run leaves the tree clean:
+# PE_EVAL_UPDATE_SCREENSHOTS=1 python3 -m pytest tests/ui/test_browser.py
+SHOTS = (
+    ROOT / "docs" / "screenshots"
+    if os.environ.get("PE_EVAL_UPDATE_SCREENSHOTS") == "1"
+    else ROOT / "tests" / "artifacts" / "screenshots"
+)
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
