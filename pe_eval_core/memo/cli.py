@@ -14,7 +14,7 @@ from pathlib import Path
 from pe_eval_core.memo.errors import ThresholdSpecError, UsageError
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
-from pe_eval_core.memo.result import DIMENSIONS, MemoEvaluation
+from pe_eval_core.memo.result import DIMENSIONS, FindingKind, MemoEvaluation
 from pe_eval_core.memo.summary import DIMENSION_LABELS, fmt_pct
 from pe_eval_core.store import record_or_warn
 
@@ -147,6 +147,26 @@ def _list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+INFORMATIONAL_KINDS = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIBLING})
+
+FINDINGS_SHOWN = 5
+"""The CLI is a pointer to the scorecard: name the first few offending figures, not all."""
+
+
+def _print_findings(ev: MemoEvaluation) -> None:
+    """List the findings that count against a score (exempt and unreadable notes stay in the
+    scorecard), each naming the offending text, so the chat output surfaces what is wrong."""
+    shown = [f for f in ev.findings if f.kind not in INFORMATIONAL_KINDS]
+    if not shown:
+        return
+    print(f"Findings ({len(shown)}):")
+    for f in shown[:FINDINGS_SHOWN]:
+        where = "/".join(x for x in (f.opportunity_id, f.field) if x)
+        print(f"  - {f.kind}{f' [{where}]' if where else ''}: {f.message}")
+    if len(shown) > FINDINGS_SHOWN:
+        print(f"  ... and {len(shown) - FINDINGS_SHOWN} more in the scorecard.")
+
+
 def handle(args: argparse.Namespace) -> int:
     from pe_eval_core.memo.grader import grade_memo
 
@@ -186,6 +206,7 @@ def handle(args: argparse.Namespace) -> int:
             label = DIMENSION_LABELS[d] + ":"
             print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
         print(sentence)
+        _print_findings(ev)
         if run_id is not None:
             print(
                 f"Recorded in history as run {run_id} "
