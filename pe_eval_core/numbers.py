@@ -117,6 +117,7 @@ __all__ = [
     "NumberMention",
     "extract_figures",
     "extract_numbers",
+    "number_values",
 ]
 
 
@@ -352,7 +353,7 @@ def _scanner(branches: str, first: str) -> _Scanner:
 
 
 # A figure starts with a digit, a sign, "$", "(", "US"/"USD", ".", or one of its cue words.
-_FIGURE_FIRST = rf"""(?=
+_FIGURE_FIRST = rf"""(?=[\d$(.{_MINUS}+UaApPrRdD])(?=   # one set test rejects most positions
     [\d$(.{_MINUS}+U]                      # a number, money, sign or parenthesis
   | [aA](?i:cross)\b | [pP](?i:ersistence)\b | [rR](?i:ated)\b | [dD](?i:ifficulty)\b   # cues
 )"""
@@ -546,9 +547,16 @@ _MONTH = (
 
 _CODES = r"(?:USD|GBP|EUR|CAD|AUD|JPY|INR|CHF)"
 
+# Every first character of a range, scale, percent or currency suffix (K is U+212A KELVIN SIGN,
+# which case-insensitive matching equates with "k"). Where none follows a number, the regex
+# skips trying each suffix in turn: most numbers are followed by a space and a plain word.
+_SUFFIX_START = rf"[-\u2013kKmMbBtT\u212a%]|{_H}+[tTmMbB%pPUGECAJI]"
+
 _NUMBER_BRANCHES = rf"""
 (?P<skip>                                   # matched and thrown away: not quantities
     (?=[\dA-Z])                             # cheap first-character test
+    (?=[JFMASOND]|\d{{4}}-\d|\d+\.\d+\.\d    # cheap test of what each form below needs
+      |\d{{1,2}}(?::\d|[/.]\d|{_H}?[aApP]|(?:st|nd|rd|th)?{_H}+(?:of{_H}+)?[JFMASOND]))
     (?<![\d.])
     (?:
         \d{{4}}-\d{{1,2}}-\d{{1,2}}          # ISO date 2026-04-29 ...
@@ -575,6 +583,8 @@ _NUMBER_BRANCHES = rf"""
     (?(cur1)(?P<pi>\()?)                    # "(" of "$(1,200)" (only after a currency)
     (?P<n>{_NUM})(?!\d|\.\d)                # the digits; never stop inside a number
     (?(pi)\))                               # ")" closing "$(1,200)"
+    (?:(?!{_SUFFIX_START})                  # speed: nothing below can start here
+    |
     (?:[-\u2013](?P<rn>{_NUM})(?!\d|\.\d))?  # range high end sharing the unit: "10-15%"
     (?P<scale>
         (?(cur1)                            # with a currency: any attached scale
@@ -585,69 +595,113 @@ _NUMBER_BRANCHES = rf"""
     )?
     (?P<pc>{_H}?%|{_H}+(?i:percent|per{_H}cent)\b)?   # "4.8%", "4.8 percent"
     (?P<cur2>{_H}+{_CODES}\b)?              # currency suffix: "4,820 USD"
+    )
     (?(po)\))                               # ")" closing "(1,200)"
 )
 """
 
 # A number starts with a digit, sign, parenthesis or currency; a skipped date may start with
 # a month name.
-_NUMBER_FIRST = rf"""(?=
+_NUMBER_FIRST = rf"""(?=[\d.($£€¥₹{_MINUS}+A-Z])(?=   # one set test rejects most positions
     [\d.($£€¥₹{_MINUS}+] | [A-Z]\$ | US\$ | {_CODES}
   | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
 )"""
 _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
 
 
-def _add_mention(out: list[NumberMention], m: re.Match[str]) -> None:
-    if m.lastgroup != "num":
-        return  # a date, time or version: matched only so its digits are not read
-    currency = (m["cur1"] or m["cur2"] or "").strip() or None
-    percent = m["pc"] is not None
-    number, high = m["n"], m["rn"]
-    start, end = m.span("num")
-    paren = m["po"] is not None
-    if paren and (percent or high or not (currency or "," in number or "." in number)):
+_SIGNED = frozenset("-\u2212")  # a sign that negates ("+" does not)
+
+
+def _mention_parts(
+    g: tuple[str, ...], start: int, end: int, high_start: int
+) -> list[tuple[str, int, int, int, bool]] | None:
+    """The uncommon cases of one number match: ``(digits, start, end, exponent, negative)``
+    per number, or None when it is a plain number with no sign, scale, range or parentheses.
+
+    ``g`` is the match's groups with ``""`` for groups that did not take part; ``start``,
+    ``end`` and ``high_start`` are the spans of ``num`` and ``rn`` (dummies if unused).
+    """
+    _, _, po, s1, cur1, s2, pi, n, rn, scale, pc, cur2 = g
+    if not (po or s1 or s2 or pi or rn or scale):
+        return None
+    paren = bool(po)
+    if paren and (pc or rn or not (cur1 or cur2 or "," in n or "." in n)):
         # "(2)" is an enumeration, "(4.8%)" an aside: only amounts use accounting parens.
         paren = False
         start, end = start + 1, end - 1
-    negative = paren or m["pi"] is not None or _signed(m["s1"]) or _signed(m["s2"])
-    exponent = _exponent(m["scale"])
-    text = m.string
-    if high is not None:  # "$1.2-1.5M", "10-15%": both ends share currency, scale, percent
-        high_start = m.start("rn")
-        _append_number(
-            out, text, start, high_start - 1, number, exponent, negative, currency, percent
-        )
-        start, number, negative = high_start, high, False
-    _append_number(out, text, start, end, number, exponent, negative, currency, percent)
+    negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
+    exponent = _exponent(scale)
+    if not rn:
+        return [(n, start, end, exponent, negative)]
+    # "$1.2-1.5M", "10-15%": both ends share currency, scale and percent; the low end the sign.
+    return [(n, start, high_start - 1, exponent, negative), (rn, high_start, end, exponent, False)]
 
 
-def _append_number(
-    out: list[NumberMention],
-    text: str,
-    start: int,
-    end: int,
-    number: str,
-    exponent: int,
-    negative: bool,
-    currency: str | None,
-    percent: bool,
-) -> None:
-    value = _number(number, exponent)
-    if len(number) > _FLOAT_DIGITS and not isfinite(value):
-        return  # beyond a float
-    value = -value if negative else value
-    out.append(NumberMention(value, text[start:end], start, end, currency, percent))
+def _number_matches(text: str) -> list[re.Match[str]]:
+    """Every match of the scenario-mode scanner (numbers and skipped dates), in order."""
+    first = _NUMBER_SCANNER.head.match(text)
+    if first is None:
+        return list(_NUMBER_SCANNER.body.finditer(text))
+    return [first, *_NUMBER_SCANNER.body.finditer(text, first.end())]
 
 
 def extract_numbers(text: str) -> list[NumberMention]:
     """Every number in free text, signed and scaled, in order; dates and times yield nothing."""
     out: list[NumberMention] = []
-    pos = 0
-    first = _NUMBER_SCANNER.head.match(text)
-    if first is not None:
-        _add_mention(out, first)
-        pos = first.end()
-    for m in _NUMBER_SCANNER.body.finditer(text, pos):
-        _add_mention(out, m)
+    if not _DIGIT.search(text):
+        return out  # no digit, no number
+    append = out.append
+    for m in _number_matches(text):
+        g = m.groups("")
+        skip, _, po, s1, cur1, s2, pi, n, rn, scale, pc, cur2 = g
+        if skip:
+            continue  # a date, time or version: matched only so its digits are not read
+        start, end = m.span(2)
+        currency = (cur1 or cur2).strip() or None
+        percent = bool(pc)
+        if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
+            value = float(n.replace(",", "")) if "," in n else float(n)
+            if len(n) <= _FLOAT_DIGITS or isfinite(value):
+                append(NumberMention(value, text[start:end], start, end, currency, percent))
+            continue
+        for n, s, e, exponent, negative in _mention_parts(g, start, end, m.start(9)) or ():
+            value = _number(n, exponent)
+            if len(n) > _FLOAT_DIGITS and not isfinite(value):
+                continue  # beyond a float
+            append(NumberMention(-value if negative else value, text[s:e], s, e, currency, percent))
     return out
+
+
+def number_values(text: str) -> list[float]:
+    """``[m.value for m in extract_numbers(text)]`` without building the mentions (faster).
+
+    >>> number_values("(1,200) and $1.2-1.5M on 2026-04-29")
+    [-1200.0, 1200000.0, 1500000.0]
+    """
+    out: list[float] = []
+    if not _DIGIT.search(text):
+        return out
+    append = out.append
+    first = _NUMBER_SCANNER.head.match(text)
+    if first is None:
+        rows = _NUMBER_SCANNER.body.findall(text)
+    else:
+        rows = [first.groups(""), *_NUMBER_SCANNER.body.findall(text, first.end())]
+    for g in rows:
+        skip, _, po, s1, _, s2, pi, n, rn, scale, _, _ = g
+        if skip:
+            continue  # a date, time or version
+        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
+            value = float(n.replace(",", "")) if "," in n else float(n)
+            if len(n) <= _FLOAT_DIGITS or isfinite(value):
+                append(value)
+            continue
+        for n, _, _, exponent, negative in _mention_parts(g, 0, 0, 0) or ():
+            value = _number(n, exponent)
+            if len(n) > _FLOAT_DIGITS and not isfinite(value):
+                continue  # beyond a float
+            append(-value if negative else value)
+    return out
+
+
+_DIGIT = re.compile(r"\d")

@@ -26,7 +26,7 @@ import heapq
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from pe_eval_core.memo.config import DEFAULT_SECTION_MARKERS
@@ -104,6 +104,8 @@ class SourceEntity(NamedTuple):
     """Index of the owning opportunity; None for portfolio-level names."""
 
 
+_new_entity = partial(tuple.__new__, SourceEntity)
+
 EntityStatus = str  # "grounded" | "misattributed" | "ungrounded"
 
 
@@ -137,20 +139,22 @@ class EntityUniverse:
         opp = self._source.opportunities[i]
         p = f"opportunities[{i}]"
         out = []
+        append = out.append
+        new = _new_entity  # SourceEntity(*...) without NamedTuple's Python-level __new__
         for key, value in opp.segment.items():
-            text = _value_text(value)
+            text = value if type(value) is str else _value_text(value)
             if text is not None:
-                out.append(SourceEntity(text, SEGMENT_VALUE, f"{p}.segment.{key}", i))
+                append(new((text, SEGMENT_VALUE, f"{p}.segment.{key}", i)))
         if opp.archetype:
-            out.append(SourceEntity(opp.archetype, ARCHETYPE, f"{p}.archetype", i))
+            append(new((opp.archetype, ARCHETYPE, f"{p}.archetype", i)))
         for j, col in enumerate(opp.decision_cols):
-            out.append(SourceEntity(col, DECISION_COLUMN, f"{p}.decision_cols[{j}]", i))
+            append(new((col, DECISION_COLUMN, f"{p}.decision_cols[{j}]", i)))
         for key in opp.segment:
-            out.append(SourceEntity(str(key), SEGMENT_KEY, f"{p}.segment", i))
+            append(new((str(key), SEGMENT_KEY, f"{p}.segment", i)))
         for j, row in enumerate(opp.evidence_row_ids):
             text = _value_text(row)
             if text is not None:
-                out.append(SourceEntity(text, EVIDENCE_ROW, f"{p}.evidence_row_ids[{j}]", i))
+                append(new((text, EVIDENCE_ROW, f"{p}.evidence_row_ids[{j}]", i)))
         return out
 
     def local(self, i: int) -> dict[str, list[SourceEntity]]:
@@ -159,7 +163,11 @@ class EntityUniverse:
             table = self._local[i] = {}
             for e in self.opportunity_entities(i):
                 if key := normalize(e.text):
-                    table.setdefault(key, []).append(e)
+                    bucket = table.get(key)
+                    if bucket is None:
+                        table[key] = [e]
+                    else:
+                        bucket.append(e)
         return table
 
     def release(self, i: int) -> None:

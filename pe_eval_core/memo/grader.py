@@ -43,6 +43,8 @@ from pe_eval_core.memo.universe import NumericUniverse, SourceField
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
 
 _DIGIT = re.compile(r"\d")
+_MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed"}
+"""A figure's mark status by match status (a sign mismatch is ungrounded)."""
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
@@ -150,26 +152,25 @@ class _Run:
         t.figures_total += 1
         match = self.numbers.match(fig, own, self.config)
         f = match.field
-        status = {"grounded": "grounded", "misattributed": "misattributed"}.get(
-            match.status, "ungrounded"
-        )
-        if match.status in ("grounded", "misattributed"):
+        status = _MARK_STATUS.get(match.status, "ungrounded")
+        if status != "ungrounded":
             t.figures_cited += 1
+        # Positional (Mark's field order): a long memo builds tens of thousands of marks.
         self.marks.append(
             Mark(
-                opportunity_id=opp_id,
-                field=name,
-                start=fig.start,
-                end=fig.end,
-                raw=fig.raw,
-                what="figure",
-                status=status,
-                kind=fig.kind.value,
-                source_path=f.path if f else None,
-                source_value=_shown(f),
+                opp_id,
+                name,
+                fig.start,
+                fig.end,
+                fig.raw,
+                "figure",
+                status,
+                fig.kind.value,
+                f.path if f else None,
+                _shown(f),
             )
         )
-        if match.status == "grounded":
+        if status == "grounded":
             return
         common = dict(
             opportunity_id=opp_id,
@@ -226,16 +227,16 @@ class _Run:
             t.entities_grounded += 1
         self.marks.append(
             Mark(
-                opportunity_id=opp_id,
-                field=name,
-                start=start,
-                end=end,
-                raw=text,
-                what="entity",
-                status=status,
-                kind=category or (ent.category if ent else ""),
-                source_path=ent.path if ent else None,
-                source_value=ent.text if ent else None,
+                opp_id,
+                name,
+                start,
+                end,
+                text,
+                "entity",
+                status,
+                category or (ent.category if ent else ""),
+                ent.path if ent else None,
+                ent.text if ent else None,
             )
         )
         if status == "misattributed" and ent is not None:
@@ -311,12 +312,12 @@ def grade_memo(
     Raises the seed's typed errors (``MemoNotFoundError``, ``MalformedSourceError``,
     ``MemoSchemaError``, ``EmptyMemoError`` ...) on bad input; writes nothing.
     """
-    with _gc_paused():
+    with gc_paused():
         return _grade(memo_path, source_path, config or GraderConfig())
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while grading: the grader allocates many small objects and no
     cycles, and generation sweeps over them cost about a fifth of the run (see the bench)."""
     was_enabled = gc.isenabled()

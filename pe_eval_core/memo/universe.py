@@ -27,7 +27,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
@@ -163,6 +163,22 @@ class SourceField(NamedTuple):
     """The owning opportunity's id ('' at portfolio level): breaks ties independently of order."""
 
 
+# ``SourceField(*values)`` without the Python-level ``__new__`` frame NamedTuple adds: the
+# grader builds every opportunity's fields, about ten each.
+_new_field = partial(tuple.__new__, SourceField)
+
+
+class _Units(dict[str, str]):
+    """``unit_of_key`` memoised in a plain dict (cheaper to read than the lru_cache)."""
+
+    def __missing__(self, key: str) -> str:
+        unit = self[key] = unit_of_key(key)
+        return unit
+
+
+_UNITS = _Units()
+
+
 class KindIndex:
     """Source fields of one kind, sorted by magnitude for bisection."""
 
@@ -272,17 +288,25 @@ class NumericUniverse:
         prefix = f"{OPPORTUNITIES_KEY}[{i}]"
         opp = self._source.opportunities[i]
         owner = opp.id
+        new = _new_field
         for key, value in _items(opp):
             t = type(value)
             if t is str or value is None or key in NON_NUMERIC_KEYS:
                 continue  # the common non-numeric cases, without building a path
             if t is float or t is int:
-                unit = unit_of_key(key)
+                unit = _UNITS[key]
                 if unit == "usd" and math.isfinite(value):  # the common case, inlined
                     v = float(value)
-                    out.append(SourceField(f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner))
+                    out.append(new((f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner)))
                 else:
                     _scalar(value, f"{prefix}.{key}", key, i, out, owner)
+            elif t is list:  # e.g. the "k of m quarters" pair: _walk, one level inlined
+                for j, x in enumerate(value):
+                    tx = type(x)
+                    if tx is float or tx is int:
+                        _scalar(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
+                    else:
+                        _walk(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
             else:
                 _walk(value, f"{prefix}.{key}", key, i, out, owner)
         return out
@@ -389,12 +413,12 @@ def _scalar(
     v = float(value)
     if not math.isfinite(v):
         return
-    unit = unit_of_key(key)
+    unit = _UNITS[key]
     pairs = comparable_values(unit, v)
     if not pairs:
-        out.append(SourceField(path, None, v, v, unit, opp, abs(v), owner))
+        out.append(_new_field((path, None, v, v, unit, opp, abs(v), owner)))
     for kind, cv in pairs:
-        out.append(SourceField(path, kind, cv, v, unit, opp, abs(cv), owner))
+        out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner)))
 
 
 def _walk(

@@ -8,13 +8,14 @@ ever prints text, never builds markup from input.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from pe_eval_core.memo.result import DIMENSIONS, Mark, MemoEvaluation
+from pe_eval_core.memo.result import DIMENSIONS, Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.memo.summary import DIMENSION_LABELS, badness, fmt_pct, fmt_usd
 
 
@@ -89,33 +90,74 @@ def prose_html(text: str, marks: list[Mark]) -> Markup:
     Markup('<strong>&lt;b&gt;</strong> &amp; $1M')
     """
     out: list[str] = []
-    bold = False
+    append = out.append
     escape = html.escape
-
-    def emit(piece: str, opening: str, closing: str) -> None:
-        nonlocal bold
-        runs = piece.split("**")
-        for i, run in enumerate(runs):
-            if i:
-                bold = not bold
-            if run:
-                body = f"{opening}{escape(run)}{closing}"
-                out.append(f"<strong>{body}</strong>" if bold else body)
-
+    bold = False
     pos = 0
-    for m in sorted(marks, key=lambda m: (m.start, -m.end)):
-        if m.start < pos or m.end > len(text):
+    size = len(text)
+    for m in sorted(marks, key=_mark_order) if len(marks) > 1 else marks:
+        start, end = m.start, m.end
+        if start < pos or end > size:
             continue
-        if m.start > pos:
-            emit(text[pos : m.start], "", "")
-        hover = escape(Segment(text[m.start : m.end], m).hover)
-        emit(
-            text[m.start : m.end], f'<span class="m {escape(m.status)}" title="{hover}">', "</span>"
-        )
-        pos = m.end
-    if pos < len(text):
-        emit(text[pos:], "", "")
+        if start > pos:
+            bold = _emit(append, text[pos:start], "", "", bold)
+        opening = f'<span class="m {escape(m.status)}" title="{escape(_hover(m))}">'
+        bold = _emit(append, text[start:end], opening, "</span>", bold)
+        pos = end
+    if pos < size:
+        _emit(append, text[pos:], "", "", bold)
     return Markup("".join(out))
+
+
+def _mark_order(m: Mark) -> tuple[int, int]:
+    return m.start, -m.end
+
+
+def _hover(m: Mark) -> str:
+    """``Segment.hover`` of a marked segment, without building the segment."""
+    head = f"{m.what} ({m.kind}) {m.status}" if m.kind else f"{m.what} {m.status}"
+    if m.source_path:
+        return f"{head}: {m.source_path} = {m.source_value}"
+    return f"{head}: no source field"
+
+
+def _emit(
+    append: Callable[[str], None], piece: str, opening: str, closing: str, bold: bool
+) -> bool:
+    """Append ``piece`` (escaped, wrapped in ``opening``/``closing``) split at ``**`` into
+    bold and plain runs; return whether the text after it is bold."""
+    if not piece:
+        return bold
+    if "**" not in piece:  # the common case: one run
+        body = f"{opening}{html.escape(piece)}{closing}"
+        append(f"<strong>{body}</strong>" if bold else body)
+        return bold
+    for i, run in enumerate(piece.split("**")):
+        if i:
+            bold = not bold
+        if run:
+            body = f"{opening}{html.escape(run)}{closing}"
+            append(f"<strong>{body}</strong>" if bold else body)
+    return bold
+
+
+def _opportunity_row(r: OpportunityRow) -> str:
+    """One row of the opportunities table (the template's markup, autoescaped the same way)."""
+    esc = escape
+    in_source = "yes" if r.in_source else '<span class="bad">no (phantom)</span>'
+    if r.addressed:
+        addressed = '<span class="ok">yes</span>'
+    elif r.in_source:
+        addressed = '<span class="bad">no</span>'
+    else:
+        addressed = "–"
+    return (
+        f'  <tr>\n    <td class="kind">{esc(r.id)}</td><td>{esc(r.archetype or "")}</td>'
+        f"<td>{esc(r.cohort)}</td>\n    <td>{in_source}</td>\n    <td>{addressed}</td>\n"
+        f'    <td class="num">{esc(r.figures_cited)}/{esc(r.figures_total)}</td>\n'
+        f'    <td class="num">{esc(r.entities_grounded)}/{esc(r.entities_total)}</td>\n'
+        f'    <td class="num">{esc(r.findings)}</td>\n  </tr>\n'
+    )
 
 
 @lru_cache(maxsize=1)
@@ -151,15 +193,20 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
     by_block: dict[tuple[str, str], list[Mark]] = {}
     for m in ev.marks:
         by_block.setdefault((m.opportunity_id, m.field), []).append(m)
-    blocks = [
-        {
-            "opportunity_id": b.opportunity_id,
-            "field": b.field,
-            "html": prose_html(b.text, by_block.get((b.opportunity_id, b.field), [])),
-        }
-        for b in ev.prose
-        if b.text.strip()
-    ]
+    # The two long parts of the page (one row per opportunity, one block per prose field) are
+    # written here rather than looped over in the template: at 10,000 opportunities the
+    # template's per-value attribute lookups and escapes would be most of the render time.
+    # ``escape`` is the template's own autoescape, so the page is byte-for-byte the same.
+    esc = escape
+    prose = Markup(
+        "".join(
+            f'<div class="prose"><span class="where">{esc(b.opportunity_id)} · {esc(b.field)}'
+            f"</span>{prose_html(b.text, by_block.get((b.opportunity_id, b.field), []))}</div>\n"
+            for b in ev.prose
+            if b.text.strip()
+        )
+    )
+    rows = Markup("".join(map(_opportunity_row, ev.opportunities)))
     lowest_name, lowest_sentence = ev.lowest_dimension()
     return (
         _environment()
@@ -169,6 +216,7 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
             tiles=tiles,
             lowest_name=lowest_name,
             lowest_sentence=lowest_sentence,
-            blocks=blocks,
+            opportunity_rows=rows,
+            prose_blocks=prose,
         )
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pe_eval_core.scenarios.models import NumericRange, NumericResult
+from pe_eval_core.scenarios.models import NumericRange, NumericResult, trusted
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
@@ -43,15 +43,20 @@ def check_numeric(numbers: Sequence[float], rng: NumericRange) -> NumericResult:
     >>> check_numeric([], r).nearest is None
     True
     """
+    lo, hi = rng.min, rng.max
     for value in numbers:
-        if rng.min <= value <= rng.max:
-            return NumericResult(
-                field=rng.field, min=rng.min, max=rng.max, satisfied=True, matched=value
+        if lo <= value <= hi:
+            make = trusted if type(value) is float else _validated  # the scorer passes floats
+            return make(
+                NumericResult, field=rng.field, min=lo, max=hi, satisfied=True, matched=value
             )
     nearest = min(numbers, key=lambda v: _distance(v, rng), default=None)
-    return NumericResult(
-        field=rng.field, min=rng.min, max=rng.max, satisfied=False, nearest=nearest
-    )
+    make = trusted if nearest is None or type(nearest) is float else _validated
+    return make(NumericResult, field=rng.field, min=lo, max=hi, satisfied=False, nearest=nearest)
+
+
+def _validated(cls: type[NumericResult], **values: object) -> NumericResult:
+    return cls(**values)  # type: ignore[arg-type]
 
 
 def _distance(value: float, rng: NumericRange) -> float:

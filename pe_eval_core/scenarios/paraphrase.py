@@ -141,6 +141,11 @@ class ResponseView:
     def mentions(self) -> list[NumberMention]:
         return extract_numbers(self.text) if self._mentions is None else self._mentions
 
+    @property
+    def has_mentions(self) -> bool:
+        """True once the mentions exist (passed in, or read by a rule that needed them)."""
+        return self._mentions is not None or "mentions" in self.__dict__
+
     @cached_property
     def plain(self) -> _Tokens:
         return _plain_tokens(self.text, self.lowered)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 from typing import Any
 
-from pe_eval_core.numbers import extract_numbers
+from pe_eval_core.numbers import number_values
 from pe_eval_core.scenarios.checks import (
     check_numeric,
     excluded_hits,
@@ -29,6 +30,7 @@ from pe_eval_core.scenarios.models import (
     ScenarioResult,
     Status,
     TargetResponse,
+    trusted,
 )
 from pe_eval_core.scenarios.paraphrase import ResponseView, rule_match
 
@@ -64,15 +66,24 @@ async def ascore_response(
         "response": response.text,
         "tokens_in": response.tokens_in,
         "tokens_out": response.tokens_out,
-        "tool_calls": response.tool_calls,
+        "tool_calls": list(response.tool_calls),
     }
+    # Speed: results are built from validated inputs, so they skip re-validation (``trusted``)
+    # whenever the caller's own arguments have the exact field types.
+    expectation = partial(trusted, ExpectationResult)
+    exact = (
+        type(index) is int
+        and type(enforce_latency) is bool
+        and (latency is None or type(latency) is float)
+    )
+    result = partial(trusted, ScenarioResult) if exact else ScenarioResult
     if not expect.asserts_something():
-        return ScenarioResult(status="error", error=ASSERTS_NOTHING, **base)
+        return result(status="error", error=ASSERTS_NOTHING, **base)
     if response.error is not None or response.text is None:
-        return ScenarioResult(
+        return result(
             status="error",
             error=response.error or "the target returned no response",
-            expectations=[ExpectationResult(text=t) for t in expect.response_contains],
+            expectations=[expectation(text=t) for t in expect.response_contains],
             **base,
         )
 
@@ -83,30 +94,28 @@ async def ascore_response(
     for i, wanted in enumerate(expect.response_contains):
         span = strict_span(text, wanted, lowered)
         if span is None:
-            expectations.append(ExpectationResult(text=wanted))
+            expectations.append(expectation(text=wanted))
             candidates.append(i)
         else:
             evidence = text[span[0] : span[1]] if span[1] else wanted
             expectations.append(
-                ExpectationResult(text=wanted, method="strict", satisfied=True, evidence=evidence)
+                expectation(text=wanted, method="strict", satisfied=True, evidence=evidence)
             )
 
-    mentions = extract_numbers(text)
-    numbers = [m.value for m in mentions]
-    numeric_checks = [check_numeric(numbers, rng) for rng in expect.numeric_ranges]
     hits = excluded_hits(text, expect.response_excludes, lowered)
 
     judge_error: str | None = None
     outcome: JudgeOutcome | None = None
+    view: ResponseView | None = None
     if candidates:
-        view = ResponseView(text, mentions, lowered)
+        view = ResponseView(text, None, lowered)  # number mentions read only if a rule needs them
         remaining = []
         for i in candidates:
             match = rule_match(expectations[i].text, view)
             if match is None:
                 remaining.append(i)
             else:
-                expectations[i] = ExpectationResult(
+                expectations[i] = expectation(
                     text=expectations[i].text,
                     method="rule",
                     satisfied=True,
@@ -140,6 +149,14 @@ async def ascore_response(
             for i in remaining:
                 expectations[i].note = "no judge (--no-judge): candidate miss left missed"
 
+    # Every number in the response, for the numeric ranges and the result's record: reuse the
+    # mentions a paraphrase rule already read, else read only the values (no mention objects).
+    if view is not None and view.has_mentions:
+        numbers = [m.value for m in view.mentions]
+    else:
+        numbers = number_values(text)
+    numeric_checks = [check_numeric(numbers, rng) for rng in expect.numeric_ranges]
+
     satisfied = sum(1 for e in expectations if e.satisfied)
     passed = (
         meets_pass_ratio(satisfied, len(expectations))
@@ -150,7 +167,7 @@ async def ascore_response(
     status: Status = "pass" if passed else "fail"
     if judge_error is not None:
         status = "judge error"
-    return ScenarioResult(
+    return result(
         status=status,
         expectations=expectations,
         numeric_checks=numeric_checks,

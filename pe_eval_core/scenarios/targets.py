@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from pe_eval_core.scenarios.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.loading import load_recorded
-from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
+from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse, trusted
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -94,12 +94,13 @@ class RecordedTarget:
             return TargetResponse(
                 error=f"recorded entry for {scenario.name!r}{where} has neither response nor error"
             )
-        return TargetResponse(
+        return trusted(  # the record was validated when the file was loaded
+            TargetResponse,
             text=rec.response,
             latency_ms=rec.latency_ms,
             tokens_in=rec.tokens_in,
             tokens_out=rec.tokens_out,
-            tool_calls=rec.tool_calls,
+            tool_calls=list(rec.tool_calls),
             model=rec.model,
         )
 

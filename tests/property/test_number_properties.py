@@ -25,6 +25,7 @@ from pe_eval_core.numbers import (
     NumberMention,
     extract_figures,
     extract_numbers,
+    number_values,
 )
 
 
@@ -114,6 +115,12 @@ def test_figure_spans_match_raw_never_overlap_and_bound_the_value(text: str) -> 
 @given(FIGURE_TEXT)
 def test_number_spans_match_raw_and_never_overlap(text: str) -> None:
     _assert_span_invariants(text, extract_numbers(text))
+
+
+@given(FIGURE_TEXT)
+def test_number_values_are_exactly_the_mention_values(text: str) -> None:
+    # The scorer's fast path must never disagree with the mentions (signs, scales, -0.0).
+    assert [repr(v) for v in number_values(text)] == [repr(m.value) for m in extract_numbers(text)]
 
 
 @given(FIGURE_TEXT, st.sampled_from([" ", "\n", "  ", "\t"]))
