@@ -87,6 +87,19 @@ class Scenarios:
     FAILURE = "scenarios.failure"
 
 
+class History:
+    """History page (filters and the two runs to compare)."""
+
+    KIND = "history.filter_kind"
+    PORTCO = "history.filter_portco"
+    AUDIENCE = "history.filter_audience"
+    SCENARIOS = "history.filter_scenarios"
+    TARGET = "history.filter_target"
+    MODEL = "history.filter_model"
+    RUN_A = "history.run_a"
+    RUN_B = "history.run_b"
+
+
 def resolve(path_text: str) -> Path:
     """A sidebar path as typed: absolute as is, relative to the repository root otherwise."""
     p = Path(path_text.strip() or ".").expanduser()

@@ -127,12 +127,8 @@ def test_filters_and_memo_comparison(page: Any, _isolated_home: Path) -> None:
 
 
 def test_chart_builders_shape_the_sql_rows() -> None:
-    import importlib.util
+    from ui.views import history as module
 
-    spec = importlib.util.spec_from_file_location("run_history_page", ROOT / PAGE)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     default_pair = module.default_pair
     memo_trend_chart, tier_trend_chart = module.memo_trend_chart, module.tier_trend_chart
 

@@ -1,0 +1,384 @@
+"""History page: every recorded run, trends over time, and "what changed" between two runs.
+
+Runs come from the run-history database (``pe_eval_core.store``: ``$PE_EVAL_HOME`` or
+``./.pe_eval``). Lists, filter options and trends are SQL queries; this page only shapes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from pe_eval_core.compare import (
+    MemoComparison,
+    ScenarioComparison,
+    compare_runs,
+    render_comparison_markdown,
+)
+from pe_eval_core.store import MEMO_DIMENSIONS, RunFilters, RunStore, RunSummary
+from ui.errors import guarded, md_escape
+from ui.state import History as Keys
+
+ALL = "All"
+DIMENSION_LABELS = {
+    "citation_accuracy": "Citation",
+    "hallucination_rate": "Hallucination",
+    "coverage": "Coverage",
+    "consistency": "Consistency",
+}
+TIER_ORDER = ["smoke", "functional", "adversarial"]
+
+
+FILTERS = (
+    # (key, store column, label)
+    (Keys.KIND, "kind", "Kind"),
+    (Keys.PORTCO, "portco_id", "Portco"),
+    (Keys.AUDIENCE, "audience", "Audience"),
+    (Keys.SCENARIOS, "scenarios_path", "Scenarios file"),
+    (Keys.TARGET, "target", "Target"),
+    (Keys.MODEL, "model", "Model"),
+)
+
+
+# --- pure helpers (tested without Streamlit) ----------------------------------------------
+
+
+def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
+    """One row per run for the runs table."""
+    return pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "created (UTC)": r.created_at[:19].replace("T", " "),
+                "kind": r.kind,
+                "subject": r.subject,
+                "citation": r.citation_accuracy,
+                "hallucination": r.hallucination_rate,
+                "coverage": r.coverage,
+                "consistency": r.consistency,
+                "pass rate": r.pass_rate,
+                "passed": None if r.n_total is None else f"{r.n_passed}/{r.n_total}",
+                "errors": r.n_errors,
+                "model": r.model,
+                "from": r.origin,
+            }
+            for r in runs
+        ]
+    )
+
+
+def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
+    """The four memo dimensions over time, one panel per portco/audience."""
+    long = [
+        {
+            "run": r["id"],
+            "when": r["created_at"],
+            "memo": f"{r['portco_id']}/{r['audience']}",
+            "dimension": DIMENSION_LABELS[d],
+            "score": r[d],
+        }
+        for r in rows
+        for d in MEMO_DIMENSIONS
+        if r[d] is not None
+    ]
+    frame = pd.DataFrame(long, columns=["run", "when", "memo", "dimension", "score"])
+    frame["when"] = pd.to_datetime(frame["when"], utc=True)
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("when:T", title=None),
+            y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+            color=alt.Color("dimension:N", sort=list(DIMENSION_LABELS.values())),
+            tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("score:Q", format=".1%")],
+        )
+        .properties(width=320, height=180)
+        .facet(facet=alt.Facet("memo:N", title=None), columns=2)
+    )
+
+
+def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
+    """Pass rate by tier over time (one point per scenario run and tier)."""
+    frame = pd.DataFrame(
+        rows, columns=["id", "created_at", "tier", "passed", "total", "pass_rate", "target"]
+    )
+    frame["when"] = pd.to_datetime(frame["created_at"], utc=True)
+    tiers = [t for t in TIER_ORDER if t in set(frame["tier"])]
+    tiers += sorted(set(frame["tier"]) - set(TIER_ORDER))
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("when:T", title=None),
+            y=alt.Y(
+                "pass_rate:Q",
+                title="pass rate",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+            ),
+            color=alt.Color("tier:N", sort=tiers),
+            tooltip=[
+                alt.Tooltip("id:Q", title="run"),
+                "tier:N",
+                "passed:Q",
+                "total:Q",
+                alt.Tooltip("pass_rate:Q", format=".1%"),
+                "target:N",
+            ],
+        )
+        .properties(height=260)
+    )
+
+
+def run_label(r: RunSummary) -> str:
+    return f"#{r.id} · {r.created_at[:16].replace('T', ' ')} · {r.kind} · {r.subject}"
+
+
+def default_pair(runs: list[RunSummary]) -> tuple[int | None, int | None]:
+    """(A, B): the newest run and the one before it with the same kind and subject, else the
+    previous run of the same kind."""
+    if not runs:
+        return None, None
+    b = runs[0]
+    same_kind = [r for r in runs[1:] if r.kind == b.kind]
+    same_subject = [r for r in same_kind if r.subject == b.subject]
+    a = (same_subject or same_kind or [None])[0]
+    return (a.id if a else None), b.id
+
+
+def change_rows(changes: list[Any]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "scenario": c.name,
+                "tier": c.tier,
+                "fact": c.source_fact,
+                "before": c.before or "-",
+                "after": c.after or "-",
+                "what changed": "; ".join(c.reasons()) or "-",
+            }
+            for c in changes
+        ],
+        columns=["scenario", "tier", "fact", "before", "after", "what changed"],
+    )
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def render_filters(store: RunStore) -> RunFilters:
+    options = store.filter_options()
+    values: dict[str, str | None] = {}
+    cols = st.columns(len(FILTERS))
+    for col, (key, column, label) in zip(cols, FILTERS, strict=True):
+        choices = [ALL, *options.get(column, [])]
+        if st.session_state.get(key) not in choices:
+            st.session_state[key] = ALL
+        picked = col.selectbox(label, choices, key=key)
+        values[column] = None if picked == ALL else picked
+    return RunFilters(**values)
+
+
+def render_runs(runs: list[RunSummary], total: int) -> None:
+    pct = st.column_config.ProgressColumn
+    st.dataframe(
+        runs_frame(runs),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "id": st.column_config.NumberColumn("id", format="%d"),
+            "citation": pct("citation", min_value=0.0, max_value=1.0, format="percent"),
+            "hallucination": pct("hallucination", min_value=0.0, max_value=1.0, format="percent"),
+            "coverage": pct("coverage", min_value=0.0, max_value=1.0, format="percent"),
+            "consistency": pct("consistency", min_value=0.0, max_value=1.0, format="percent"),
+            "pass rate": pct("pass rate", min_value=0.0, max_value=1.0, format="percent"),
+        },
+    )
+    if total > len(runs):
+        st.caption(f"Showing the newest {len(runs)} of {total} matching runs.")
+
+
+def render_trends(store: RunStore, filters: RunFilters) -> None:
+    memo_tab, scen_tab = st.tabs(["Memo dimensions", "Pass rate by tier"])
+    with memo_tab:
+        if filters.kind == "scenarios":
+            st.caption("The kind filter is set to scenarios.")
+        else:
+            rows = store.memo_trend(filters.portco_id, filters.audience)
+            if rows:
+                st.altair_chart(memo_trend_chart(rows))
+            else:
+                st.info("No memo evaluations recorded for these filters.")
+    with scen_tab:
+        if filters.kind == "memo":
+            st.caption("The kind filter is set to memo.")
+        else:
+            rows = store.tier_trend(filters)
+            if rows:
+                st.altair_chart(tier_trend_chart(rows), width="stretch")
+            else:
+                st.info("No scenario runs recorded for these filters.")
+
+
+def render_compare(store: RunStore, runs: list[RunSummary]) -> None:
+    st.subheader("Compare two runs")
+    if len(runs) < 2:
+        st.info("Record at least two runs (re-run an evaluation) to compare them.")
+        return
+    # Options are label strings (session state must stay picklable: no format_func lambdas).
+    labels = {run_label(r): r.id for r in runs}
+    label_of = {v: k for k, v in labels.items()}
+    a_default, b_default = default_pair(runs)
+    if st.session_state.get(Keys.RUN_B) not in labels:
+        st.session_state[Keys.RUN_B] = label_of[b_default or runs[0].id]
+    if st.session_state.get(Keys.RUN_A) not in labels:
+        st.session_state[Keys.RUN_A] = label_of[a_default if a_default is not None else runs[1].id]
+    left, right = st.columns(2)
+    a = labels[left.selectbox("Run A (before)", list(labels), key=Keys.RUN_A)]
+    b = labels[right.selectbox("Run B (after)", list(labels), key=Keys.RUN_B)]
+    if a == b:
+        st.info("Pick two different runs.")
+        return
+    with guarded(stop=False):
+        cmp = compare_runs(store, a, b)
+        if isinstance(cmp, ScenarioComparison):
+            render_scenario_comparison(cmp)
+        else:
+            render_memo_comparison(cmp)
+        st.download_button(
+            "Download comparison (markdown)",
+            data=render_comparison_markdown(cmp),
+            file_name=f"compare_{a}_{b}.md",
+            mime="text/markdown",
+            on_click="ignore",
+            key="history.download_compare",
+        )
+
+
+def render_scenario_comparison(cmp: ScenarioComparison) -> None:
+    cols = st.columns(5)
+    for col, (label, n) in zip(
+        cols,
+        [
+            ("Regressions", len(cmp.regressions)),
+            ("Fixes", len(cmp.fixes)),
+            ("Still failing", len(cmp.still_failing)),
+            ("New", len(cmp.new)),
+            ("Removed", len(cmp.removed)),
+        ],
+        strict=True,
+    ):
+        col.metric(label, n)
+    if cmp.regressions:
+        st.error(
+            f"{len(cmp.regressions)} scenario(s) regressed: "
+            + ", ".join(md_escape(c.name) for c in cmp.regressions),
+            icon=":material/trending_down:",
+        )
+    else:
+        st.success("No regressions: nothing that passed in A fails in B.", icon=":material/check:")
+    for title, group in (
+        ("Regressions (pass → not pass)", cmp.regressions),
+        ("Fixes (not pass → pass)", cmp.fixes),
+        ("Still failing", cmp.still_failing),
+        ("New in B", cmp.new),
+        ("Removed since A", cmp.removed),
+    ):
+        if group:
+            st.markdown(f"**{title}**")
+            st.dataframe(change_rows(group), hide_index=True, width="stretch")
+    st.markdown("**Pass rate by tier**")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "tier": t.tier,
+                    "A": f"{t.a_passed}/{t.a_total}",
+                    "B": f"{t.b_passed}/{t.b_total}",
+                    "A rate": t.a_rate,
+                    "B rate": t.b_rate,
+                    "delta (pts)": None if t.delta is None else round(t.delta * 100, 1),
+                }
+                for t in cmp.tiers
+            ]
+        ),
+        hide_index=True,
+        column_config={
+            "A rate": st.column_config.NumberColumn(format="percent"),
+            "B rate": st.column_config.NumberColumn(format="percent"),
+        },
+    )
+
+
+def render_memo_comparison(cmp: MemoComparison) -> None:
+    worse = [s for s in cmp.scores if s.direction == "worse"]
+    if cmp.has_regressions:
+        names = ", ".join(DIMENSION_LABELS[s.dimension] for s in worse) or "none"
+        st.error(
+            f"Regressed. Worse dimensions: {names}; new findings: {len(cmp.new_findings)}.",
+            icon=":material/trending_down:",
+        )
+    else:
+        st.success("No regressions: no dimension got worse and no new findings.")
+    if not cmp.same_pair:
+        st.warning("These runs grade different memo pairs.")
+    st.caption(
+        f"Memo {'changed' if cmp.memo_changed else 'unchanged'} · "
+        f"source {'changed' if cmp.source_changed else 'unchanged'} between the runs."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "dimension": DIMENSION_LABELS[s.dimension],
+                    "A": s.a,
+                    "B": s.b,
+                    "delta (pts)": None if s.delta is None else round(s.delta * 100, 1),
+                    "": s.direction,
+                }
+                for s in cmp.scores
+            ]
+        ),
+        hide_index=True,
+        column_config={
+            "A": st.column_config.NumberColumn(format="percent"),
+            "B": st.column_config.NumberColumn(format="percent"),
+        },
+    )
+    cols = ["kind", "opportunity_id", "field", "raw", "message"]
+    for title, group in (
+        (f"New findings ({len(cmp.new_findings)})", cmp.new_findings),
+        (f"Resolved findings ({len(cmp.resolved_findings)})", cmp.resolved_findings),
+    ):
+        st.markdown(f"**{title}**")
+        if group:
+            frame = pd.DataFrame([f.model_dump() for f in group], columns=cols)
+            st.dataframe(frame, hide_index=True, width="stretch")
+        else:
+            st.caption("None.")
+
+
+def render() -> None:
+    st.title("History")
+    store = RunStore()
+    st.caption(f"Run history: {md_escape(str(store.path))}")
+    with guarded():
+        if not store.path.exists() or store.count_runs() == 0:  # reading never creates it
+            st.info(
+                "No runs recorded yet. Every memo evaluation and scenario run from the other "
+                "pages, the CLI (`python -m pe_eval_core ...`) or the MCP server is recorded "
+                "here.",
+                icon=":material/history:",
+            )
+            return
+        filters = render_filters(store)
+        runs = store.list_runs(filters, limit=500)
+        render_runs(runs, store.count_runs(filters))
+        if not runs:
+            st.info("No runs match these filters.")
+            return
+        render_trends(store, filters)
+        render_compare(store, runs)
