@@ -14,9 +14,9 @@ from ui import data, state
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
     """A text input whose value is kept under ``store`` (a plain session key) between runs.
 
-    Streamlit gives a widget a new identity when the first run of a server process runs in its
-    legacy pages-directory mode (our pages live in ``pages/``); a keyed widget would then lose
-    what the user typed. Seeding the input from ``store`` and writing back avoids that.
+    Streamlit drops a widget's state when the widget is not rendered in a run (an exception on
+    a page, a test session that starts on another page); seeding the input from ``store`` and
+    writing back keeps the user's folder choice whatever happens to the widget.
     """
     value = st.text_input(label, value=st.session_state.get(store, default), key=widget, help=help)
     st.session_state[store] = value
@@ -57,14 +57,16 @@ def build_navigation() -> StreamlitPage:
     """The four pages, the memo scorecard first (the deal team's landing page)."""
     pages = [
         st.Page(
-            "pages/memo_scorecard.py",
+            "app_pages/memo_scorecard.py",
             title="Memo scorecard",
             icon=":material/fact_check:",
             default=True,
         ),
-        st.Page("pages/portfolio.py", title="Portfolio", icon=":material/grid_view:"),
-        st.Page("pages/scenario_eval.py", title="Scenario evaluation", icon=":material/science:"),
-        st.Page("pages/run_history.py", title="History", icon=":material/history:"),
+        st.Page("app_pages/portfolio.py", title="Portfolio", icon=":material/grid_view:"),
+        st.Page(
+            "app_pages/scenario_eval.py", title="Scenario evaluation", icon=":material/science:"
+        ),
+        st.Page("app_pages/run_history.py", title="History", icon=":material/history:"),
     ]
     return st.navigation(pages)
 

@@ -29,25 +29,11 @@ sys.path.insert(0, str(ROOT))
 DEMO_SCENARIOS = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
 DEMO_RESPONSES = ROOT / ".mimic" / "exports" / "recorded-responses.json"
 PAGES = {
-    "scorecard": "pages/memo_scorecard.py",
-    "portfolio": "pages/portfolio.py",
-    "scenarios": "pages/scenario_eval.py",
+    "scorecard": "app_pages/memo_scorecard.py",
+    "portfolio": "app_pages/portfolio.py",
+    "scenarios": "app_pages/scenario_eval.py",
 }
 TIMEOUT = 600
-
-
-def route_like_the_server() -> None:
-    """AppTest re-detects the legacy pages/ directory on every run; the server does it once and
-    st.navigation turns it off. Match the server (see tests/ui/conftest.py)."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self: PagesManager, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init  # type: ignore[method-assign]
 
 
 def new_app(page: str, state: dict[str, Any]) -> Any:
@@ -147,7 +133,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from ui import state
 
-    route_like_the_server()
     with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as tmp:
         os.environ["PE_EVAL_HOME"] = str(Path(tmp) / "home")  # keep history out of the repo
         os.environ.pop("ANTHROPIC_API_KEY", None)

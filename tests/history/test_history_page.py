@@ -13,23 +13,15 @@ from history_builders import ROOT, make_memo_evaluation, make_result, make_scena
 
 from pe_eval_core.store import RunStore
 
-PAGE = "pages/run_history.py"
+PAGE = "app_pages/run_history.py"
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def page(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Factory: AppTest of app.py switched to the History page."""
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    original = PagesManager.__init__
-
-    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
     st.cache_data.clear()  # the other pages record only on a cache miss
 
     def make(*, record_default_page: bool = False) -> AppTest:

@@ -31,31 +31,10 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def use_navigation_not_pages_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make AppTest route like the real server does once app.py has called st.navigation.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before every run, and because our
-    pages live in ``pages/`` it then falls back to the legacy pages-directory mode, running a
-    page file directly without app.py (so no sidebar) on every rerun after the first. The real
-    server sets the flag once per process and st.navigation clears it for good.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., object]]:
     """Factory: an AppTest of app.py, already run once, optionally on another page."""
     from streamlit.testing.v1 import AppTest
-
-    use_navigation_not_pages_dir(monkeypatch)
 
     def make(page: str | None = None, **state: object) -> AppTest:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)

@@ -16,9 +16,9 @@ DEMO_SCENARIOS = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
 
 SC = state.Scorecard
 SN = state.Scenarios
-SCORECARD = "pages/memo_scorecard.py"
-PORTFOLIO = "pages/portfolio.py"
-SCENARIOS = "pages/scenario_eval.py"
+SCORECARD = "app_pages/memo_scorecard.py"
+PORTFOLIO = "app_pages/portfolio.py"
+SCENARIOS = "app_pages/scenario_eval.py"
 
 
 def metric_values(at) -> dict[str, str]:
@@ -472,18 +472,20 @@ def test_render_marked_escapes_hostile_prose():
 def test_session_state_keys_are_unique_and_namespaced():
     keys = [
         v
-        for cls in (state.Sidebar, state.Scorecard, state.Portfolio, state.Scenarios)
+        for cls in (state.Sidebar, state.Scorecard, state.Portfolio, state.Scenarios, state.History)
         for k, v in vars(cls).items()
         if k.isupper()
     ]
     assert len(keys) == len(set(keys))
-    assert all(k.split(".")[0] in {"sidebar", "scorecard", "portfolio", "scenarios"} for k in keys)
+    namespaces = {"sidebar", "scorecard", "portfolio", "scenarios", "history"}
+    assert all(k.split(".")[0] in namespaces for k in keys)
 
 
 def test_pages_hold_no_grading_logic():
     """Pages call ui.data / the core's public API; they never import grading internals."""
-    mine = ["memo_scorecard.py", "portfolio.py", "scenario_eval.py"]
-    for page in [ROOT / "pages" / name for name in mine] + sorted((ROOT / "ui").rglob("*.py")):
+    pages = sorted((ROOT / "app_pages").glob("*.py"))
+    assert len(pages) == 4
+    for page in pages + sorted((ROOT / "ui").rglob("*.py")):
         text = page.read_text(encoding="utf-8")
         for internal in ("memo.grader", "memo.universe", "scenarios.checks", "scenarios.scoring"):
             assert internal not in text, f"{page.name} imports {internal}"

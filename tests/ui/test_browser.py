@@ -286,3 +286,16 @@ def test_hostile_prose_never_executes_and_shows_literally(browser, page, tmp_pat
         assert page.evaluate("() => typeof window.__xss") == "undefined"
         assert page.locator('img[src="x"]').count() == 0
         assert page.locator(".pe-prose script").count() == 0
+
+
+def test_deep_link_on_a_fresh_server_gets_the_app_shell(page, tmp_path):
+    """The first request to a new server, straight to a page URL, still runs app.py: our
+    navigation and the shared sidebar, never Streamlit's pages-folder fallback."""
+    for server in _serve(None, tmp_path / "home"):
+        page.goto(f"{server.url}/run_history")
+        page.get_by_role("heading", name="History").wait_for()
+        _settle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Memo scorecard" in nav and "Scenario evaluation" in nav
+        assert "run history" not in nav.lower()  # a file-name label from the fallback
+        page.get_by_role("textbox", name="Data folder").wait_for()

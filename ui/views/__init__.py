@@ -1,1 +1,1 @@
-"""The dashboard's page bodies, one module per page; ``pages/*.py`` just call ``render()``."""
+"""The dashboard's page bodies, one module per page; ``app_pages/*.py`` just call ``render()``."""

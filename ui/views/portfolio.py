@@ -58,7 +58,7 @@ def weakest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 def open_scorecard(portco: str, audience: str) -> None:
     """Hand the pair to the scorecard page and go there."""
     st.session_state[state.Scorecard.REQUEST] = {"portco": portco, "audience": audience}
-    st.switch_page("pages/memo_scorecard.py")
+    st.switch_page("app_pages/memo_scorecard.py")
 
 
 def render() -> None:
