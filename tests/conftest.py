@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests judge correctness, not speed: no per-example deadline (a loaded 2-core CI
+# machine would turn slow examples into flaky failures). In CI the examples are derandomized
+# so a red run reproduces exactly.
+settings.register_profile("pe-eval", deadline=None, print_blob=True)
+settings.register_profile("pe-eval-ci", parent=settings.get_profile("pe-eval"), derandomize=True)
+settings.load_profile("pe-eval-ci" if os.environ.get("CI") else "pe-eval")
 
 
 @pytest.fixture(autouse=True)
