@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pe_eval_core.numbers import extract_numbers  # noqa: E402
+from pe_eval_core.numbers import number_values  # noqa: E402
 from pe_eval_core.scenarios import (  # noqa: E402
     HttpTarget,
     RecordedTarget,
@@ -255,7 +255,7 @@ def bench_offline(n: int, repeat: int) -> bool:
         f = cpu(lambda: floor(sp, rp), repeat)
         s = cpu(lambda: scored(sp, rp), repeat)
         texts = [r.get("response") or "" for r in json.loads(rp.read_text(encoding="utf-8"))]
-        x = cpu(lambda: [extract_numbers(t) for t in texts], repeat)
+        x = cpu(lambda: [number_values(t) for t in texts], repeat)
     ok = s / f <= TARGET_OFFLINE
     print(f"2. offline scoring of {n:,} recorded responses ({size:.1f} MB of JSON); "
           f"CPU time, best of {repeat}")  # fmt: skip
@@ -264,7 +264,7 @@ def bench_offline(n: int, repeat: int) -> bool:
         f"{s / f:.2f}x floor | target <= {TARGET_OFFLINE}: {'OK' if ok else 'MISSED'}"
     )
     print(
-        f"   of which numbers.extract_numbers over every response (needed for the numeric "
+        f"   of which numbers.number_values over every response (needed for the numeric "
         f"ranges and the JSON's extracted numbers): {x:.3f} s = {x / f:.2f}x floor; "
         f"the rest {s - x:.3f} s = {(s - x) / f:.2f}x floor"
     )

@@ -23,11 +23,23 @@ Decision table (memo mode):
 >>> show("US$5.3M and USD 5.3M")
 [('usd', 5300000.0, 'US$5.3M'), ('usd', 5300000.0, 'USD 5.3M')]
 
+Money may name its currency after the amount, and a dash right after ``$`` is a sign:
+
+>>> show("7.7M USD, -7.7 million dollars, $\u20137.7M, $ 1.2M")
+[('usd', 7700000.0, '7.7M USD'), ('usd', -7700000.0, '-7.7 million dollars'),
+ ('usd', -7700000.0, '$\u20137.7M'), ('usd', 1200000.0, '$ 1.2M')]
+
 A scale applies only when attached or spelled out right after; a letter that starts a word
 is never a scale, and a bare ``$`` before a word is not a figure:
 
 >>> show("$565 by Q3; $5 MoM; $5MoM; Annualized $ at stake: $1.39B")
 [('usd', 565.0, '$565'), ('usd', 5.0, '$5'), ('usd', 5.0, '$5'), ('usd', 1390000000.0, '$1.39B')]
+
+Attached includes a no-break space before a letter, a hyphen before a word, a glued word:
+
+>>> show("$1.2\u00a0M, $1.2-million, $1.2Million; not $5\u00a0MoM or $5-millionaires")
+[('usd', 1200000.0, '$1.2\xa0M'), ('usd', 1200000.0, '$1.2-million'),
+ ('usd', 1200000.0, '$1.2Million'), ('usd', 5.0, '$5'), ('usd', 5.0, '$5')]
 
 Percentages are in percentage points; basis points convert (precision half a bp):
 
@@ -89,10 +101,17 @@ Other decisions on ambiguous input (each is a row in ``tests/test_numbers.py``):
   with role ``low``/``high``. ``weeks 2-8`` and ``2024-2026`` are two positive numbers.
 * Counts and quarters are whole and unsigned: ``-3 loans`` still cites 3 loans (checked, not
   dropped); ``5.5 of 8 quarters`` is not a quarters figure.
-* Memo money is USD (``$``, ``US$``, ``USD``): ``£5M`` is not a memo figure. A single scale
-  letter after a space (``$5 M``) is not a scale; ``bn``/``mm``/``mn`` and words are.
+* Memo money is USD (``$``, ``US$``, ``USD`` before it; ``USD``, ``dollars``, ``US dollars``
+  after it): ``£5M`` and a bare ``7.7M`` are not memo figures. A single scale letter after a
+  plain space (``$5 M``) is not a scale (after a no-break space it is); ``bn``/``mm``/``mn``
+  and words are, also after a hyphen (``$1.2-million``). Before a trailing currency a spaced
+  letter is a scale (``7.7 M USD``).
+* An en or em dash right after the currency is a sign (``$\u20137.7M``); an en dash before
+  ``$`` is one only when glued to it and not after a number (``lost \u2013$3M`` is negative,
+  ``$2.5k \u2013$3k`` is a range). A bare en dash before a number is punctuation.
 * Scenario mode: a number hyphenated onto a word is a label (``COVID-19``, ``GPT-4``: no
-  number), as is one glued to letters (``Q3``, ``opp_01``). Bare ``30m`` stays 30 (minutes
+  number), as is one glued to letters (``Q3``, ``opp_01``), except after a scaled number:
+  ``5k-6k`` and ``$5k-$6k`` are ranges of two numbers. Bare ``30m`` stays 30 (minutes
   or metres are as likely as millions); ``12.4k``, ``1.2M``, ``1.2B`` scale. Years remain
   numbers (``in 2026``); month-name dates are skipped (``April 29, 2026``, ``May 5``).
   Basis points are not converted (``150 bps`` -> 150).
@@ -165,6 +184,40 @@ DEFAULT_COUNT_NOUNS: tuple[str, ...] = (
     "member",
     "cases",
     "case",
+    "mortgages",
+    "mortgage",
+    "leases",
+    "lease",
+    "policies",
+    "policy",
+    "policyholders",
+    "policyholder",
+    "claims",
+    "claim",
+    "invoices",
+    "invoice",
+    "households",
+    "household",
+    "properties",
+    "property",
+    "merchants",
+    "merchant",
+    "payments",
+    "payment",
+    "obligors",
+    "obligor",
+    "tenants",
+    "tenant",
+    "clients",
+    "client",
+    "subscribers",
+    "subscriber",
+    "cardholders",
+    "cardholder",
+    "businesses",
+    "business",
+    "vehicles",
+    "vehicle",
 )
 
 
@@ -218,6 +271,10 @@ _H = r"[ \t\u00a0\u202f]"  # horizontal space, incl. no-break and narrow no-brea
 
 _MINUS = r"\-\u2212"  # class body: ASCII hyphen-minus, U+2212 minus sign (never en/em dashes)
 
+# Class body of the signs allowed right after a currency ("$\u20137.7M"): there a dash can only
+# be a sign, so en and em dashes count too.
+_CUR_SIGN = r"\-\u2212\u2013\u2014+"
+
 # A decimal number; comma groups must be exact thousands ("12,400", never "12,40").
 _NUM = r"""(?:
       \d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?   # 12,400 / 1,234.5
@@ -227,11 +284,22 @@ _NUM = r"""(?:
 
 _SCALE_WORDS = r"(?i:thousand|million|billion|trillion)\b"
 
-# Attached scale (after a currency): a letter that starts a word is not a scale ("$5MoM").
-_SCALE_ATTACHED = r"(?i:bn|mn|mm|tn|[kmbt])(?!\w)"
+# A scale letter or abbreviation; a letter that starts a word is not a scale ("$5MoM").
+_SCALE_LETTER = r"(?i:bn|mn|mm|tn|[kmbt])(?!\w)"
+
+# Attached scale (after a currency): "M", "bn", "Million" glued on; a letter after a no-break
+# space ("$1.2\u00a0M", the typographer's number-unit space); a word after a hyphen
+# ("$1.2-million"). A plain space before a single letter is not a scale ("$5 M").
+_SCALE_ATTACHED = (
+    rf"(?:{_SCALE_LETTER}|{_SCALE_WORDS}|[\u00a0\u202f]{_SCALE_LETTER}"
+    rf"|[\-\u2010\u2011](?:{_SCALE_WORDS}|(?i:bn|mn|mm)(?!\w)))"
+)
 
 # Spaced scale: spelled-out words, or a multi-letter finance abbreviation ("$1.2 bn").
 _SCALE_SPACED = rf"{_H}+(?:{_SCALE_WORDS}|(?i:bn|mn|mm)(?!\w))"
+
+# What joins a scale to its number, stripped before the scale is looked up.
+_SCALE_JOINERS = " \t\u00a0\u202f-\u2010\u2011"
 
 # Scale words and letters as powers of ten (lowercase keys; ``_exponent`` normalises case).
 _SCALES: dict[str, int] = {
@@ -263,12 +331,15 @@ _LEAD = r"[^A-Za-z0-9_]"
 
 _FIGURE_TEMPLATE = rf"""
 (?P<money>
-    (?=[(${_MINUS}+U])                     # cheap first-character test
+    (?=[(${_MINUS}+\u2013U])               # cheap first-character test
     (?<![\w.$])(?<!\d,)                    # not glued to a word or number before it
     (?P<m_po>\()?                          # "(" of accounting "($5.2M)"
-    (?P<m_s1>[{_MINUS}+])?                 # sign before the currency: "-$5.2M"
-    (?P<m_cur>US\$|\$|USD{_H}?)            # currency: "$", "US$", "USD " (memo money is USD)
-    (?P<m_s2>[{_MINUS}+])?                 # sign after the currency: "$-5.2M"
+    (?P<m_s1>[{_MINUS}+]                   # sign before the currency: "-$5.2M"; an en dash
+      | \u2013(?=(?:US)?\$)                 # glued to "$" too, unless it ends a range
+        (?<!\d{_H}\u2013)(?<!\d[kKmMbBtT%]{_H}\u2013)(?<!\d(?:bn|mn|mm){_H}\u2013)  # "$2k –$3k"
+    )?
+    (?P<m_cur>(?:US)?\${_H}?|USD{_H}?)      # currency: "$", "$ ", "US$", "USD " (memo money is USD)
+    (?P<m_s2>[{_CUR_SIGN}])?               # sign after the currency: "$-5.2M", "$\u20137.7M"
     (?:
         \((?P<m_pnum>{_NUM})\)             # "$(5.2)M"
       | (?P<m_num>{_NUM})                  # "$5.2M"
@@ -285,6 +356,7 @@ _FIGURE_TEMPLATE = rf"""
     (?P<n_num>{_NUM})
     (?:[-\u2013](?P<n_rnum>{_NUM}))?       # range high end sharing the unit: "2-8%"
     (?!\d|[.,]\d)                          # never stop inside a number
+    (?=[ \t\u00a0\u202f%/pPbBkKmMtT\-\u2010\u2011])   # speed: every unit below starts so
     (?:
         (?P<p_pc>
             {_H}?%                                       # "12.3%"
@@ -296,6 +368,10 @@ _FIGURE_TEMPLATE = rf"""
       | (?:{_H}+(?i:out{_H}+)?(?i:of){_H}+(?i:the{_H}+)?|/)  # k " of [the] " / "/" ...
         (?P<q_tot>(?P<q_num>\d+){_H}+(?i:quarters?)\b)   # ... m quarters
       | (?P<c_noun>{_H}+(?:__NOUNS__)\b)                 # a count noun: "23,681 loans"
+      | (?P<p_usd>                                        # money named after the number:
+            (?P<n_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED}|{_H}+{_SCALE_LETTER})?   # "7.7M" ...
+            {_H}+(?:(?i:(?:US{_H}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
+        )
     )
 )
 | (?P<q1>
@@ -353,16 +429,46 @@ def _scanner(branches: str, first: str) -> _Scanner:
 
 
 # A figure starts with a digit, a sign, "$", "(", "US"/"USD", ".", or one of its cue words.
-_FIGURE_FIRST = rf"""(?=[\d$(.{_MINUS}+UaApPrRdD])(?=   # one set test rejects most positions
-    [\d$(.{_MINUS}+U]                      # a number, money, sign or parenthesis
+_FIGURE_FIRST = rf"""(?=[\d$(.{_MINUS}+\u2013UaApPrRdD])(?=   # one set test rejects most positions
+    [\d$(.{_MINUS}+U] | \u2013(?:US)?\$    # a number, money, sign or parenthesis
   | [aA](?i:cross)\b | [pP](?i:ersistence)\b | [rR](?i:ated)\b | [dD](?i:ifficulty)\b   # cues
 )"""
 
 
 @lru_cache(maxsize=32)
 def _figure_scanner(nouns: tuple[str, ...]) -> _Scanner:
-    alternation = "|".join(re.escape(n).replace(r"\ ", f"{_H}+") for n in nouns) or "(?!)"
+    alternation = _trie_pattern(nouns) or "(?!)"
     return _scanner(_FIGURE_TEMPLATE.replace("__NOUNS__", f"(?i:{alternation})"), _FIGURE_FIRST)
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """One regex matching exactly ``words``, shared prefixes factored out (speed: the engine
+    rejects a non-noun at its first letter instead of trying every noun in turn).
+
+    >>> _trie_pattern(["loan", "loans", "lease"])
+    'l(?:ease|oan(?:s)?)'
+    """
+    root: dict[str, dict] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        alts = [
+            (f"{_H}+" if ch == " " else re.escape(ch)) + emit(child)
+            for ch, child in sorted(node.items())
+            if ch
+        ]
+        if not alts:
+            return ""
+        if len(alts) == 1 and "" not in node:
+            return alts[0]
+        body = "|".join(alts)
+        return f"(?:{body})?" if "" in node else f"(?:{body})"
+
+    return emit(root)
 
 
 @lru_cache(maxsize=32)
@@ -404,7 +510,7 @@ def _exponent(word: str | None) -> int:
     if not word:
         return 0
     exponent = _SCALES.get(word)
-    return exponent if exponent is not None else _SCALES[word.strip().lower()]
+    return exponent if exponent is not None else _SCALES[word.strip(_SCALE_JOINERS).lower()]
 
 
 def _signed(sign: str | None) -> bool:
@@ -464,17 +570,23 @@ def _money(out: list[Figure], m: re.Match[str]) -> None:
 
 def _unit_number(out: list[Figure], m: re.Match[str]) -> None:
     """A number followed by its unit: percent, basis points, "of m quarters", a count noun."""
-    sign, num, rnum, pc, bp, q_num = m.group("n_s", "n_num", "n_rnum", "p_pc", "p_bp", "q_num")
-    if pc is not None or bp is not None:
-        exponent = _BP_EXPONENT if bp else 0
+    sign, num, rnum, pc, bp, usd, q_num = m.group(
+        "n_s", "n_num", "n_rnum", "p_pc", "p_bp", "p_usd", "q_num"
+    )
+    if pc is not None or bp is not None or usd is not None:
+        # "12.3%", "150 bps", and money named after the number: "7.7M USD", "7.7 million dollars"
+        if usd is not None:
+            kind, exponent = FigureKind.USD, _exponent(m["n_scale"])
+        else:
+            kind, exponent = FigureKind.PERCENT, _BP_EXPONENT if bp else 0
         negative = _signed(sign)
         start, end = m.span("num")
         if rnum is None:
-            _measured(out, m.string, FigureKind.PERCENT, start, end, num, exponent, negative)
+            _measured(out, m.string, kind, start, end, num, exponent, negative)
         else:  # "2-8%": the unit is shared; only the low end keeps the sign
             text, mid, high = m.string, m.end("n_num"), m.start("n_rnum")
-            _measured(out, text, FigureKind.PERCENT, start, mid, num, exponent, negative, "low")
-            _measured(out, text, FigureKind.PERCENT, high, end, rnum, exponent, False, "high")
+            _measured(out, text, kind, start, mid, num, exponent, negative, "low")
+            _measured(out, text, kind, high, end, rnum, exponent, False, "high")
     elif q_num is not None:
         if sign is None and rnum is None and num.isdigit():  # "k of m quarters" is whole
             _exact(out, FigureKind.QUARTERS, m, "n_num", num, "observed")
@@ -550,7 +662,7 @@ _CODES = r"(?:USD|GBP|EUR|CAD|AUD|JPY|INR|CHF)"
 # Every first character of a range, scale, percent or currency suffix (K is U+212A KELVIN SIGN,
 # which case-insensitive matching equates with "k"). Where none follows a number, the regex
 # skips trying each suffix in turn: most numbers are followed by a space and a plain word.
-_SUFFIX_START = rf"[-\u2013kKmMbBtT\u212a%]|{_H}+[tTmMbB%pPUGECAJI]"
+_SUFFIX_START = rf"[-\u2010\u2011\u2013kKmMbBtT\u212a%]|{_H}+[tTmMbBkK\u212a%pPUGECAJI]"
 
 _NUMBER_BRANCHES = rf"""
 (?P<skip>                                   # matched and thrown away: not quantities
@@ -575,11 +687,12 @@ _NUMBER_BRANCHES = rf"""
     (?=[\d.(${_MINUS}+£€¥₹A-Z])              # cheap first-character test
     (?<![\w.])                              # not inside a word or after a decimal point
     (?!(?<=\d:)\d\d(?!\d))                   # not the minutes of a clock time: "at10:30"
-    (?<![A-Za-z]-)                          # not a label's suffix: "COVID-19", "GPT-4"
+    (?:(?<![A-Za-z]-)                       # not a label's suffix: "COVID-19", "GPT-4" ...
+      | (?<=\d[kKmMbBtT\u212a]-)|(?<=\d(?:bn|mn|mm)-))   # ... but a range end: "5k-6k"
     (?P<po>\()?                             # "(" of accounting "(1,200)"
     (?P<s1>[{_MINUS}+])?                    # sign before the currency: "-$4,820"
-    (?P<cur1>US\$|[A-Z]\$|[$£€¥₹]|{_CODES}{_H}?)?   # currency prefix
-    (?P<s2>[{_MINUS}+])?                    # sign after the currency: "$-4,820"
+    (?P<cur1>US\$|[A-Z]\$|[$£€¥₹]{_H}?|{_CODES}{_H}?)?   # currency prefix
+    (?P<s2>(?(cur1)[{_CUR_SIGN}]|[{_MINUS}+]))?   # sign after the currency: "$-4,820"
     (?(cur1)(?P<pi>\()?)                    # "(" of "$(1,200)" (only after a currency)
     (?P<n>{_NUM})(?!\d|\.\d)                # the digits; never stop inside a number
     (?(pi)\))                               # ")" closing "$(1,200)"
@@ -589,7 +702,8 @@ _NUMBER_BRANCHES = rf"""
     (?P<scale>
         (?(cur1)                            # with a currency: any attached scale
             {_SCALE_ATTACHED}
-          | (?:bn|[kK]|M|B)(?!\w)           # bare: "12.4k", "1.2M users"; "30m" stays 30
+          | (?:(?:bn|[kK]|M|B)(?!\w)        # bare: "12.4k", "1.2M users"; "30m" stays 30
+            | [\-\u2010\u2011]?{_SCALE_WORDS})   # words: "1.2million", "1.2-million"
         )
       | {_SCALE_SPACED}                     # spelled out: " million"
     )?
@@ -609,7 +723,7 @@ _NUMBER_FIRST = rf"""(?=[\d.($£€¥₹{_MINUS}+A-Z])(?=   # one set test rejec
 _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
 
 
-_SIGNED = frozenset("-\u2212")  # a sign that negates ("+" does not)
+_SIGNED = frozenset("-\u2212\u2013\u2014")  # a sign that negates ("+" does not)
 
 
 def _mention_parts(

@@ -82,6 +82,42 @@ MONEY = [
     ("$1.39B", 1.39e9, False),
     ("$.5M", 0.5e6, False),
     ("$99", 99, False),
+    # A dash right after the currency can only be a sign (QA bug 2): en, em, minus.
+    ("$\u20137.7M", -7.7e6, True),
+    ("$\u20147.7M", -7.7e6, True),
+    ("$\u22127.7M", -7.7e6, True),
+    ("\u2013$7.7M", -7.7e6, True),  # an en dash glued to "$" (not after a range's low end)
+    ("US$\u20137.7M", -7.7e6, True),
+    # The currency named after the amount (QA bug 2).
+    ("7.7 million dollars", 7.7e6, False),
+    ("-7.7 million dollars", -7.7e6, True),
+    ("7.7M USD", 7.7e6, False),
+    ("\u22127.7M USD", -7.7e6, True),
+    ("7.7 million USD", 7.7e6, False),
+    ("7.7 M USD", 7.7e6, False),  # a spaced letter is a scale when the currency follows
+    ("7,700,000 US dollars", 7.7e6, False),
+    ("-7,700,000 dollars", -7.7e6, True),
+    ("1 dollar", 1.0, False),
+    ("USD 7.7 million", 7.7e6, False),
+    ("USD -7.7 million", -7.7e6, True),
+    # Scales joined by a no-break space, a hyphen, or glued as a word (QA bug 4).
+    ("$1.2\u00a0M", 1.2e6, False),
+    ("$1.2\u202fM", 1.2e6, False),
+    ("$-1.2\u00a0M", -1.2e6, True),
+    ("$1.2\u00a0bn", 1.2e9, False),
+    ("$1.2-million", 1.2e6, False),
+    ("-$1.2-million", -1.2e6, True),
+    ("$1.2\u2011million", 1.2e6, False),  # non-breaking hyphen
+    ("$1.2-bn", 1.2e9, False),
+    ("$1.2Million", 1.2e6, False),
+    ("$1.2million", 1.2e6, False),
+    ("($1.2Million)", -1.2e6, True),
+    ("$(1.2)-million", -1.2e6, True),
+    # A space after the currency sign (QA bug 9).
+    ("$ 1.2M", 1.2e6, False),
+    ("$ -1.2M", -1.2e6, True),
+    ("-$ 1.2M", -1.2e6, True),
+    ("US$ 1.2M", 1.2e6, False),
 ]
 
 
@@ -113,6 +149,29 @@ def test_money_formats(text: str, value: float, negative: bool) -> None:
         ("$1.2-1.5M", [("usd", 1.2e6, "$1.2"), ("usd", 1.5e6, "1.5M")]),
         ("$1.2M-$1.5M", [("usd", 1.2e6, "$1.2M"), ("usd", 1.5e6, "$1.5M")]),
         ("XUSD 5", []),
+        # The scale rules stay: attached or spelled out, never split inside a word.
+        ("$5\u00a0MoM", [("usd", 5.0, "$5")]),
+        ("$5-millionaires", [("usd", 5.0, "$5")]),
+        ("$5Millionaire", [("usd", 5.0, "$5")]),
+        ("$5 M USD", [("usd", 5.0, "$5")]),  # "$" already read; a spaced letter is no scale
+        ("$565 million-dollar deal", [("usd", 565e6, "$565 million")]),
+        # An en dash after a range's low end is the range, not a sign.
+        ("$2.5k \u2013 $3k", [("usd", 2500.0, "$2.5k"), ("usd", 3000.0, "$3k")]),
+        ("$2.5k \u2013$3k", [("usd", 2500.0, "$2.5k"), ("usd", 3000.0, "$3k")]),
+        ("$2.5M \u2013$3M", [("usd", 2.5e6, "$2.5M"), ("usd", 3e6, "$3M")]),
+        ("10 \u2013$3M", [("usd", 3e6, "$3M")]),
+        ("lost \u2013$3M", [("usd", -3e6, "\u2013$3M")]),
+        ("a loss \u2013 $3M \u2013 last year", [("usd", 3e6, "$3M")]),  # a dash as punctuation
+        # A bare amount with no currency anywhere is not memo money.
+        ("7.7 million", []),
+        ("7.7M", []),
+        ("$ at stake", []),
+        ("a $ 5 fee", [("usd", 5.0, "$ 5")]),
+        ("$\n5M", []),  # only a horizontal space may follow the sign
+        (
+            "7-8 million dollars",
+            [("usd", 7e6, "7"), ("usd", 8e6, "8 million dollars")],
+        ),
     ],
 )
 def test_money_scale_and_boundaries(text: str, expected: list) -> None:
@@ -187,6 +246,13 @@ def test_percent_range_shares_the_unit() -> None:
         ),
         ("2-8 loans", [("count", 2.0, "2"), ("count", 8.0, "8 loans")]),
         ("-3 loans", [("count", 3.0, "3 loans")]),  # unsigned, but still checked
+        ("**3,914 mortgages**", [("count", 3914.0, "3,914 mortgages")]),
+        ("1 mortgage", [("count", 1.0, "1 mortgage")]),
+        (
+            "212 policies and 9 claims",
+            [("count", 212.0, "212 policies"), ("count", 9.0, "9 claims")],
+        ),
+        ("1,050 households", [("count", 1050.0, "1,050 households")]),
         ("23,681 widgets", []),
         ("23,681 loansharks", []),
     ],
@@ -200,6 +266,8 @@ def test_every_default_count_noun_counts() -> None:
         figure = only(f"across **1,234 {noun}** in total")
         assert (figure.kind, figure.value, figure.raw) == (CNT, 1234.0, f"1,234 {noun}")
     singular = {"loan", "row", "application", "account", "customer", "borrower", "record"}
+    singular |= {"mortgage", "lease", "policy", "claim", "invoice", "household", "property"}
+    singular |= {"merchant", "payment", "obligor", "tenant", "client", "subscriber"}
     assert singular <= set(DEFAULT_COUNT_NOUNS)
 
 
@@ -490,6 +558,28 @@ NUMBERS = [
     ("555-123-4567", [(555.0, None, False), (123.0, None, False), (4567.0, None, False)]),
     ("the ratio is 3:1", [(3.0, None, False), (1.0, None, False)]),
     ("at10:30", []),
+    # Ranges with a scale on both ends keep their upper bound (QA bug 11).
+    ("5k-6k", [(5000.0, None, False), (6000.0, None, False)]),
+    ("4.8k-5k", [(4800.0, None, False), (5000.0, None, False)]),
+    ("4.8K-5K", [(4800.0, None, False), (5000.0, None, False)]),
+    ("$5k-$6k", [(5000.0, "$", False), (6000.0, "$", False)]),
+    ("-$5k-$6k", [(-5000.0, "$", False), (6000.0, "$", False)]),
+    ("$1.2M-$1.5M", [(1.2e6, "$", False), (1.5e6, "$", False)]),
+    ("1.2bn-1.5bn", [(1.2e9, None, False), (1.5e9, None, False)]),
+    ("30m-40m", [(30.0, None, False), (40.0, None, False)]),  # bare m stays unscaled
+    # Signs and scales the memo parser accepts read the same way here.
+    ("$\u20134,820", [(-4820.0, "$", False)]),
+    ("$\u20144,820", [(-4820.0, "$", False)]),
+    ("$ 4,820", [(4820.0, "$", False)]),
+    ("$ -4,820", [(-4820.0, "$", False)]),
+    ("\u00a3 12.4k", [(12400.0, "\u00a3", False)]),
+    ("$1.2Million", [(1.2e6, "$", False)]),
+    ("$1.2-million", [(1.2e6, "$", False)]),
+    ("-$1.2-million", [(-1.2e6, "$", False)]),
+    ("$1.2\u00a0M", [(1.2e6, "$", False)]),
+    ("1.2million users", [(1.2e6, None, False)]),
+    ("5\u00a0M", [(5.0, None, False)]),  # a bare letter binds only when attached
+    ("\u20134,820", [(4820.0, None, False)]),  # a bare en dash is punctuation
 ]
 
 

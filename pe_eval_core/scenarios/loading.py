@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pe_eval_core.files import atomic_write_text, read_json
+from pe_eval_core.files import atomic_write_text, parse_json_text, read_json
 from pe_eval_core.scenarios.errors import (
     DuplicateScenarioError,
     EmptyScenariosError,
@@ -142,7 +142,7 @@ def load_recorded(path: PathLike) -> dict[str, RecordedResponse]:
 def _parse_json_or_jsonl(text: str, path: str) -> list[tuple[Any, str]]:
     """Rows with a location label each (``[3]`` for JSON arrays, ``line 4`` for JSON Lines)."""
     try:
-        data = json.loads(text)
+        data = parse_json_text(text)  # strict: NaN and Infinity are errors with a position
     except json.JSONDecodeError as whole:
         if whole.msg != "Extra data":
             raise MalformedRecordedError(path, whole.lineno, whole.colno, whole.msg) from None
@@ -151,7 +151,7 @@ def _parse_json_or_jsonl(text: str, path: str) -> list[tuple[Any, str]]:
             if not line.strip():
                 continue
             try:
-                rows.append((json.loads(line), f"line {lineno}"))
+                rows.append((parse_json_text(line), f"line {lineno}"))
             except json.JSONDecodeError as exc:
                 raise MalformedRecordedError(path, lineno, exc.colno, exc.msg) from None
         return rows

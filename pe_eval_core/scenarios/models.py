@@ -28,9 +28,20 @@ Method = Literal["strict", "rule", "judge"]
 
 
 class NumericRange(BaseModel):
-    """``expect.numeric_range``: any number in the response inside [min, max] satisfies it."""
+    """``expect.numeric_range``: any number in the response inside [min, max] satisfies it.
 
-    model_config = ConfigDict(extra="allow")
+    Bounds must be finite (NaN and infinity are refused even where a JSON reader let them in)
+    and ordered:
+
+    >>> NumericRange.model_validate_json('{"min": NaN, "max": 5}')
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for NumericRange
+    min
+      Input should be a finite number ...
+    """
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     field: str = ""
     """A label for what the number means (e.g. ``mrr_lost_usd``); not looked up anywhere."""
@@ -49,7 +60,7 @@ class NumericRange(BaseModel):
 class Expect(BaseModel):
     """What a response must (and must not) contain."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
 
     response_contains: list[str] = Field(default_factory=list)
     """Substrings the response must surface (case-insensitive; paraphrases may count)."""
@@ -136,7 +147,7 @@ class Scenario(BaseModel):
 class RecordedResponse(BaseModel):
     """One line of a recorded-responses file: ``{name, response, latency_ms?, error?}``."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     name: str
     response: str | None = None

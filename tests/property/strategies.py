@@ -35,7 +35,16 @@ def _money_body(x: float, style: str) -> str:
         return f"{x / 1e9:.1f}bn"
     if style == "million":
         return f"{x / 1e6:.1f} million"
+    if style == "Million":  # glued scale word
+        return f"{x / 1e6:.1f}Million"
+    if style == "-million":  # hyphenated scale word
+        return f"{x / 1e6:.1f}-million"
+    if style == "nbspM":  # no-break space before the scale letter
+        return f"{x / 1e6:.1f}\u00a0M"
     return f"{x:,.0f}"
+
+
+_SUFFIX_STYLES = ("comma", "K", "M", "million", "B", "bn")
 
 
 @st.composite
@@ -47,20 +56,26 @@ def producer_money(draw: st.DrawFn) -> Formatted:
     if x >= 1e3:
         styles.append("K")
     if x >= 1e6:
-        styles += ["M", "million"]
+        styles += ["M", "million", "Million", "-million", "nbspM"]
     if x >= 1e9:
         styles += ["B", "bn"]
-    body = _money_body(x, draw(st.sampled_from(styles)))
-    sign = draw(st.sampled_from(["", "-$", "$-", "($)", "$()", "\u2212$"]))
+    style = draw(st.sampled_from(styles))
+    body = _money_body(x, style)
+    if style in _SUFFIX_STYLES and draw(st.integers(0, 4)) == 0:
+        # The currency named after the amount: "7.7M USD", "-7.7 million dollars".
+        suffix = draw(st.sampled_from([" USD", " dollars", " US dollars"]))
+        sign = draw(st.sampled_from(["", "-", "\u2212"]))
+        return Formatted(f"{sign}{body}{suffix}", -x if sign else x, bool(sign))
+    sign = draw(st.sampled_from(["", "-$", "$-", "($)", "$()", "\u2212$", "$\u2013", "\u2013$"]))
     if sign == "":
         return Formatted(f"${body}", x, False)
     if sign == "($)":
         return Formatted(f"(${body})", -x, True)
     if sign == "$()":
-        digits = body.rstrip("KMBbmilon ")
+        digits = body.rstrip("KMBbmilon -\u00a0")
         return Formatted(f"$({digits}){body[len(digits) :]}", -x, True)
-    if sign == "$-":
-        return Formatted(f"$-{body}", -x, True)
+    if sign in ("$-", "$\u2013"):
+        return Formatted(f"{sign}{body}", -x, True)
     return Formatted(f"{sign}{body}", -x, True)
 
 
@@ -90,8 +105,18 @@ class Written:
     percent: bool
 
 
-_CURRENCIES = ["$", "£", "€", "US$", "USD "]
-_SCALES = {"": 1, "k": 1_000, "K": 1_000, "M": 10**6, "bn": 10**9, " million": 10**6}
+_CURRENCIES = ["$", "£", "€", "US$", "USD ", "$ "]
+_SCALES = {
+    "": 1,
+    "k": 1_000,
+    "K": 1_000,
+    "M": 10**6,
+    "bn": 10**9,
+    " million": 10**6,
+    "Million": 10**6,
+    "-million": 10**6,
+    "\u00a0M": 10**6,  # a no-break space binds a scale letter only after a currency
+}
 
 
 @st.composite
@@ -107,7 +132,7 @@ def written_numbers(draw: st.DrawFn) -> Written:
     currency = draw(st.sampled_from([None, *_CURRENCIES]))
     percent = currency is None and draw(st.booleans())
     scale = "" if percent else draw(st.sampled_from(sorted(_SCALES)))
-    if currency is None and scale == "bn":
+    if currency is None and scale in ("bn", "\u00a0M"):
         scale = "k"
     value = magnitude * _SCALES[scale]
     sign = draw(st.sampled_from(["", "-", "+", "()"]))
@@ -124,8 +149,9 @@ def written_numbers(draw: st.DrawFn) -> Written:
 # Text built from the characters that matter to the parsers, for crash and span properties.
 FIGURE_ALPHABET = st.sampled_from(
     list("0123456789") * 3
-    + list("$%(),.-+ :/~*KMBkmbx")
+    + list("$%(),.-+ :/~*KMBkmbx\u00a0")
     + ["\u2212", "\u2013", " of ", " quarters", " loans", " bps", " million", "US$", "USD ", "£"]
     + ["across ", "persistence score of ", "rated ", "difficulty ", "T", "Q", "opp_"]
+    + [" USD", " dollars", "Million", "-million", "k-"]
 )
 FIGURE_TEXT = st.lists(FIGURE_ALPHABET, max_size=60).map("".join)

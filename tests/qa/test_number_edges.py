@@ -36,21 +36,11 @@ def test_numbers_agents_write(text, values):
     assert _values(text) == values
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: numbers.extract_numbers drops the upper bound of a lowercase-k range: "
-    "'5k-6k' and '4.8k-5k' yield only the first number",
-)
 @pytest.mark.parametrize(("text", "values"), [("5k-6k", [5000, 6000]), ("4.8k-5k", [4800, 5000])])
 def test_lowercase_k_range_keeps_both_bounds(text, values):
     assert _values(text) == values
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: consequence of the k-range bug: a response stating '4.8k-5k' fails a "
-    "numeric_range of [4,900, 5,100] that its upper bound satisfies",
-)
 def test_numeric_range_sees_upper_bound_of_k_range():
     s = Scenario.model_validate(
         {
