@@ -10,6 +10,7 @@ one) plus each readable sibling. Unreadable siblings are named in the note, not 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,17 @@ HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 
 def agrees(a: float, b: float, rel_tol: float) -> bool:
-    """Within ``rel_tol`` of the larger magnitude.
+    """Within ``rel_tol`` of the larger magnitude; a non-finite value never agrees (the loaders
+    refuse them, this keeps the verdict honest for models built in code).
 
     >>> agrees(100.0, 100.9, 0.01), agrees(100.0, 102.0, 0.01), agrees(0.0, 0.0, 0.01)
     (True, False, True)
+    >>> inf = float("inf")
+    >>> agrees(inf, 1.0, 0.01), agrees(inf, inf, 0.01), agrees(float("nan"), 1.0, 0.01)
+    (False, False, False)
     """
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
     return abs(a - b) <= rel_tol * max(abs(a), abs(b)) + 1e-9
 
 

@@ -9,6 +9,12 @@ Extraction decisions, as the producers write prose:
 [('A', None), ('360 months', None), ('grade', 'decision column'), ('term', 'decision column'),
  ('Texas', None), ('FHA', None)]
 
+Underscore bold counts as bold, but only as markup standing on its own, never inside an
+identifier:
+
+>>> names("__Texas__, loan__purpose__x and snake_case_name, __init__")
+[('Texas', None), ('init', None)]
+
 A plain ``x`` splits only between spaces, never inside a word; unknown parentheses are prose:
 
 >>> names("**Max term** (see below) and **Texas**")
@@ -26,12 +32,13 @@ import heapq
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from pe_eval_core.memo.config import DEFAULT_SECTION_MARKERS
 from pe_eval_core.memo.models import OpportunityMap
-from pe_eval_core.numbers import Figure
+from pe_eval_core.numbers import Figure, FigureKind, extract_figures
 
 DECISION_COLUMN = "decision column"
 EVIDENCE_ROW = "evidence row id"
@@ -42,6 +49,11 @@ PORTCO = "portco id"
 VERTICAL = "vertical"
 
 _BOLD = re.compile(r"\*\*(?P<inner>[^*\n]+?)\*\*")
+# Underscore bold "__x__" standing as a word of its own: underscores inside a word are an
+# identifier, not markup ("loan__purpose__x", "snake_case"), and the delimiters need non-space
+# text right inside them, as in CommonMark. (The lookbehind follows the "__" so the regex
+# engine can still skip to candidate positions.)
+_UNDER_BOLD = re.compile(r"__(?<![\w\\]__)(?P<inner>[^_\s](?:[^\n]*?[^_\s])??)__(?!\w)")
 # Separators inside a bold label: the multiplication sign, or an "x" standing alone.
 _SPLIT = re.compile(r"\s*×\s*|\s+[xX]\s+")
 # "(grade × term)" right after a bold cohort label.
@@ -251,21 +263,23 @@ def extract_entities(
     markers = _markers(tuple(section_markers))
     starts = [f.start for f in figures]
     out: list[EntityMention] = []
-    if "**" in text:
-        for m in _BOLD.finditer(text):
-            s, e = m.span("inner")
-            if normalize(m["inner"]) in markers:
+    bold: Iterable[re.Match[str]] = _BOLD.finditer(text) if "**" in text else ()
+    if "__" in text:
+        bold = sorted([*bold, *_UNDER_BOLD.finditer(text)], key=_start)
+    for m in bold:
+        s, e = m.span("inner")
+        if normalize(m["inner"]) in markers:
+            continue
+        named = False
+        for ps, pe in _parts(text, s, e):
+            if ps >= pe or _WORD.search(text, ps, pe) is None:
                 continue
-            named = False
-            for ps, pe in _parts(text, s, e):
-                if ps >= pe or _WORD.search(text, ps, pe) is None:
-                    continue
-                if _has_figure(starts, figures, ps, pe):
-                    continue
-                out.append(EntityMention(text[ps:pe], ps, pe, None))
-                named = True
-            if named:
-                out.extend(_decision_columns(text, m.end(), starts, figures))
+            if _has_figure(starts, figures, ps, pe):
+                continue
+            out.append(EntityMention(text[ps:pe], ps, pe, None))
+            named = True
+        if named:
+            out.extend(_decision_columns(text, m.end(), starts, figures))
     if "vidence" in text or "VIDENCE" in text:
         for m in _EVIDENCE.finditer(text):
             for t in _ID_TOKEN.finditer(text, m.start("ids"), m.end("ids")):
@@ -275,9 +289,40 @@ def extract_entities(
     return out
 
 
+# "3,914 mortgages": a number, then the words it counts.
+_COUNT_SHAPE = re.compile(
+    r"[-−+]?\d[\d,]*(?:\.\d+)?\s+(?P<noun>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2})"
+)
+
+
+def bold_count(mention: EntityMention) -> Figure | None:
+    """The COUNT figure a bold label is when it is "<number> <noun>" for a noun outside the
+    configured count nouns (``**3,914 mortgages**``), as the figure parser reads it with that
+    noun; None when the parser does not read the whole label as one count.
+
+    >>> f = bold_count(EntityMention("3,914 mortgages", 10, 25, None))
+    >>> (f.kind.value, f.value, f.raw, f.start, f.end)
+    ('count', 3914.0, '3,914 mortgages', 10, 25)
+    >>> bold_count(EntityMention("Texas", 0, 5, None)) is None
+    True
+    """
+    text = mention.text
+    m = _COUNT_SHAPE.fullmatch(text)
+    if m is None:
+        return None
+    figures = extract_figures(text, (m["noun"],))
+    if len(figures) != 1 or figures[0].kind is not FigureKind.COUNT or figures[0].raw != text:
+        return None
+    return replace(figures[0], start=mention.start, end=mention.end)
+
+
 @lru_cache(maxsize=16)
 def _markers(section_markers: tuple[str, ...]) -> frozenset[str]:
     return frozenset(normalize(m) for m in section_markers)
+
+
+def _start(m: re.Match[str]) -> int:
+    return m.start()
 
 
 def _has_figure(starts: list[int], figures: Sequence[Figure], s: int, e: int) -> bool:

@@ -6,7 +6,7 @@ The seed's own failures (memo/source not found, malformed, schema, empty memo) l
 
 from __future__ import annotations
 
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.errors import MemoNotFoundError, PeEvalError
 
 
 class ThresholdSpecError(PeEvalError):
@@ -34,3 +34,11 @@ class OutputWriteError(PeEvalError):
 
     diagnosis = "The scorecard could not be written next to the memo"
     fix = "Make the folder writable, or write elsewhere with --out-dir."
+
+
+class PairNotFoundError(MemoNotFoundError):
+    """A named portco/audience with no memo in a data folder that does hold other memos: a
+    typo or the wrong audience, not a missing explain_decision run."""
+
+    diagnosis = "No memo for that portco and audience in the data folder"
+    fix = "Check the spelling against the memos listed (or run --list), or pass --audience."

@@ -27,7 +27,13 @@ from pathlib import Path
 
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
-from pe_eval_core.memo.entities import EntityUniverse, extract_entities
+from pe_eval_core.memo.entities import (
+    EntityMention,
+    EntityUniverse,
+    SourceEntity,
+    bold_count,
+    extract_entities,
+)
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.result import (
     Finding,
@@ -43,6 +49,7 @@ from pe_eval_core.memo.universe import NumericUniverse, SourceField
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
 
 _DIGIT = re.compile(r"\d")
+_COUNT_START = frozenset("0123456789-+\u2212")
 _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
 
@@ -111,9 +118,19 @@ class _Run:
             else:
                 self._figure(opp_id, own, name, fig, t)
         for mention in extract_entities(text, figures, self.config.section_markers):
-            self._entity(
-                opp_id, own, name, mention.text, mention.start, mention.end, mention.category, t
-            )
+            found = self.entities.lookup(mention.text, own, mention.category)
+            if found[0] == "ungrounded" and mention.category is None:
+                # "**3,914 mortgages**" names no source entity (a segment value such as
+                # "360 months" would) but the figure parser reads it as a count of its noun.
+                fig = bold_count(mention) if mention.text[:1] in _COUNT_START else None
+                if fig is not None:
+                    reason = _inside(exempt, fig.start, fig.end)
+                    if reason is not None:
+                        self._exempt(opp_id, name, fig, reason, t)
+                    else:
+                        self._figure(opp_id, own, name, fig, t)
+                    continue
+            self._entity(opp_id, name, mention, found, t)
 
     def _exempt_spans(self, text: str) -> list[tuple[int, int, str]]:
         if self.templates is None:
@@ -213,16 +230,14 @@ class _Run:
     def _entity(
         self,
         opp_id: str,
-        own: int | None,
         name: str,
-        text: str,
-        start: int,
-        end: int,
-        category: str | None,
+        mention: EntityMention,
+        found: tuple[str, SourceEntity | None],
         t: _OppTally,
     ) -> None:
+        text, start, end, category = mention
+        status, ent = found
         t.entities_total += 1
-        status, ent = self.entities.lookup(text, own, category)
         if status != "ungrounded":
             t.entities_grounded += 1
         self.marks.append(
@@ -361,26 +376,64 @@ def _grade(
             f"'{source.portco_id}': check that the right OpportunityMap was passed.",
         )
 
-    for opp in memo.opportunities_explained:
-        own = index.get(opp.id)
+    by_folded: dict[str, list[str]] = {}
+    for oid in opp_ids:
+        by_folded.setdefault(oid.casefold(), []).append(oid)
+    entries: dict[str, list[int]] = {}
+    for position, opp in enumerate(memo.opportunities_explained):
+        oid = opp.id  # already stripped of surrounding whitespace by the model
+        own = index.get(oid)
+        case_match = None
         if own is None:
-            t = phantoms.get(opp.id)
+            same = by_folded.get(oid.casefold(), ())
+            if len(same) == 1:  # unambiguous: "OPP_01" for "opp_01"
+                case_match, oid = oid, same[0]
+                own = index[oid]
+        if own is None:
+            t = phantoms.get(oid)
             if t is None:
-                t = phantoms[opp.id] = _OppTally(archetype=opp.archetype, cohort=opp.cohort)
+                t = phantoms[oid] = _OppTally(archetype=opp.archetype, cohort=opp.cohort)
                 run._finding(
                     t,
                     kind=FindingKind.PHANTOM_OPPORTUNITY,
-                    opportunity_id=opp.id,
+                    opportunity_id=oid,
                     field="id",
-                    raw=opp.id,
-                    message=f"The memo explains '{opp.id}', which is not an opportunity in the "
+                    raw=oid,
+                    message=f"The memo explains '{oid}', which is not an opportunity in the "
                     "source: invented, or explained from a different OpportunityMap.",
                 )
         else:
-            t = tallies[opp.id]
+            t = tallies[oid]
+        if case_match is not None:
+            run._finding(
+                t,
+                kind=FindingKind.ID_CASE_MISMATCH,
+                opportunity_id=oid,
+                field="id",
+                raw=case_match,
+                nearest_value=oid,
+                nearest_path=f"opportunities[{own}].id",
+                message=f"The memo's id '{case_match}' (opportunities_explained[{position}]) "
+                f"matches the source's '{oid}' only when case is ignored: graded as {oid}; "
+                "ids are compared exactly, so correct it in the memo.",
+            )
+        seen_at = entries.setdefault(oid, [])
+        seen_at.append(position)
+        suffix = f"#{len(seen_at)}" if len(seen_at) > 1 else ""
+        if suffix:
+            run._finding(
+                t,
+                kind=FindingKind.DUPLICATE_OPPORTUNITY,
+                opportunity_id=oid,
+                field="id",
+                raw=opp.id,
+                message=f"The memo explains '{oid}' more than once (opportunities_explained"
+                f"[{seen_at[0]}] and [{position}]): both entries are graded (this one's blocks "
+                f"as narrative{suffix} ...); merge them into one.",
+            )
         t.seen = True
         for name in config.prose_fields:
-            run.grade_block(opp.id, own, name, opp.prose(name), t)
+            run.grade_block(oid, own, name + suffix, opp.prose(name), t)
         if own is not None:  # keep memory flat: one opportunity's scope at a time
             run.numbers.release(own)
             run.entities.release(own)

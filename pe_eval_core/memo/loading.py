@@ -1,13 +1,17 @@
 """Read a memo sidecar and its OpportunityMap, turning every failure into the seed's error.
 
 Missing file, malformed JSON (with line and column), a schema mismatch naming the field, an
-empty memo: each gets its own exception type carrying the seed's diagnosis and fix.
+empty memo: each gets its own exception type carrying the seed's diagnosis and fix. A number
+that is not finite (``NaN``, ``Infinity``, ``1e400``) is a schema error naming its field,
+whether the field is declared or an extra key the numeric universe would read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,6 +34,13 @@ from pe_eval_core.files import read_json
 from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
 
 M = TypeVar("M", bound=BaseModel)
+
+# pydantic's JSON parser reads NaN and Infinity, and turns 1e400 into inf. Declared float
+# fields refuse them (``allow_inf_nan=False``); values pydantic keeps as ``Any`` (extra keys,
+# segment values) and ids are walked here.
+_ANY_FIELDS = ("segment", "evidence_row_ids")
+_OPPORTUNITY_LISTS = ("opportunities", "opportunities_explained")
+_FLOAT_MAX = 1.7976931348623157e308
 
 
 def loc_to_path(loc: tuple[int | str, ...]) -> str:
@@ -66,12 +77,114 @@ def _schema_error(
         got = _kind(first.get("input"))
         return error(str(path), "$", f"expected a JSON object at the top level, got {got}")
     detail = first["msg"]
-    if first["type"] != "missing":
+    if first["type"] == "finite_number":
+        detail = _non_finite_detail(first.get("input"))
+    elif first["type"] != "missing":
         detail += f" (got {_short(first.get('input'))})"
     more = exc.error_count() - 1
     if more:
         detail += f"; {more} more problem{'s' if more > 1 else ''}"
     return error(str(path), loc_to_path(loc), detail)
+
+
+def _non_finite_detail(value: Any) -> str:
+    """Why a NaN/Infinity/out-of-range number is refused, naming the token as JSON spells it."""
+    if isinstance(value, float) and math.isnan(value):
+        got = "NaN"
+    elif isinstance(value, int | float) and value < 0:
+        got = "-Infinity or a number below float range"
+    else:
+        got = "Infinity or a number beyond float range (e.g. 1e400)"
+    return (
+        f"must be a finite number, got {got}; such values are not valid JSON numbers and "
+        "cannot be compared"
+    )
+
+
+def _non_finite(value: Any) -> bool:
+    if type(value) is float:
+        return not math.isfinite(value)
+    return type(value) is int and abs(value) > _FLOAT_MAX
+
+
+def first_non_finite(value: Any, loc: tuple[int | str, ...] = ()) -> tuple[tuple, Any] | None:
+    """(location, value) of the first NaN/Infinity/out-of-range number in parsed JSON.
+
+    >>> first_non_finite({"a": [1, {"b": float("nan")}]})
+    (('a', 1, 'b'), nan)
+    >>> first_non_finite({"a": 1.5, "b": "NaN"}) is None
+    True
+    """
+    t = type(value)
+    if t is dict:
+        items: Any = value.items()
+    elif t is list:
+        items = enumerate(value)
+    else:
+        return (loc, value) if _non_finite(value) else None
+    for key, child in items:
+        tc = type(child)
+        if tc is str or child is None:
+            continue  # the common case, without a call
+        if (tc is float or tc is int) and not _non_finite(child):
+            continue
+        if (found := first_non_finite(child, (*loc, key))) is not None:
+            return found
+    return None
+
+
+def undeclared_non_finite(model: BaseModel) -> tuple[tuple, Any] | None:
+    """(location, value) of the first non-finite number pydantic does not check itself: in
+    extra keys, segment values or row ids, at the top level or in any opportunity.
+
+    >>> m = OpportunityMap.model_validate_json(
+    ...     '{"portco_id": "X", "opportunities": [{"id": "a", "segment": {"k": NaN}}]}')
+    >>> undeclared_non_finite(m)
+    (('opportunities', 0, 'segment', 'k'), nan)
+    """
+    if model.__pydantic_extra__ and (found := first_non_finite(model.__pydantic_extra__)):
+        return found
+    for name in _OPPORTUNITY_LISTS:
+        for i, opp in enumerate(getattr(model, name, ())):
+            fields = opp.__dict__
+            for key in _ANY_FIELDS:
+                value = fields.get(key)
+                if (
+                    value
+                    and not _plain(value.values() if type(value) is dict else value)
+                    and (found := first_non_finite(value, (name, i, key)))
+                ):
+                    return found
+            extra = opp.__pydantic_extra__
+            if (
+                extra
+                and not _plain(extra.values())
+                and (found := first_non_finite(extra, (name, i)))
+            ):
+                return found
+    return None
+
+
+def _plain(values: Iterable[Any]) -> bool:
+    """Only strings and finite numbers (the usual case): nothing to look into."""
+    for v in values:
+        t = type(v)
+        if (
+            t is str
+            or (t is float and v - v == 0.0)
+            or (t is int and -_FLOAT_MAX <= v <= _FLOAT_MAX)
+        ):
+            continue
+        return False
+    return True
+
+
+def _check_finite(model: BaseModel, path: Path, error: type[SchemaMismatchError]) -> None:
+    """Refuse a non-finite number in the places the models' own validation does not reach."""
+    found = undeclared_non_finite(model)
+    if found is not None:
+        loc, value = found
+        raise error(str(path), loc_to_path(loc), _non_finite_detail(value))
 
 
 def _is_union_tag(part: int | str) -> bool:
@@ -116,10 +229,13 @@ def _load(
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     try:
-        return model.model_validate_json(raw), digest
+        parsed = model.model_validate_json(raw)
     except ValidationError as exc:
         if not any(e["type"] == "json_invalid" for e in exc.errors(include_url=False)):
             raise _schema_error(exc, path, schema_error) from None
+    else:
+        _check_finite(parsed, path, schema_error)
+        return parsed, digest
     data = read_json(path, not_found=not_found, malformed=malformed)
     return _validate(model, data, path, schema_error), digest
 

@@ -3,6 +3,9 @@
 Both come from other tools, so they are loaded tolerantly: unknown keys are kept (they still
 feed the numeric universe), ids may be numbers, prose may be null. What the grader cannot do
 without is required, so a missing piece is reported by name instead of failing later.
+Numbers must be finite: NaN, Infinity and values beyond float range are refused by field
+(``allow_inf_nan=False``; undeclared keys are checked by ``loading``), because a non-finite
+value would make every comparison with it meaningless.
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_INPUT_CONFIG = ConfigDict(extra="allow", allow_inf_nan=False)
+"""Unknown keys kept (they feed the numeric universe); declared floats must be finite."""
 
 
 def _id_to_str(value: Any) -> Any:
@@ -26,7 +32,7 @@ def _id_to_str(value: Any) -> Any:
 class SourceOpportunity(BaseModel):
     """One opportunity of the OpportunityMap (Shape A batch builders or Shape B pipeline)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _INPUT_CONFIG
 
     id: str
     archetype: str | None = None
@@ -62,7 +68,7 @@ class SourceOpportunity(BaseModel):
 class OpportunityMap(BaseModel):
     """The DX report ``dx_report_<portco>.json``: the source of truth a memo is graded against."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _INPUT_CONFIG
 
     portco_id: str
     vertical: str | None = None
@@ -75,7 +81,7 @@ class OpportunityMap(BaseModel):
 class ExplainedOpportunity(BaseModel):
     """One opportunity as the memo explains it: id, labels and markdown prose blocks."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _INPUT_CONFIG
 
     id: str
     archetype: str | None = None
@@ -102,7 +108,7 @@ class ExplainedOpportunity(BaseModel):
 class MemoSidecar(BaseModel):
     """The memo sidecar ``explain_<portco>_<audience>.json`` written by the explainer."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _INPUT_CONFIG
 
     portco_id: str
     audience: str

@@ -1,4 +1,4 @@
-"""Write an evaluation as the seed's two files (HTML scorecard + JSON sidecar), atomically.
+"""Write an evaluation as the seed's two files (HTML scorecard + JSON sidecar), as one pair.
 
 Also the other serialisations surfaces need: the JSON text, a findings CSV, and the seed's
 ``eval_pe_output`` entry point (grade + write + return the seed's dict).
@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
-from pe_eval_core.files import atomic_write_bytes, safe_name
+from pe_eval_core.files import safe_name
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.errors import OutputWriteError
 from pe_eval_core.memo.grader import gc_paused, grade_memo
@@ -78,18 +80,89 @@ def write_outputs(
     stamped = evaluation.model_copy(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
-    # Both rendered before either is written: a failure leaves the previous files intact.
+    # Both rendered before either is written, then written as a pair (see ``write_pair``).
     # The cyclic GC is paused meanwhile: rendering allocates many short-lived strings and no
     # cycles, and its generation sweeps cost about a third of a 10,000-opportunity render.
     with gc_paused():
         html = render_scorecard_html(stamped).encode("utf-8")
         body = _json_bytes(stamped)
     try:
-        atomic_write_bytes(json_path, body)
-        atomic_write_bytes(html_path, html)
+        write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
-        raise OutputWriteError(f"cannot write {json_path.parent}: {exc.strerror or exc}") from exc
+        message = f"cannot write {json_path.parent}: {exc.strerror or exc}"
+        if out_dir is None:
+            raise OutputWriteError(message) from exc
+        raise OutputWriteError(
+            message,
+            diagnosis="The scorecard could not be written to the --out-dir folder",
+            fix="Make that folder writable (or creatable), or pass another --out-dir.",
+        ) from exc
     return html_path, json_path
+
+
+def _write_temp(target: Path, data: bytes) -> Path:
+    """``data`` in a fsynced temp file next to ``target`` (``.<name>.*.tmp``), with the
+    permissions a plain ``open()`` would give; the caller renames or removes it."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def _backup(target: Path) -> Path | None:
+    """A hard link to the current ``target`` (None if there is none, or links are refused)."""
+    if not target.exists():
+        return None
+    backup = target.with_name(f".{target.name}.{secrets.token_hex(6)}.bak")
+    try:
+        os.link(target, backup)
+    except OSError:
+        return None
+    return backup
+
+
+_rename = os.replace  # one name for the renames, so tests can make one fail
+
+
+def write_pair(files: list[tuple[Path, bytes]]) -> None:
+    """Write every file or none of them: a scorecard never lands without its sidecar.
+
+    All contents go to temp files first (the likely failures, a full disk or a read-only
+    folder, happen here and leave the targets untouched); then each temp is renamed over its
+    target. If a rename fails, the targets already replaced get their previous contents back
+    (or are removed if they are new). Temps and backups never outlive the call.
+    """
+    folder = files[0][0].parent
+    folder.mkdir(parents=True, exist_ok=True)
+    temps: list[Path] = []
+    backups: list[Path | None] = []
+    done: list[Path] = []
+    try:
+        for target, data in files:
+            temps.append(_write_temp(target, data))
+        backups = [_backup(target) for target, _ in files]
+        for (target, _), tmp in zip(files, temps, strict=True):
+            _rename(tmp, target)
+            done.append(target)
+    except BaseException:
+        for target, backup in zip(done, backups, strict=False):
+            if backup is not None:
+                os.replace(backup, target)
+            else:
+                target.unlink(missing_ok=True)
+        raise
+    finally:
+        for leftover in [*temps, *(b for b in backups if b is not None)]:
+            leftover.unlink(missing_ok=True)
 
 
 def eval_pe_output(

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pe_eval_core.errors import InputNotFoundError, MemoNotFoundError, SourceNotFoundError
 from pe_eval_core.files import SAFE_NAME, confine, safe_name
+from pe_eval_core.memo.errors import PairNotFoundError
 
 MEMO_GLOB = "explain_*.json"
 _MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")
@@ -108,9 +109,20 @@ def resolve_pair(
     memo = d / memo_filename(portco, audience)
     source = d / source_filename(portco)
     if not memo.is_file():
-        known = sorted({f"{p.portco_id} ({p.audience})" for p in find_memo_pairs(d)})
-        listing = ", ".join(known) if known else "none"
-        raise MemoNotFoundError(f"{memo} does not exist; memos in {d}: {listing}")
+        pairs = find_memo_pairs(d)
+        if not pairs:  # nothing explained here yet: the seed's advice applies
+            raise MemoNotFoundError(f"{memo} does not exist; memos in {d}: none")
+        known = ", ".join(sorted({f"{p.portco_id} ({p.audience})" for p in pairs}))
+        audiences = sorted({p.audience for p in pairs if p.portco_id == portco})
+        portcos = ", ".join(sorted({p.portco_id for p in pairs}))
+        if audiences:
+            fix = f"{portco} has memos for: {', '.join(audiences)}; pass --audience {audiences[0]}."
+        else:
+            fix = f"No memo is about {portco!r}. Portcos with memos in {d}: {portcos}."
+        raise PairNotFoundError(
+            f"{memo.name} not found in {d}; memos there: {known}",
+            fix=fix + " (`memo --list` shows every pair.)",
+        )
     if not source.is_file():
         raise SourceNotFoundError(f"{source} does not exist (needed to grade {memo.name})")
     roots = [d]

@@ -71,6 +71,12 @@ class FindingKind(StrEnum):
     """A sibling memo that could not be read; named, not counted."""
     PORTCO_MISMATCH = "portco_mismatch"
     """The memo's ``portco_id`` differs from the source's: probably the wrong source file."""
+    ID_CASE_MISMATCH = "id_case_mismatch"
+    """A memo id that matches one source id only when case is ignored (``OPP_01`` for
+    ``opp_01``): graded as that opportunity, and reported."""
+    DUPLICATE_OPPORTUNITY = "duplicate_opportunity"
+    """The memo explains the same opportunity more than once: every entry is graded (its
+    blocks are labelled ``narrative#2`` ...), and reported."""
 
 
 class Finding(BaseModel):

@@ -161,6 +161,8 @@ class SourceField(NamedTuple):
     magnitude: float
     owner: str = ""
     """The owning opportunity's id ('' at portfolio level): breaks ties independently of order."""
+    role: str = ""
+    """For quarters fields: 'observed', 'total' or '' (either); see ``quarter_role``."""
 
 
 # ``SourceField(*values)`` without the Python-level ``__new__`` frame NamedTuple adds: the
@@ -220,6 +222,54 @@ class KindIndex:
             return self.fields[-1]
         before, after = self.fields[i - 1], self.fields[i]
         return before if target - before.magnitude <= after.magnitude - target else after
+
+
+_PAIR_WORDS = frozenset({"total", "of"})
+_TOTAL_WORDS = frozenset({"total", "available", "window", "tracked", "span"})
+_OBSERVED_WORDS = frozenset({"observed", "persistent", "persisted", "seen", "flagged", "hit"})
+
+
+def _role_of(key: str, index: int | None) -> str:
+    tokens = {t for t in re.split(r"[^a-z0-9]+", key.lower()) if t}
+    if index is not None:
+        if tokens >= _PAIR_WORDS:  # "k of m" pair: [observed, total]
+            return ("observed", "total")[index] if index < 2 else ""
+        return ""
+    if tokens & _TOTAL_WORDS:
+        return "total"
+    if tokens & _OBSERVED_WORDS:
+        return "observed"
+    return ""
+
+
+def quarter_role(path: str) -> str:
+    """What a quarters source field counts: 'observed', 'total', or '' (unknown: either).
+
+    >>> quarter_role("opportunities[2].persistence_quarters_out_of_total[0]")
+    'observed'
+    >>> quarter_role("opportunities[2].persistence_quarters_out_of_total[1]")
+    'total'
+    >>> quarter_role("quarters_total"), quarter_role("quarters_observed"), quarter_role("quarters")
+    ('total', 'observed', '')
+    """
+    return _tail_role(path[path.rfind(".") + 1 :])  # the tail repeats across opportunities
+
+
+@lru_cache(maxsize=1024)
+def _tail_role(tail: str) -> str:
+    if tail.endswith("]"):
+        bracket = tail.find("[")
+        index = tail[bracket + 1 : -1]
+        return _role_of(tail[:bracket], int(index)) if index.isdigit() else ""
+    return _role_of(tail, None)
+
+
+_QUARTER_ROLES = frozenset({"observed", "total"})
+
+
+def _fits_role(role: str, f: SourceField) -> bool:
+    """A quarters figure of ``role`` only matches a field counting the same thing."""
+    return not f.role or f.role == role
 
 
 MatchStatus = Literal["grounded", "misattributed", "sign", "ungrounded"]
@@ -297,7 +347,7 @@ class NumericUniverse:
                 unit = _UNITS[key]
                 if unit == "usd" and math.isfinite(value):  # the common case, inlined
                     v = float(value)
-                    out.append(new((f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner)))
+                    out.append(new((f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner, "")))
                 else:
                     _scalar(value, f"{prefix}.{key}", key, i, out, owner)
             elif t is list:  # e.g. the "k of m quarters" pair: _walk, one level inlined
@@ -355,6 +405,8 @@ class NumericUniverse:
         otherwise the nearest field of the kind (ungrounded).
         """
         kind = fig.kind
+        if kind is FigureKind.QUARTERS and fig.role in _QUARTER_ROLES:
+            return self._match_role(fig, opp, config)
         mag = abs(fig.value)
         lo, hi = tolerance_window(fig, config)
         negative = fig.negative or fig.value < 0
@@ -386,6 +438,28 @@ class NumericUniverse:
             return FigureMatch("sign", wrong_sign)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
 
+    def _match_role(self, fig: Figure, opp: int | None, config: GraderConfig) -> FigureMatch:
+        """``match`` for "k of m quarters": k only grounds in an observed-quarters field, m in
+        a total-quarters field (``[k, m]`` pairs by position; unknown fields take either)."""
+        role, kind, mag = fig.role, fig.kind, abs(fig.value)
+        lo, hi = tolerance_window(fig, config)
+        own = self.local(opp).get(kind, ()) if opp is not None else ()
+        for f in own:  # the usual answer: the opportunity's own [k, m] pair
+            if lo <= f.magnitude <= hi and (f.role == role or not f.role):
+                return FigureMatch("grounded", f)
+        for f in self.portfolio.get(kind, ()):
+            if lo <= f.magnitude <= hi and (f.role == role or not f.role):
+                return FigureMatch("grounded", f)
+        index = self._global()[0].get(kind)
+        if index is None:
+            return FigureMatch("ungrounded", None)
+        for f in index.closest_first(mag, lo, hi):
+            if f.opp is not None and f.opp != opp and _fits_role(role, f):
+                return FigureMatch("misattributed", f)
+        same_role = [f for f in own if _fits_role(role, f)]
+        nearest = min(same_role, key=lambda f: abs(f.magnitude - mag), default=None)
+        return FigureMatch("ungrounded", nearest or index.nearest(mag))
+
 
 def _items(model: Any) -> Iterator[tuple[str, Any]]:
     """A pydantic model's declared fields and its extra keys, as (key, value)."""
@@ -416,9 +490,10 @@ def _scalar(
     unit = _UNITS[key]
     pairs = comparable_values(unit, v)
     if not pairs:
-        out.append(_new_field((path, None, v, v, unit, opp, abs(v), owner)))
+        out.append(_new_field((path, None, v, v, unit, opp, abs(v), owner, "")))
+    role = quarter_role(path) if unit == "quarters" else ""
     for kind, cv in pairs:
-        out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner)))
+        out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner, role)))
 
 
 def _walk(

@@ -252,7 +252,7 @@ def _small_mutation(raw: str, kind: str) -> str:
     m = _NUM.search(raw)
     k = int(m.group())
     # "m quarters" (the total) goes up so it cannot collide with its own observed count k;
-    # that collision is a separate, known bug (test_quarters_total_equal_to_observed_...).
+    # that collision is covered by test_quarters_total_equal_to_observed_count_is_flagged.
     wrong = k + 1 if ("quarter" in raw or k == 1) else k - 1
     return raw[: m.start()] + str(wrong) + raw[m.end() :]
 
@@ -277,13 +277,9 @@ def test_wrong_exact_figure_is_one_new_finding(tmp_path, portco, audience, mark)
         assert f.other_opportunity_id not in (None, mark.opportunity_id)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: 'k of m quarters' matches both numbers against any quarters field of the "
-    "opportunity, ignoring role: '4 of 4 quarters' is accepted for a source [4, 5]",
-)
 @pytest.mark.parametrize(("portco", "audience"), CLEAN)
 def test_quarters_total_equal_to_observed_count_is_flagged(tmp_path, portco, audience):
+    """Fixed (bug 3): k grounds only in the observed count, m only in the total."""
     base = baseline(portco, audience)
     memo = _load_memo(portco, audience)
     # Find an opportunity with k < m and claim full persistence: "k of k quarters".

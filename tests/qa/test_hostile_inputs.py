@@ -17,6 +17,7 @@ import pytest
 from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.cli import main
+from pe_eval_core.errors import MemoSchemaError
 from pe_eval_core.memo import grade_memo, write_outputs
 from pe_eval_core.scenarios import AnthropicJudge, TargetResponse, score_response
 
@@ -196,7 +197,7 @@ def test_tolerated_oddities_grade_normally(tmp_path, capsys, memo_bytes, what):
     assert len([n for n in _eval_files(tmp_path) if not n.startswith(".")]) == 2
 
 
-# ------------------------------------------------------------------ memo: bugs (xfail)
+# ------------------------------------------------------------------ memo: fixed bugs (guards)
 
 
 def test_deeply_nested_json_is_a_clear_error(tmp_path, capsys):
@@ -212,13 +213,10 @@ def test_deeply_nested_json_is_a_clear_error(tmp_path, capsys):
     assert rc == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an infinite headline (JSON 'Infinity' or 1e400) 'agrees' with the source "
-    "total: consistency.agrees_with_source is True and consistency 1.0",
-)
 @pytest.mark.parametrize("headline", ["Infinity", "1e400", "-Infinity"])
 def test_infinite_headline_never_agrees(tmp_path, headline):
+    """Fixed (bug 1): an infinite headline can never agree, because it is never graded: the
+    memo is refused with a schema error naming the headline field (the CLI exits 2)."""
     text = FULL_MEMO.decode().replace(
         '"total_projected_impact_usd_annual": 1449903240',
         f'"total_projected_impact_usd_annual": {headline}',
@@ -226,16 +224,12 @@ def test_infinite_headline_never_agrees(tmp_path, headline):
     assert headline in text
     memo = tmp_path / "explain_MortgageCo_board.json"
     memo.write_text(text, encoding="utf-8")
-    ev = grade_memo(memo, DATA / "dx_report_MortgageCo.json")
-    assert ev.consistency.agrees_with_source is False
-    assert ev.scores.consistency == 0.0
+    with pytest.raises(MemoSchemaError) as info:
+        grade_memo(memo, DATA / "dx_report_MortgageCo.json")
+    assert info.value.field == "total_projected_impact_usd_annual"
+    assert "finite" in info.value.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: NaN/Infinity tokens (not valid JSON) are accepted in memo and source numbers; "
-    "the scorecard then prints '$nan ... off by +nan%' instead of a schema error",
-)
 @pytest.mark.parametrize(
     "which", ["memo-headline-NaN", "source-total-NaN", "source-n-NaN", "source-outcome-Infinity"]
 )
@@ -267,7 +261,16 @@ def test_nan_and_infinity_numbers_are_schema_errors(tmp_path, capsys, which):
         ],
     )
     assert rc == 2, text
-    assert "nan" not in text.lower().replace("finance", "")
+    # A schema error naming the field (fixed, bug 7), never a '$nan ... +nan%' scorecard.
+    field = {
+        "memo-headline-NaN": "'total_projected_impact_usd_annual'",
+        "source-total-NaN": "'total_projected_impact_usd_annual'",
+        "source-n-NaN": "'opportunities[0].n'",
+        "source-outcome-Infinity": "'opportunities[0].outcome_total_usd_annual'",
+    }[which]
+    assert "must be a finite number" in text and field in text, text
+    assert "$nan" not in text.lower() and "nan%" not in text.lower()
+    assert _eval_files(tmp_path) == []
 
 
 def test_huge_but_finite_headline_is_graded(tmp_path):
@@ -309,22 +312,18 @@ def test_read_only_memo_folder_is_a_clear_error(tmp_path, capsys):
     assert _eval_files(data) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: memo.outputs.write_outputs writes the JSON sidecar before the HTML; when the "
-    "HTML write fails the new JSON is left behind without its scorecard (exit 2, half a pair)",
-)
 def test_failed_html_write_leaves_no_new_json(tmp_path, capsys, monkeypatch):
+    """Fixed (bug 8): the pair is written both-or-neither (temps first, then renames)."""
     import pe_eval_core.memo.outputs as outputs
 
-    real = outputs.atomic_write_bytes
+    real = outputs._write_temp
 
     def disk_full_on_html(path, data):
         if str(path).endswith(".html"):
             raise OSError(28, "No space left on device")
         return real(path, data)
 
-    monkeypatch.setattr(outputs, "atomic_write_bytes", disk_full_on_html)
+    monkeypatch.setattr(outputs, "_write_temp", disk_full_on_html)
     data = tmp_path / "data"
     shutil.copytree(DATA, data, ignore=shutil.ignore_patterns("eval_*"))
     rc, text = _cli(capsys, ["memo", "MortgageCo", "--data-dir", str(data)])
@@ -517,18 +516,31 @@ def test_unknown_tier_is_kept_under_its_own_name(tmp_path, capsys):
     assert "galactic" in json.dumps(report)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: scenarios.models NumericRange accepts NaN bounds (JSON NaN): the scenario "
-    "silently fails 'min=nan' instead of a load error naming expect.numeric_range.min",
-)
 def test_nan_numeric_bound_is_a_load_error(tmp_path, capsys):
+    # Expectation corrected after the fix: a NaN token is not JSON, so the strict reader
+    # (files.read_json) now rejects the file first, naming the token and its position; the
+    # models refuse non-finite bounds too (checked below), naming the field.
     text = json.dumps(SCENARIOS).replace('"min": 4800', '"min": NaN', 1)
     assert "NaN" in text
     rc, out, written = _scen_cli(tmp_path, capsys, text.encode())
     assert rc == 2, out
-    assert "numeric_range" in out
+    assert "scen.json" in out and "NaN" in out and f"column {text.index('NaN') + 1}" in out
     assert written == []
+
+
+@pytest.mark.parametrize("bound", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numeric_bound_is_refused_by_the_models(bound):
+    from pydantic import ValidationError
+
+    from pe_eval_core.scenarios.models import Scenario
+
+    text = json.dumps(SCENARIOS[0]).replace('"min": 4800', f'"min": {bound}', 1)
+    assert bound in text
+    with pytest.raises(ValidationError) as exc:
+        Scenario.model_validate_json(text)
+    (err,) = exc.value.errors()
+    assert err["loc"] == ("expect", "numeric_range", 0, "min")
+    assert "finite" in err["msg"]
 
 
 BAD_RESPONSES = [
@@ -630,18 +642,14 @@ def test_injection_in_response_is_delimited_and_fabricated_quotes_fail_closed():
     assert result.status == "fail"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HARDENING: judge.enforce_evidence only checks the quote occurs in the response, so "
-    "a response can plant its own 'evidence' (\"matches exactly\") and an obedient judge's "
-    "paraphrase for '$4,820' passes though the quote carries no amount at all",
-)
 def test_planted_evidence_without_the_number_does_not_satisfy_a_money_phrase():
     tool_input = {
         "verdicts": [{"index": 0, "verdict": "paraphrase", "evidence": "matches exactly"}]
     }
     result, _ = _judge_with(tool_input, INJECTION, ["$4,820"])
+    note = result.expectations[0].note
     assert result.expectations[0].satisfied is False
+    assert "$4,820" in note and "failed closed" in note
 
 
 def test_recorded_judge_quote_must_be_verbatim(tmp_path):
