@@ -34,6 +34,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache, partial
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from pe_eval_core.memo.config import DEFAULT_SECTION_MARKERS
@@ -118,6 +119,10 @@ class SourceEntity(NamedTuple):
 
 _new_entity = partial(tuple.__new__, SourceEntity)
 
+_SCAN_LIMIT = 48
+"""Names per opportunity up to which a lookup compares them in place (beyond: a table)."""
+_INT_START = frozenset("-0123456789")
+
 EntityStatus = str  # "grounded" | "misattributed" | "ungrounded"
 
 
@@ -139,6 +144,7 @@ class EntityUniverse:
             if key := normalize(entity.text):
                 self._portfolio.setdefault(key, entity)
         self._local: dict[int, dict[str, list[SourceEntity]]] = {}
+        self._norm: dict[str, str] = {}
         self._others: dict[str | None, dict[str, list[SourceEntity]]] | None = None
 
     @classmethod
@@ -186,6 +192,85 @@ class EntityUniverse:
         """Forget opportunity ``i``'s cached names (rebuilt if asked for again)."""
         self._local.pop(i, None)
 
+    def _own(self, key: str, i: int, category: str | None) -> SourceEntity | None:
+        """The first of opportunity ``i``'s names (``opportunity_entities`` order) that
+        normalizes to ``key`` and is of ``category`` (any when None).
+
+        An opportunity has a handful of names, so they are compared in place and only the
+        match gets its path built; one with many (long row-id lists) gets its table built.
+
+        >>> src = OpportunityMap.model_validate({"portco_id": "X", "opportunities": [
+        ...     {"id": "a", "segment": {"grade": "A"}, "evidence_row_ids": list(range(100))},
+        ...     {"id": "b", "segment": {"grade": "B"}, "evidence_row_ids": [7]}]})
+        >>> u = EntityUniverse(src)
+        >>> u.lookup("42", 0)[1].path, u.lookup(" a ", 0)[1].path, u.lookup("B", 0)[0]
+        ('opportunities[0].evidence_row_ids[42]', 'opportunities[0].segment.grade', 'misattributed')
+        >>> u.lookup("7", 1)[1].path, u.lookup("grade", 1, SEGMENT_KEY)[1].path
+        ('opportunities[1].evidence_row_ids[0]', 'opportunities[1].segment')
+        """
+        opp = self._source.opportunities[i]
+        segment = opp.segment
+        if len(segment) * 2 + len(opp.decision_cols) + len(opp.evidence_row_ids) > _SCAN_LIMIT:
+            for e in self.local(i).get(key, ()):
+                if category is None or e.category == category:
+                    return e
+            return None
+        norm = self._norm
+        if category is None or category == SEGMENT_VALUE:
+            for k, value in segment.items():
+                text = value if type(value) is str else _value_text(value)
+                if text is not None:
+                    n = norm.get(text)
+                    if n is None:
+                        n = norm[text] = normalize(text)
+                    if n == key and n:
+                        return _new_entity(
+                            (text, SEGMENT_VALUE, f"opportunities[{i}].segment.{k}", i)
+                        )
+        if (category is None or category == ARCHETYPE) and opp.archetype:
+            text = opp.archetype
+            n = norm.get(text)
+            if n is None:
+                n = norm[text] = normalize(text)
+            if n == key and n:
+                return _new_entity((text, ARCHETYPE, f"opportunities[{i}].archetype", i))
+        if category is None or category == DECISION_COLUMN:
+            for j, text in enumerate(opp.decision_cols):
+                n = norm.get(text)
+                if n is None:
+                    n = norm[text] = normalize(text)
+                if n == key and n:
+                    return _new_entity(
+                        (text, DECISION_COLUMN, f"opportunities[{i}].decision_cols[{j}]", i)
+                    )
+        if category is None or category == SEGMENT_KEY:
+            for k in segment:
+                text = str(k)
+                n = norm.get(text)
+                if n is None:
+                    n = norm[text] = normalize(text)
+                if n == key and n:
+                    return _new_entity((text, SEGMENT_KEY, f"opportunities[{i}].segment", i))
+        if category is None or category == EVIDENCE_ROW:
+            for j, row in enumerate(opp.evidence_row_ids):
+                if type(row) is int:
+                    if key[:1] not in _INT_START:
+                        continue  # str(int) is "-?digits", normalized to itself
+                    text = str(row)
+                    n = text
+                else:
+                    text = _value_text(row)
+                    if text is None:
+                        continue
+                    n = norm.get(text)
+                    if n is None:
+                        n = norm[text] = normalize(text)
+                if n == key and n:
+                    return _new_entity(
+                        (text, EVIDENCE_ROW, f"opportunities[{i}].evidence_row_ids[{j}]", i)
+                    )
+        return None
+
     def _cross(self) -> dict[str | None, dict[str, list[SourceEntity]]]:
         """category (None = any) -> normalized name -> its two owners with the smallest ids.
 
@@ -222,9 +307,9 @@ class EntityUniverse:
         """
         key = normalize(text)
         if opp is not None:
-            for e in self.local(opp).get(key, ()):
-                if category is None or e.category == category:
-                    return "grounded", e
+            e = self._own(key, opp, category)
+            if e is not None:
+                return "grounded", e
         if category is None and (e := self._portfolio.get(key)) is not None:
             return "grounded", e
         for e in self._cross().get(category, {}).get(key, ()):
@@ -234,6 +319,8 @@ class EntityUniverse:
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    if text[start] not in _STRIP_SET and text[end - 1] not in _STRIP_SET:
+        return start, end  # the common case: nothing to trim
     piece = text[start:end]
     left = piece.lstrip(_STRIP)
     start += len(piece) - len(left)
@@ -244,9 +331,16 @@ def _parts(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
     """Spans of the pieces of ``text[start:end]`` split on ``×`` / standalone ``x``."""
     pos = start
     for sep in _SPLIT.finditer(text, start, end):
-        yield _trimmed(text, pos, sep.start())
+        yield _trimmed(text, pos, sep.start()) if pos < sep.start() else (pos, pos)
         pos = sep.end()
-    yield _trimmed(text, pos, end)
+    yield _trimmed(text, pos, end) if pos < end else (pos, pos)
+
+
+def _pieces(text: str, start: int, end: int, inner: str) -> Iterable[tuple[int, int]]:
+    """``_parts``, without the regex for a label with no separator character in it."""
+    if "×" in inner or "x" in inner or "X" in inner:
+        return _parts(text, start, end)
+    return (_trimmed(text, start, end) if start < end else (start, start),)
 
 
 def extract_entities(
@@ -260,33 +354,52 @@ def extract_entities(
     graded as a figure), the decision-column list printed in parentheses right after a
     bold label, and the ids of an ``evidence rows ...:`` list.
     """
-    markers = _markers(tuple(section_markers))
-    starts = [f.start for f in figures]
+    markers = _markers(
+        section_markers if type(section_markers) is tuple else tuple(section_markers)
+    )
+    starts = [f.start for f in figures] if figures else []
     out: list[EntityMention] = []
+    new = _new_mention
     bold: Iterable[re.Match[str]] = _BOLD.finditer(text) if "**" in text else ()
     if "__" in text:
         bold = sorted([*bold, *_UNDER_BOLD.finditer(text)], key=_start)
+    word = _WORD.search
     for m in bold:
-        s, e = m.span("inner")
-        if normalize(m["inner"]) in markers:
+        s, e = m.span(1)
+        inner = m[1]
+        if normalize(inner) in markers:
             continue
         named = False
-        for ps, pe in _parts(text, s, e):
-            if ps >= pe or _WORD.search(text, ps, pe) is None:
+        for ps, pe in _pieces(text, s, e, inner):
+            if ps >= pe or word(text, ps, pe) is None:
                 continue
-            if _has_figure(starts, figures, ps, pe):
+            if starts and _has_figure(starts, figures, ps, pe):
                 continue
-            out.append(EntityMention(text[ps:pe], ps, pe, None))
+            out.append(new((text[ps:pe], ps, pe, None)))
             named = True
         if named:
-            out.extend(_decision_columns(text, m.end(), starts, figures))
+            after = m.end()
+            c = text[after : after + 1]
+            # ``_PAREN_AFTER`` needs "(" after spaces or tabs: skip the regex when the next
+            # character already rules it out (a label followed by a word, the common case)
+            if c == "(" or ((c == " " or c == "\t") and text[after + 1 : after + 2] in _PAREN_NEXT):
+                columns = _decision_columns(text, after, starts, figures)
+                if columns:
+                    out.extend(columns)
     if "vidence" in text or "VIDENCE" in text:
         for m in _EVIDENCE.finditer(text):
             for t in _ID_TOKEN.finditer(text, m.start("ids"), m.end("ids")):
                 if t.group().lower() != "and":
                     out.append(EntityMention(t.group(), t.start(), t.end(), EVIDENCE_ROW))
-    out.sort(key=lambda x: x.start)
+    if len(out) > 1:
+        out.sort(key=_mention_start)
     return out
+
+
+_new_mention = partial(tuple.__new__, EntityMention)
+_mention_start = itemgetter(1)
+_STRIP_SET = frozenset(_STRIP)
+_PAREN_NEXT = frozenset({"(", " ", "\t"})
 
 
 # "3,914 mortgages": a number, then the words it counts.

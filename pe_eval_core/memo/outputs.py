@@ -172,6 +172,11 @@ def eval_pe_output(
     config: GraderConfig | None = None,
 ) -> dict:
     """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json``, return the dict."""
-    evaluation = grade_memo(memo_json_path, source_json_path, config=config)
-    html_path, json_path = write_outputs(evaluation)
-    return evaluation.seed_dict(html_path, json_path)
+    # One GC pause over both steps: between them, a collection would traverse every object
+    # of the fresh evaluation (~30 ms at 10,000 opportunities) only to find no cycle.
+    with gc_paused():
+        evaluation = grade_memo(memo_json_path, source_json_path, config=config)
+        html_path, json_path = write_outputs(evaluation)
+        result = evaluation.seed_dict(html_path, json_path)
+        del evaluation  # freed while paused, so the GC's young count is back where it was
+    return result

@@ -180,6 +180,26 @@ class _Units(dict[str, str]):
 
 _UNITS = _Units()
 
+QUARTERS = FigureKind.QUARTERS
+_SAME_VALUE_UNITS: dict[FigureKind, str] = {
+    USD: "usd",
+    FigureKind.COUNT: "count",
+    QUARTERS: "quarters",
+    FigureKind.DIFFICULTY: "difficulty",
+}
+"""The unit whose values a kind compares as stored (``comparable_values`` returns them as is)."""
+_UNIT_KINDS: dict[str, tuple[FigureKind, ...]] = {
+    "usd": (USD,),
+    "percent": (FigureKind.PERCENT,),
+    "fraction": (FigureKind.PERCENT,),
+    "bps": (FigureKind.PERCENT,),
+    "count": (FigureKind.COUNT,),
+    "quarters": (QUARTERS,),
+    "difficulty": (FigureKind.DIFFICULTY,),
+    "score": (FigureKind.SCORE, FigureKind.PERCENT),
+}
+"""Every kind ``comparable_values`` can return for a unit."""
+
 
 class KindIndex:
     """Source fields of one kind, sorted by magnitude for bisection."""
@@ -282,6 +302,10 @@ class FigureMatch(NamedTuple):
     field: SourceField | None
 
 
+_new_match = partial(tuple.__new__, FigureMatch)
+PERCENT, SCORE = FigureKind.PERCENT, FigureKind.SCORE
+
+
 def tolerance_window(fig: Figure, config: GraderConfig) -> tuple[float, float]:
     """[lo, hi] magnitudes a figure accepts: the wider of its displayed precision and the
     nominal tolerance of its kind (USD relative, percent/score absolute, others exact)."""
@@ -317,6 +341,7 @@ class NumericUniverse:
     def __init__(self, source: OpportunityMap):
         self._source = source
         self._local: dict[int, _Scope] = {}
+        self._shapes: dict[int, list[tuple[dict[str, Any], _Plans]]] = {}
         self._every: dict[FigureKind, KindIndex] | None = None
         self._negative: dict[FigureKind, KindIndex] | None = None
         self._portfolio_fields: list[SourceField] = []
@@ -362,15 +387,134 @@ class NumericUniverse:
         return out
 
     def local(self, i: int) -> _Scope:
-        """Opportunity ``i``'s fields by kind (built once, on first use)."""
+        """Opportunity ``i``'s fields by kind."""
+        return _by_kind(self.opportunity_fields(i))
+
+    def own(self, i: int, kind: FigureKind) -> list[SourceField]:
+        """Opportunity ``i``'s fields of ``kind``, in ``opportunity_fields`` order (built on
+        first use, per kind: a memo citing no score never pays for the score fields)."""
         scope = self._local.get(i)
         if scope is None:
-            scope = self._local[i] = _by_kind(self.opportunity_fields(i))
-        return scope
+            scope = self._local[i] = {}
+        fields = scope.get(kind)
+        if fields is None:
+            fields = scope[kind] = self._kind_fields(i, kind)
+        return fields
+
+    def _kind_fields(self, i: int, kind: FigureKind) -> list[SourceField]:
+        """``[f for f in opportunity_fields(i) if f.kind is kind]``."""
+        return self.in_window(i, kind, -math.inf, math.inf)
+
+    def _shape(self, i: int) -> list[tuple[dict[str, Any], _Plans]]:
+        """Opportunity ``i``'s key sets (declared, extra) with their plans by kind."""
+        shape = self._shapes.get(i)
+        if shape is None:
+            opp = self._source.opportunities[i]
+            d = opp.__dict__
+            extra = opp.__pydantic_extra__
+            shape = self._shapes[i] = [(d, _plans(tuple(d), _nested_keys(d)))]
+            if extra:
+                shape.append((extra, _plans(tuple(extra), _nested_keys(extra))))
+        return shape
+
+    def in_window(self, i: int, kind: FigureKind, lo: float, hi: float) -> list[SourceField]:
+        """Opportunity ``i``'s fields of ``kind`` whose magnitude lies in [lo, hi], in
+        ``opportunity_fields`` order.
+
+        Only those fields are built: the keys are read through a plan per key set and kind
+        (scalars of other units skipped unread), and a value compared as stored is checked
+        against the window before its field (path, role) is made. A figure is matched
+        against its own opportunity this way, one read of a handful of values.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "opportunities": [{"id": "a",
+        ...     "outcome_total_usd_annual": -1_249_000, "n": 12, "extra": {"cost_usd": 1_250_000},
+        ...     "quarters_total": [4, {"spend_usd": 1_251_000}]}]})
+        >>> [f.path for f in u.in_window(0, USD, 1.2e6, 1.3e6)]
+        ['opportunities[0].outcome_total_usd_annual', 'opportunities[0].extra.cost_usd',
+         'opportunities[0].quarters_total[1].spend_usd']
+        >>> all(u.in_window(0, k, -math.inf, math.inf)
+        ...     == [f for f in u.opportunity_fields(0) if f.kind is k] for k in FigureKind)
+        True
+        """
+        out: list[SourceField] = []
+        prefix = None
+        shape = self._shapes.get(i)
+        for values, plans in shape if shape is not None else self._shape(i):
+            plan = plans.get(kind)
+            if plan is None:
+                plan = plans[kind] = _plan(values, kind, plans)
+            for key, code in plan:
+                value = values[key]
+                t = type(value)
+                if t is float or t is int:
+                    if code == _SAME:  # compared as stored: inlined
+                        v = float(value) if t is int else value
+                        m = -v if v < 0 else v
+                        if lo <= m <= hi and math.isfinite(v):
+                            if prefix is None:
+                                prefix = f"{OPPORTUNITIES_KEY}[{i}]"
+                            out.append(self._same(i, kind, f"{prefix}.{key}", key, v))
+                        continue
+                    if code == _OTHER:
+                        continue
+                elif t is str or value is None:
+                    continue
+                elif t is list and code == _SAME:
+                    for j, x in enumerate(value):
+                        tx = type(x)
+                        if tx is float or tx is int:
+                            v = float(x) if tx is int else x
+                            m = -v if v < 0 else v
+                            if lo <= m <= hi and math.isfinite(v):
+                                if prefix is None:
+                                    prefix = f"{OPPORTUNITIES_KEY}[{i}]"
+                                out.append(self._same(i, kind, f"{prefix}.{key}[{j}]", key, v))
+                        elif not (tx is str or x is None or tx is bool):
+                            self._general(i, kind, f"{key}[{j}]", key, x, lo, hi, out)
+                    continue
+                self._general(i, kind, key, key, value, lo, hi, out)
+        return out
+
+    def _same(self, i: int, kind: FigureKind, path: str, key: str, v: float) -> SourceField:
+        """The field of a value of ``kind`` compared as stored."""
+        role = quarter_role(path) if kind is QUARTERS else ""
+        owner = self._source.opportunities[i].id
+        return _new_field((path, kind, v, v, _UNITS[key], i, abs(v), owner, role))
+
+    def _general(
+        self,
+        i: int,
+        kind: FigureKind,
+        tail: str,
+        key: str,
+        value: Any,
+        lo: float,
+        hi: float,
+        out: list[SourceField],
+    ) -> None:
+        """The fields of ``kind`` in [lo, hi] under ``value`` (any shape), as
+        ``opportunity_fields`` builds them."""
+        found: list[SourceField] = []
+        owner = self._source.opportunities[i].id
+        path = f"{OPPORTUNITIES_KEY}[{i}].{tail}"
+        t = type(value)
+        if t is float or t is int:
+            _scalar(value, path, key, i, found, owner)
+        elif t is list:
+            for j, x in enumerate(value):
+                tx = type(x)
+                if tx is float or tx is int:
+                    _scalar(x, f"{path}[{j}]", key, i, found, owner)
+                else:
+                    _walk(x, f"{path}[{j}]", key, i, found, owner)
+        else:
+            _walk(value, path, key, i, found, owner)
+        out.extend(f for f in found if f.kind is kind and lo <= f.magnitude <= hi)
 
     def release(self, i: int) -> None:
         """Forget opportunity ``i``'s cached scope (rebuilt if asked for again)."""
         self._local.pop(i, None)
+        self._shapes.pop(i, None)
 
     @property
     def fields(self) -> list[SourceField]:
@@ -388,8 +532,7 @@ class NumericUniverse:
                 if f.kind is not None:
                     every.setdefault(f.kind, []).append(f)
             for i in range(len(self._source.opportunities)):
-                scope = self._local.get(i)
-                for kind, fs in (scope or _by_kind(self.opportunity_fields(i))).items():
+                for kind, fs in _by_kind(self.opportunity_fields(i)).items():
                     every.setdefault(kind, []).extend(fs)
             for kind, fs in every.items():
                 negative[kind] = [f for f in fs if f.value < 0]
@@ -405,24 +548,49 @@ class NumericUniverse:
         otherwise the nearest field of the kind (ungrounded).
         """
         kind = fig.kind
-        if kind is FigureKind.QUARTERS and fig.role in _QUARTER_ROLES:
-            return self._match_role(fig, opp, config)
-        mag = abs(fig.value)
-        lo, hi = tolerance_window(fig, config)
-        negative = fig.negative or fig.value < 0
+        value = fig.value
+        mag = -value if value < 0 else value
+        # ``tolerance_window``, inlined (this runs once per figure of a long memo)
+        lo, hi = fig.lo, fig.hi
+        lo = -lo if lo < 0 else lo
+        hi = -hi if hi < 0 else hi
+        if lo > hi:
+            lo, hi = hi, lo
+        if kind is USD:
+            nominal = mag * config.usd_rel_tol
+        elif kind is PERCENT:
+            nominal = config.percent_abs_tol
+        elif kind is SCORE:
+            nominal = config.score_abs_tol
+        else:
+            nominal = 0.0
+        slack = 1e-9 * (mag if mag > 1.0 else 1.0)
+        low = mag - nominal
+        lo = (lo if lo < low else low) - slack
+        high = mag + nominal
+        hi = (hi if hi > high else high) + slack
+        if kind is QUARTERS and fig.role in _QUARTER_ROLES:
+            return self._match_role(fig, opp, config, (lo, hi))
+        negative = fig.negative or value < 0
         best: SourceField | None = None
         wrong_sign: SourceField | None = None
-        own = self.local(opp).get(kind, ()) if opp is not None else ()
-        for scope in (own, self.portfolio.get(kind, ())):
-            for f in scope:  # a handful of fields: one opportunity's, or portfolio level
+        if opp is not None:
+            for f in self.in_window(opp, kind, lo, hi):  # one opportunity's, in the window
                 m = f.magnitude
                 if lo <= m <= hi:
                     if negative and f.value >= 0:
                         wrong_sign = wrong_sign or f
                     elif best is None or abs(m - mag) < abs(best.magnitude - mag):
                         best = f
+        for f in self.portfolio.get(kind, ()):  # and the portfolio's
+            m = f.magnitude
+            if lo <= m <= hi:
+                if negative and f.value >= 0:
+                    wrong_sign = wrong_sign or f
+                elif best is None or abs(m - mag) < abs(best.magnitude - mag):
+                    best = f
         if best is not None:
-            return FigureMatch("grounded", best)
+            return _new_match(("grounded", best))
         every, negatives = self._global()
         # Another opportunity's field? Only values of the right sign, nearest first; own and
         # portfolio fields in the window were rejected above, so at most a few are skipped.
@@ -438,24 +606,31 @@ class NumericUniverse:
             return FigureMatch("sign", wrong_sign)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
 
-    def _match_role(self, fig: Figure, opp: int | None, config: GraderConfig) -> FigureMatch:
+    def _match_role(
+        self,
+        fig: Figure,
+        opp: int | None,
+        config: GraderConfig,
+        window: tuple[float, float] | None = None,
+    ) -> FigureMatch:
         """``match`` for "k of m quarters": k only grounds in an observed-quarters field, m in
         a total-quarters field (``[k, m]`` pairs by position; unknown fields take either)."""
         role, kind, mag = fig.role, fig.kind, abs(fig.value)
-        lo, hi = tolerance_window(fig, config)
-        own = self.local(opp).get(kind, ()) if opp is not None else ()
-        for f in own:  # the usual answer: the opportunity's own [k, m] pair
-            if lo <= f.magnitude <= hi and (f.role == role or not f.role):
-                return FigureMatch("grounded", f)
+        lo, hi = window if window is not None else tolerance_window(fig, config)
+        if opp is not None:  # the usual answer: the opportunity's own [k, m] pair
+            for f in self.in_window(opp, kind, lo, hi):
+                if f.role == role or not f.role:
+                    return _new_match(("grounded", f))
         for f in self.portfolio.get(kind, ()):
             if lo <= f.magnitude <= hi and (f.role == role or not f.role):
-                return FigureMatch("grounded", f)
+                return _new_match(("grounded", f))
         index = self._global()[0].get(kind)
         if index is None:
             return FigureMatch("ungrounded", None)
         for f in index.closest_first(mag, lo, hi):
             if f.opp is not None and f.opp != opp and _fits_role(role, f):
                 return FigureMatch("misattributed", f)
+        own = self.own(opp, kind) if opp is not None else ()
         same_role = [f for f in own if _fits_role(role, f)]
         nearest = min(same_role, key=lambda f: abs(f.magnitude - mag), default=None)
         return FigureMatch("ungrounded", nearest or index.nearest(mag))
@@ -494,6 +669,65 @@ def _scalar(
     role = quarter_role(path) if unit == "quarters" else ""
     for kind, cv in pairs:
         out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner, role)))
+
+
+_SAME, _CONVERTED, _OTHER = 0, 1, 2
+_SCALAR_TYPES = frozenset({float, int, str, bool, type(None)})
+_NO_KEYS: frozenset[str] = frozenset()
+
+
+class _Plans(dict[FigureKind | None, Any]):
+    """Per key set (and nested keys): the plan of each kind, built on first use; the key
+    set itself under ``None``."""
+
+
+_PLANS: dict[tuple[tuple[str, ...], frozenset[str]], _Plans] = {}
+
+
+def _plans(keys: tuple[str, ...], nested: frozenset[str]) -> _Plans:
+    plans = _PLANS.get((keys, nested))
+    if plans is None:
+        if len(_PLANS) >= 1024:
+            _PLANS.clear()
+        plans = _PLANS[keys, nested] = _Plans({None: (keys, nested)})
+    return plans
+
+
+def _nested_keys(values: dict[str, Any]) -> frozenset[str]:
+    """Keys (outside ``NON_NUMERIC_KEYS``) whose value may nest numbers under keys of its
+    own: anything but a scalar or a flat list of scalars (bools are never numbers)."""
+    nested = None
+    scalar = _SCALAR_TYPES
+    for key, value in values.items():
+        if type(value) in scalar or key in NON_NUMERIC_KEYS:
+            continue
+        if type(value) is list and scalar.issuperset(map(type, value)):
+            continue
+        if nested is None:
+            nested = {key}
+        else:
+            nested.add(key)
+    return _NO_KEYS if nested is None else frozenset(nested)
+
+
+def _plan(values: dict[str, Any], kind: FigureKind, plans: _Plans) -> tuple[tuple[str, int], ...]:
+    """The keys that can hold a number of ``kind``, in order, each with how its unit yields
+    ``kind``: as stored (_SAME), converted (_CONVERTED), or not at all (_OTHER: a key whose
+    value nests numbers under keys of its own)."""
+    keys, nested = plans[None]
+    same = _SAME_VALUE_UNITS.get(kind)
+    steps = []
+    for key in keys:
+        if key in NON_NUMERIC_KEYS:
+            continue
+        unit = _UNITS[key]
+        if unit == same:
+            steps.append((key, _SAME))
+        elif kind in _UNIT_KINDS.get(unit, ()):
+            steps.append((key, _CONVERTED))
+        elif key in nested:
+            steps.append((key, _OTHER))
+    return tuple(steps)
 
 
 def _walk(

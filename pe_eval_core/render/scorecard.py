@@ -8,6 +8,7 @@ ever prints text, never builds markup from input.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -89,9 +90,14 @@ def prose_html(text: str, marks: list[Mark]) -> Markup:
     >>> prose_html("**<b>** & $1M", [])
     Markup('<strong>&lt;b&gt;</strong> &amp; $1M')
     """
+    return Markup(_prose_html(text, marks))
+
+
+def _prose_html(text: str, marks: list[Mark]) -> str:
     out: list[str] = []
     append = out.append
-    escape = html.escape
+    special = _SPECIAL
+    plain = special(text) is None  # then no piece of it needs escaping
     bold = False
     pos = 0
     size = len(text)
@@ -100,13 +106,61 @@ def prose_html(text: str, marks: list[Mark]) -> Markup:
         if start < pos or end > size:
             continue
         if start > pos:
-            bold = _emit(append, text[pos:start], "", "", bold)
-        opening = f'<span class="m {escape(m.status)}" title="{escape(_hover(m))}">'
-        bold = _emit(append, text[start:end], opening, "</span>", bold)
+            bold = _runs(append, text[pos:start], "", "", bold, plain)
+        status = m.status
+        # ``_hover(m)``, inlined
+        head = f"{m.what} ({m.kind}) {status}" if m.kind else f"{m.what} {status}"
+        path = m.source_path
+        hover = f"{head}: {path} = {m.source_value}" if path else f"{head}: no source field"
+        if special(hover) is not None:
+            hover = _escape(hover)
+        if status not in _STATUSES and special(status) is not None:
+            status = _escape(status)
+        opening = f'<span class="m {status}" title="{hover}">'
+        piece = text[start:end]
+        if "**" in piece:
+            bold = _runs(append, piece, opening, "</span>", bold, plain)
+        elif piece:  # one run, inlined
+            if not plain:
+                piece = _escape(piece)
+            body = f"{opening}{piece}</span>"
+            append(f"<strong>{body}</strong>" if bold else body)
         pos = end
     if pos < size:
-        _emit(append, text[pos:], "", "", bold)
-    return Markup("".join(out))
+        _runs(append, text[pos:], "", "", bold, plain)
+    return "".join(out)
+
+
+def _runs(
+    append: Callable[[str], None], piece: str, opening: str, closing: str, bold: bool, plain: bool
+) -> bool:
+    """``_emit``, skipping the escape of text known to need none (``plain``)."""
+    if "**" not in piece:  # one run
+        if piece:
+            if not plain:
+                piece = _escape(piece)
+            body = f"{opening}{piece}{closing}" if opening else piece
+            append(f"<strong>{body}</strong>" if bold else body)
+        return bold
+    first = True
+    for run in piece.split("**"):
+        if first:
+            first = False
+        else:
+            bold = not bold
+        if run:
+            if not plain:
+                run = _escape(run)
+            body = f"{opening}{run}{closing}" if opening else run
+            append(f"<strong>{body}</strong>" if bold else body)
+    return bold
+
+
+_SPECIAL = re.compile("[&<>\"']").search
+"""Finds a character ``html.escape`` would change (most prose pieces have none)."""
+_escape = html.escape
+_STATUSES = frozenset({"grounded", "ungrounded", "misattributed", "exempt"})
+"""Mark statuses (nothing in them to escape)."""
 
 
 def _mark_order(m: Mark) -> tuple[int, int]:
@@ -141,9 +195,25 @@ def _emit(
     return bold
 
 
-def _opportunity_row(r: OpportunityRow) -> str:
+class _UnmarkedCache(dict[str, str]):
+    """``_prose_html(text, [])`` by text, each computed once."""
+
+    def __missing__(self, text: str) -> str:
+        value = self[text] = _prose_html(text, [])
+        return value
+
+
+class _EscapeCache(dict[str, str]):
+    """``str(markupsafe.escape(text))`` by text, each computed once."""
+
+    def __missing__(self, text: str) -> str:
+        value = self[text] = str(escape(text))
+        return value
+
+
+def _opportunity_row(r: OpportunityRow, escaped: dict[str, str] | None = None) -> str:
     """One row of the opportunities table (the template's markup, autoescaped the same way)."""
-    esc = escape
+    esc = escape if escaped is None else escaped.__getitem__
     in_source = "yes" if r.in_source else '<span class="bad">no (phantom)</span>'
     if r.addressed:
         addressed = '<span class="ok">yes</span>'
@@ -154,10 +224,15 @@ def _opportunity_row(r: OpportunityRow) -> str:
     return (
         f'  <tr>\n    <td class="kind">{esc(r.id)}</td><td>{esc(r.archetype or "")}</td>'
         f"<td>{esc(r.cohort)}</td>\n    <td>{in_source}</td>\n    <td>{addressed}</td>\n"
-        f'    <td class="num">{esc(r.figures_cited)}/{esc(r.figures_total)}</td>\n'
-        f'    <td class="num">{esc(r.entities_grounded)}/{esc(r.entities_total)}</td>\n'
-        f'    <td class="num">{esc(r.findings)}</td>\n  </tr>\n'
+        f'    <td class="num">{_int(r.figures_cited)}/{_int(r.figures_total)}</td>\n'
+        f'    <td class="num">{_int(r.entities_grounded)}/{_int(r.entities_total)}</td>\n'
+        f'    <td class="num">{_int(r.findings)}</td>\n  </tr>\n'
     )
+
+
+def _int(value: int) -> str:
+    """An int as autoescape prints it (``escape`` of anything else, to stay the same)."""
+    return str(value) if type(value) is int else str(escape(value))
 
 
 @lru_cache(maxsize=1)
@@ -197,16 +272,23 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
     # written here rather than looped over in the template: at 10,000 opportunities the
     # template's per-value attribute lookups and escapes would be most of the render time.
     # ``escape`` is the template's own autoescape, so the page is byte-for-byte the same.
-    esc = escape
-    prose = Markup(
-        "".join(
-            f'<div class="prose"><span class="where">{esc(b.opportunity_id)} · {esc(b.field)}'
-            f"</span>{prose_html(b.text, by_block.get((b.opportunity_id, b.field), []))}</div>\n"
-            for b in ev.prose
-            if b.text.strip()
+    escaped = _EscapeCache()  # ids and field names repeat: each escaped once
+    unmarked = _UnmarkedCache()  # so do whole blocks (section templates) with no mark
+    get = by_block.get
+    parts: list[str] = []
+    append = parts.append
+    for b in ev.prose:
+        text = b.text
+        if not text.strip():
+            continue
+        marks = get((b.opportunity_id, b.field))
+        append(
+            f'<div class="prose"><span class="where">{escaped[b.opportunity_id]} · '
+            f"{escaped[b.field]}</span>"
+            f"{_prose_html(text, marks) if marks else unmarked[text]}</div>\n"
         )
-    )
-    rows = Markup("".join(map(_opportunity_row, ev.opportunities)))
+    prose = Markup("".join(parts))
+    rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
     lowest_name, lowest_sentence = ev.lowest_dimension()
     return (
         _environment()
