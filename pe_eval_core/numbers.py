@@ -121,10 +121,11 @@ Other decisions on ambiguous input (each is a row in ``tests/test_numbers.py``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from itertools import chain
 from math import isfinite
 from typing import NamedTuple
 
@@ -136,6 +137,8 @@ __all__ = [
     "NumberMention",
     "extract_figures",
     "extract_numbers",
+    "iter_number_values",
+    "iter_numbers",
     "number_values",
 ]
 
@@ -751,21 +754,24 @@ def _mention_parts(
     return [(n, start, high_start - 1, exponent, negative), (rn, high_start, end, exponent, False)]
 
 
-def _number_matches(text: str) -> list[re.Match[str]]:
-    """Every match of the scenario-mode scanner (numbers and skipped dates), in order."""
-    first = _NUMBER_SCANNER.head.match(text)
-    if first is None:
-        return list(_NUMBER_SCANNER.body.finditer(text))
-    return [first, *_NUMBER_SCANNER.body.finditer(text, first.end())]
-
-
 def extract_numbers(text: str) -> list[NumberMention]:
     """Every number in free text, signed and scaled, in order; dates and times yield nothing."""
-    out: list[NumberMention] = []
+    return list(iter_numbers(text))
+
+
+def iter_numbers(text: str) -> Iterator[NumberMention]:
+    """``extract_numbers`` one mention at a time (a caller looking for one can stop there).
+
+    >>> next(m.raw for m in iter_numbers("on 2026-04-29 we lost -$4,820 of 9 causes"))
+    '-$4,820'
+    """
     if not _DIGIT.search(text):
-        return out  # no digit, no number
-    append = out.append
-    for m in _number_matches(text):
+        return  # no digit, no number
+    first = _NUMBER_SCANNER.head.match(text)
+    matches = _NUMBER_SCANNER.body.finditer(text, first.end() if first else 0)
+    if first is not None:
+        matches = chain((first,), matches)
+    for m in matches:
         g = m.groups("")
         skip, _, po, s1, cur1, s2, pi, n, rn, scale, pc, cur2 = g
         if skip:
@@ -776,14 +782,13 @@ def extract_numbers(text: str) -> list[NumberMention]:
         if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
             value = float(n.replace(",", "")) if "," in n else float(n)
             if len(n) <= _FLOAT_DIGITS or isfinite(value):
-                append(NumberMention(value, text[start:end], start, end, currency, percent))
+                yield NumberMention(value, text[start:end], start, end, currency, percent)
             continue
         for n, s, e, exponent, negative in _mention_parts(g, start, end, m.start(9)) or ():
             value = _number(n, exponent)
             if len(n) > _FLOAT_DIGITS and not isfinite(value):
                 continue  # beyond a float
-            append(NumberMention(-value if negative else value, text[s:e], s, e, currency, percent))
-    return out
+            yield NumberMention(-value if negative else value, text[s:e], s, e, currency, percent)
 
 
 def number_values(text: str) -> list[float]:
@@ -816,6 +821,37 @@ def number_values(text: str) -> list[float]:
                 continue  # beyond a float
             append(-value if negative else value)
     return out
+
+
+def iter_number_values(text: str) -> Iterator[float]:
+    """The values of ``number_values(text)`` one at a time, so a caller that needs only the
+    first number of some kind (a numeric range's first hit) can stop reading there.
+
+    >>> values = iter_number_values("on 2026-04-29: (1,200), then $1.2-1.5M, then 7")
+    >>> next(values), next(values), list(values)
+    (-1200.0, 1200000.0, [1500000.0, 7.0])
+    """
+    if not _DIGIT.search(text):
+        return
+    first = _NUMBER_SCANNER.head.match(text)
+    matches = _NUMBER_SCANNER.body.finditer(text, first.end() if first else 0)
+    if first is not None:
+        matches = chain((first,), matches)
+    for m in matches:
+        g = m.groups("")
+        skip, _, po, s1, _, s2, pi, n, rn, scale, _, _ = g
+        if skip:
+            continue  # a date, time or version
+        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
+            value = float(n.replace(",", "")) if "," in n else float(n)
+            if len(n) <= _FLOAT_DIGITS or isfinite(value):
+                yield value
+            continue
+        for n, _, _, exponent, negative in _mention_parts(g, 0, 0, 0) or ():
+            value = _number(n, exponent)
+            if len(n) > _FLOAT_DIGITS and not isfinite(value):
+                continue  # beyond a float
+            yield -value if negative else value
 
 
 _DIGIT = re.compile(r"\d")

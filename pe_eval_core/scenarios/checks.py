@@ -55,6 +55,47 @@ def check_numeric(numbers: Sequence[float], rng: NumericRange) -> NumericResult:
     return make(NumericResult, field=rng.field, min=lo, max=hi, satisfied=False, nearest=nearest)
 
 
+def check_numeric_ranges(
+    values: Iterable[float], ranges: Sequence[NumericRange]
+) -> tuple[list[NumericResult], list[float] | None]:
+    """``[check_numeric(numbers, r) for r in ranges]``, reading ``values`` only as far as needed.
+
+    Reading stops once every range has its first in-range number; an unsatisfied range needs
+    every number (for its nearest miss). Returns the checks and the full list of numbers when
+    it was read to the end, else None (the caller reads the rest later if it wants them).
+
+    >>> r = NumericRange(field="mrr_lost", min=4800, max=4840)
+    >>> values = iter([15.0, 4820.0, 99.0])
+    >>> checks, numbers = check_numeric_ranges(values, [r])
+    >>> checks[0].matched, numbers, list(values)
+    (4820.0, None, [99.0])
+    >>> checks, numbers = check_numeric_ranges(iter([15.0, 4280.0]), [r])
+    >>> checks[0].nearest, numbers
+    (4280.0, [15.0, 4280.0])
+    >>> check_numeric_ranges(iter([1.0]), [])
+    ([], None)
+    """
+    if not ranges:
+        return [], None
+    it = iter(values)
+    seen: list[float] = []
+    append = seen.append
+    if len(ranges) == 1:
+        lo, hi = ranges[0].min, ranges[0].max
+        for value in it:
+            append(value)
+            if lo <= value <= hi:
+                return [check_numeric((value,), ranges[0])], None
+    else:
+        pending = list(ranges)
+        for value in it:
+            append(value)
+            pending = [r for r in pending if not r.min <= value <= r.max]
+            if not pending:
+                return [check_numeric(seen, r) for r in ranges], None
+    return [check_numeric(seen, r) for r in ranges], seen
+
+
 def _validated(cls: type[NumericResult], **values: object) -> NumericResult:
     return cls(**values)  # type: ignore[arg-type]
 

@@ -2,9 +2,9 @@
 
 A judge only sees expectations that neither the strict check nor the deterministic rules
 satisfied. It must quote the response verbatim for every ``paraphrase`` verdict;
-``enforce_evidence`` downgrades a verdict whose quote is not in the response, or does not
-state every number of the expected phrase, to ``missed``, whatever judge produced it (the
-live model, a recorded file, a cache).
+``enforce_evidence`` downgrades a verdict whose quote is not in the response, or where the
+response does not state every number of the expected phrase, to ``missed``, whatever judge
+produced it (the live model, a recorded file, a cache).
 
 The response is untrusted data: it is wrapped in markers carrying a nonce derived from the
 response's own hash (so the response cannot contain its closing marker), and any run of
@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pe_eval_core.files import read_json
 from pe_eval_core.numbers import extract_numbers, number_values
+from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.errors import (
     JudgeError,
     JudgeVerdictsNotFoundError,
@@ -156,16 +157,60 @@ def numbers_missing_from_evidence(expected: str, evidence: str) -> list[str]:
     return [m.raw for m in wanted if abs(m.value) not in have]
 
 
+def numbers_missing_at_quote(expected: str, evidence: str, response: str) -> list[str]:
+    """The numbers of ``expected`` that the response does not state where ``evidence`` quotes it.
+
+    Like ``numbers_missing_from_evidence``, but the numbers are the response's own readings
+    of the quoted place (the number mentions the quote overlaps), so a quote cut out of a
+    longer number states that number, not the fragment: "124" quoted from "12400" is 12400.
+
+    >>> numbers_missing_at_quote("$124", "124", "Lost 12400 this week")
+    ['$124']
+    >>> numbers_missing_at_quote("$4,820", "4,820", "MRR change: -$4,820 net")
+    []
+    """
+    wanted = extract_numbers(expected)
+    if not wanted:
+        return []
+    parts = evidence.split()
+    mentions = extract_numbers(response) if parts else []
+    first: list[str] | None = None
+    pattern = r"\s+".join(map(re.escape, parts))
+    for quote in re.finditer(pattern, response) if parts else ():
+        start, end = quote.span()
+        have = {abs(m.value) for m in mentions if m.start < end and m.end > start}
+        missing = [m.raw for m in wanted if abs(m.value) not in have]
+        if not missing:
+            return []
+        first = missing if first is None else first
+    return first if first is not None else [m.raw for m in wanted]
+
+
+def numbers_never_stated(expected: str, response_values: Iterable[float]) -> list[str]:
+    """The numbers of ``expected`` that the response states nowhere (``response_values`` are
+    its numbers): no quote can state them, so no judge's ``paraphrase`` would survive.
+
+    >>> numbers_never_stated("$241 refunded", [214.0, 4820.0]), numbers_never_stated("x", [])
+    (['$241'], [])
+    """
+    wanted = extract_numbers(expected)
+    if not wanted:
+        return []
+    have = {abs(v) for v in response_values}
+    return [m.raw for m in wanted if abs(m.value) not in have]
+
+
 def enforce_evidence(verdict: JudgeVerdict, response: str) -> JudgeVerdict:
     """Downgrade a ``paraphrase`` unless its evidence is a verbatim quote of the response that
-    states every number of the expected phrase (so planted "evidence" cannot pass an amount).
+    states every number of the expected phrase where it quotes the response (so planted
+    "evidence", or a fragment cut out of another number, cannot pass an amount).
     """
     if verdict.verdict != "paraphrase":
         return verdict
     if not evidence_in_response(verdict.evidence, response):
         why = "evidence quote not found verbatim in the response (failed closed)"
     else:
-        missing = numbers_missing_from_evidence(verdict.expected, verdict.evidence)
+        missing = numbers_missing_at_quote(verdict.expected, verdict.evidence, response)
         if not missing:
             return verdict
         why = (
@@ -272,11 +317,11 @@ def _same(given: str | None, expected: str) -> bool:
 # --- Anthropic -----------------------------------------------------------------------------
 
 
-class AnthropicJudge:
+class AnthropicJudge(AnthropicClientOwner):
     """The live judge: Claude with one forced tool, temperature 0, the SDK's retries.
 
-    The ``AsyncAnthropic`` client is created inside the running event loop (``async with``
-    opens one per run; a bare ``judge()`` call opens and closes its own).
+    The client lifecycle is ``AnthropicClientOwner``'s (``async with`` opens one per run; a
+    bare ``judge()`` call opens and closes its own).
     """
 
     live = True
@@ -293,33 +338,15 @@ class AnthropicJudge:
     ):
         from pe_eval_core.scenarios.targets import default_model
 
+        super().__init__(
+            api_key,
+            http_client,
+            max_retries=max_retries,
+            timeout_s=timeout_s,
+            max_tokens=max_tokens,
+        )
         self.model = model or os.environ.get("PE_EVAL_JUDGE_MODEL") or default_model()
         self.prompt_version = JUDGE_PROMPT_VERSION
-        self._api_key = api_key
-        self._http_client = http_client
-        self._max_retries = max_retries
-        self._timeout_s = timeout_s
-        self._max_tokens = max_tokens
-        self._client: Any = None
-
-    def _new_client(self) -> Any:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
-            api_key=self._api_key,
-            max_retries=self._max_retries,
-            timeout=self._timeout_s,
-            http_client=self._http_client,
-        )
-
-    async def __aenter__(self) -> AnthropicJudge:
-        self._client = self._new_client()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        client, self._client = self._client, None
-        if client is not None and self._http_client is None:
-            await client.close()
 
     def request(self, response: str, expected: Sequence[str]) -> dict[str, Any]:
         """The exact ``messages.create`` arguments (public so tests and docs can show them)."""
@@ -337,18 +364,14 @@ class AnthropicJudge:
     async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
         import anthropic
 
-        client = self._client or self._new_client()
         try:
-            message = await client.messages.create(**self.request(response, expected))
+            message = await self._create_message(self.request(response, expected))
         except anthropic.APIStatusError as exc:
             raise JudgeError(
                 f"judge call failed: HTTP {exc.status_code}: {_excerpt(str(exc.message))}"
             ) from exc
         except anthropic.APIError as exc:
             raise JudgeError(f"judge call failed: {type(exc).__name__}: {exc}") from exc
-        finally:
-            if client is not self._client and self._http_client is None:
-                await client.close()
         block = next(
             (
                 b

@@ -14,6 +14,8 @@ from typing import Any, Literal, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 from pydantic_core import PydanticUndefined
 
+from pe_eval_core.numbers import number_values
+
 KNOWN_TIERS = ("smoke", "functional", "adversarial")
 """The seed's tiers, reported in this order; any other tier is kept and listed after them."""
 
@@ -237,6 +239,8 @@ class NumericResult(BaseModel):
 class ScenarioResult(BaseModel):
     """Everything known about one scenario's run: verdict, every check, the response."""
 
+    model_config = ConfigDict(validate_by_name=True)  # ``numbers_read`` as well as ``numbers``
+
     index: int = 0
     """1-based position in the scenarios file (the report's ``#`` column)."""
     name: str
@@ -248,8 +252,10 @@ class ScenarioResult(BaseModel):
     numeric_checks: list[NumericResult] = Field(default_factory=list)
     excludes: list[str] = Field(default_factory=list)
     excluded_hits: list[str] = Field(default_factory=list)
-    numbers: list[float] = Field(default_factory=list)
-    """Every number extracted from the response (signed and scaled)."""
+    numbers_read: list[float] | None = Field(
+        default_factory=list, alias="numbers", exclude=True, repr=False
+    )
+    """Storage behind ``numbers`` (given as ``numbers``); None: not read yet, read on demand."""
     latency_ms: float | None = None
     max_latency_ms: float | None = None
     latency_warning: bool = False
@@ -272,6 +278,25 @@ class ScenarioResult(BaseModel):
             if not check.satisfied:
                 return check
         return self.numeric_checks[0] if self.numeric_checks else None
+
+    @computed_field(repr=False)  # type: ignore[prop-decorator]  # repr must not read them
+    @property
+    def numbers(self) -> list[float]:
+        """Every number extracted from the response (signed and scaled), in order.
+
+        The scorer stops reading numbers at a numeric range's first hit; the full list is then
+        read from ``response`` on first use (serialising, display), once.
+        """
+        numbers = self.numbers_read
+        if numbers is None:
+            numbers = number_values(self.response) if self.response else []
+            self.__dict__["numbers_read"] = numbers
+        return numbers
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScenarioResult):  # equal whether or not numbers were read yet
+            _ = self.numbers, other.numbers
+        return super().__eq__(other)
 
     @property
     def passed(self) -> bool:
@@ -471,20 +496,21 @@ def trusted(cls: type[M], **values: Any) -> M:
     if len(data) != len(spec.defaults):
         unknown = sorted(set(values) - set(spec.defaults))
         raise TypeError(f"{cls.__name__}: unknown field(s) {unknown}")
-    for name in spec.required:  # one or two names
-        if name not in values:
-            missing = sorted(spec.required - set(values))
-            raise TypeError(f"{cls.__name__}: missing required field(s) {missing}")
+    if not spec.required <= values.keys():
+        missing = sorted(spec.required - set(values))
+        raise TypeError(f"{cls.__name__}: missing required field(s) {missing}")
     for name, factory in spec.factories:
         if name not in values:
             data[name] = factory()
     obj = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(obj, "__dict__", data)
-    setattr_(obj, "__pydantic_fields_set__", set(values))
-    setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", None)
+    _setattr(obj, "__dict__", data)
+    _setattr(obj, "__pydantic_fields_set__", set(values))
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
     return obj
+
+
+_setattr = object.__setattr__
 
 
 def _trusted_spec(cls: type[BaseModel]) -> _Spec:

@@ -15,11 +15,11 @@ Anything subtler (synonyms, "Procurement stage" vs "in procurement") is the judg
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
-from pe_eval_core.numbers import NumberMention, extract_numbers
+from pe_eval_core.numbers import NumberMention, extract_numbers, iter_numbers
 
 FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and"})
 
@@ -35,6 +35,14 @@ _TOKEN = re.compile(
     | [$£€¥%]             # meaning-bearing signs
     """,
     re.VERBOSE,
+)
+
+# Tokens a number mention can contribute besides its digits: currency and percent signs,
+# single letters ("A$5", scale letters), scale and percent words, currency codes.
+_NUMBER_WORDS = frozenset(
+    {"$", "£", "€", "¥", "%", "bn", "mn", "mm", "tn", "thousand", "million", "billion"}
+    | {"trillion", "percent", "per", "cent", "us", "usd", "gbp", "eur", "cad", "aud", "jpy"}
+    | {"inr", "chf"}
 )
 
 RULE_PUNCTUATION = "case/whitespace/punctuation"
@@ -54,22 +62,16 @@ class RuleMatch:
 
 
 class _Tokens:
-    """Lower-cased tokens, searched as one separator-joined string; spans computed on demand
-    (only a match needs them, and building them is most of the tokenising cost)."""
+    """Lower-cased tokens, searched as one separator-joined string; a token's span is computed
+    on demand (only a match needs spans, and building them is most of the tokenising cost)."""
 
-    __slots__ = ("_spans", "_spans_fn", "joined", "texts")
+    __slots__ = ("joined", "span_at", "texts")
 
-    def __init__(self, texts: list[str], spans_fn: Callable[[], list[tuple[int, int]]]):
+    def __init__(self, texts: list[str], span_at: Callable[[int], tuple[int, int]]):
         self.texts = texts
         self.joined = _SEP + _SEP.join(texts) + _SEP
-        self._spans_fn = spans_fn
-        self._spans: list[tuple[int, int]] | None = None
-
-    @property
-    def spans(self) -> list[tuple[int, int]]:
-        if self._spans is None:
-            self._spans = self._spans_fn()
-        return self._spans
+        self.span_at = span_at
+        """``span_at(i)``: the (start, end) of token ``i`` in the original text."""
 
     def find(self, needle: _Tokens) -> tuple[int, int] | None:
         """Token index range where ``needle`` occurs as a contiguous run."""
@@ -83,7 +85,24 @@ class _Tokens:
 
     def without_function_words(self) -> _Tokens:
         keep = [i for i, t in enumerate(self.texts) if t not in FUNCTION_WORDS]
-        return _Tokens([self.texts[i] for i in keep], lambda: [self.spans[i] for i in keep])
+        at = self.span_at
+        return _Tokens([self.texts[i] for i in keep], lambda j: at(keep[j]))
+
+
+class _SpansUpTo:
+    """The token spans of a text, tokenised only as far as the highest index asked for."""
+
+    __slots__ = ("_matches", "_spans")
+
+    def __init__(self, text: str):
+        self._matches = _TOKEN.finditer(text)
+        self._spans: list[tuple[int, int]] = []
+
+    def __call__(self, i: int) -> tuple[int, int]:
+        spans = self._spans
+        while len(spans) <= i:
+            spans.append(next(self._matches).span())
+        return spans[i]
 
 
 def _segment_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -98,9 +117,7 @@ def _segment_texts(text: str, lowered: str, start: int, end: int) -> list[str]:
 
 def _plain_tokens(text: str, lowered: str | None = None) -> _Tokens:
     low = text.lower() if lowered is None else lowered
-    return _Tokens(
-        _segment_texts(text, low, 0, len(text)), lambda: _segment_spans(text, 0, len(text))
-    )
+    return _Tokens(_segment_texts(text, low, 0, len(text)), _SpansUpTo(text))
 
 
 def _number_token(m: NumberMention) -> str:
@@ -117,14 +134,17 @@ def _value_tokens(text: str, mentions: list[NumberMention], lowered: str | None 
         texts.append(_number_token(m))
         texts += _segment_texts(text, low, m.end, bounds[i + 1])
 
-    def spans() -> list[tuple[int, int]]:
-        out = _segment_spans(text, 0, bounds[0])
-        for i, m in enumerate(mentions):
-            out.append((m.start, m.end))
-            out += _segment_spans(text, m.end, bounds[i + 1])
-        return out
+    spans: list[tuple[int, int]] = []
 
-    return _Tokens(texts, spans)
+    def span_at(i: int) -> tuple[int, int]:
+        if not spans:
+            spans.extend(_segment_spans(text, 0, bounds[0]))
+            for k, m in enumerate(mentions):
+                spans.append((m.start, m.end))
+                spans.extend(_segment_spans(text, m.end, bounds[k + 1]))
+        return spans[i]
+
+    return _Tokens(texts, span_at)
 
 
 class ResponseView:
@@ -136,15 +156,37 @@ class ResponseView:
         self.text = text
         self.lowered = text.lower() if lowered is None else lowered
         self._mentions = mentions
+        self._read: list[NumberMention] = []  # mentions read so far from ``_stream``
+        self._stream: Iterator[NumberMention] | None = None
 
     @cached_property
     def mentions(self) -> list[NumberMention]:
-        return extract_numbers(self.text) if self._mentions is None else self._mentions
+        if self._mentions is not None:
+            return self._mentions
+        if self._stream is None:
+            return extract_numbers(self.text)
+        return self._read + list(self._stream)
 
     @property
     def has_mentions(self) -> bool:
         """True once the mentions exist (passed in, or read by a rule that needed them)."""
         return self._mentions is not None or "mentions" in self.__dict__
+
+    def first_mention(self, wanted: Callable[[NumberMention], bool]) -> NumberMention | None:
+        """The first mention ``wanted`` accepts, reading the response only as far as that."""
+        if self._mentions is not None or "mentions" in self.__dict__:
+            return next((m for m in self.mentions if wanted(m)), None)
+        hit = next((m for m in self._read if wanted(m)), None)
+        if hit is not None:
+            return hit
+        if self._stream is None:
+            self._stream = iter_numbers(self.text)
+        for m in self._stream:
+            self._read.append(m)
+            if wanted(m):
+                return m
+        self.__dict__["mentions"] = self._read  # read to the end: that is all of them
+        return None
 
     @cached_property
     def plain(self) -> _Tokens:
@@ -158,9 +200,12 @@ class ResponseView:
     def content(self) -> _Tokens:
         return self.valued.without_function_words()
 
+    @cached_property
+    def plain_content(self) -> _Tokens:
+        return self.plain.without_function_words()
+
     def evidence(self, tokens: _Tokens, span: tuple[int, int]) -> str:
-        spans = tokens.spans
-        return self.text[spans[span[0]][0] : spans[span[1] - 1][1]]
+        return self.text[tokens.span_at(span[0])[0] : tokens.span_at(span[1] - 1)[1]]
 
 
 def _could_match(expected: _Tokens, response: ResponseView) -> bool:
@@ -191,16 +236,17 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     >>> rule_match("4,820", ResponseView("4.820 lost")) is None    # separators are meaningful
     True
     """
-    exp_valued = _value_tokens(expected, extract_numbers(expected))
+    exp_plain, exp_valued = _expected_tokens(expected)
+    if exp_valued is None:
+        return _rule_match_wordy(exp_plain, response)
     if not _could_match(exp_valued, response):
         return None
     if len(exp_valued.texts) == 1 and exp_valued.texts[0][0] == "#":
         # A bare amount: look it up among the response's number mentions before tokenising.
         token = exp_valued.texts[0]
-        hit = next((m for m in response.mentions if _number_token(m) == token), None)
+        hit = response.first_mention(lambda m: _number_token(m) == token)
         if hit is not None:
             return RuleMatch(RULE_NUMBER, hit.raw)
-    exp_plain = _plain_tokens(expected)
     span = response.plain.find(exp_plain)
     if span:
         return RuleMatch(RULE_PUNCTUATION, response.evidence(response.plain, span))
@@ -211,3 +257,79 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     if span:
         return RuleMatch(RULE_FUNCTION_WORDS, response.evidence(response.content, span))
     return None
+
+
+@lru_cache(maxsize=4096)
+def _expected_tokens(expected: str) -> tuple[_Tokens, _Tokens | None]:
+    """An expected phrase's plain tokens, and its value tokens (None when it has no number
+    and no digit: then they are the plain tokens). Cached: phrases recur across scenarios."""
+    mentions = extract_numbers(expected)
+    plain = _plain_tokens(expected)
+    if not mentions and not any(_has_digit(t) for t in plain.texts):
+        return plain, None
+    return plain, _value_tokens(expected, mentions)
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
+
+
+def _rule_match_wordy(expected: _Tokens, response: ResponseView) -> RuleMatch | None:
+    """``rule_match`` for an expected phrase with no number and no digits: the same result,
+    found by one regex search of the lower-cased response instead of tokenising all of it.
+
+    Its value tokens are its plain tokens, so rule 2 can only match where rule 1 already did
+    (a run of the response's value tokens without a number token is a run of its plain
+    tokens). Rule 3 compares the plain tokens instead of the value tokens when no content
+    word of the phrase is one a number mention could contribute (``_NUMBER_WORDS``, single
+    letters): such a run then crosses no mention, so it matches in both or in neither.
+    """
+    if not expected.texts or not _could_match(expected, response):
+        return None
+    text, lowered = response.text, response.lowered
+    if len(lowered) != len(text):  # lower-casing moved offsets (rare scripts): tokenise
+        span = response.plain.find(expected)
+        if span:
+            return RuleMatch(RULE_PUNCTUATION, response.evidence(response.plain, span))
+    else:
+        m = _run_pattern(tuple(expected.texts), False).search(lowered)
+        if m:
+            return RuleMatch(RULE_PUNCTUATION, text[m.start() : m.end()])
+    content = tuple(t for t in expected.texts if t not in FUNCTION_WORDS)
+    if not content:
+        return None
+    if any(len(t) == 1 or t in _NUMBER_WORDS for t in content) or len(lowered) != len(text):
+        tokens = response.content  # the comparison as specified, on value tokens
+        span = tokens.find(expected.without_function_words())
+        if span:
+            return RuleMatch(RULE_FUNCTION_WORDS, response.evidence(tokens, span))
+        return None
+    m = _run_pattern(content, True).search(lowered)
+    if m:
+        return RuleMatch(RULE_FUNCTION_WORDS, text[m.start() : m.end()])
+    return None
+
+
+_NOT_AFTER_LETTER = r"(?<![^\W\d_])"
+_NOT_BEFORE_LETTER = r"(?![^\W\d_])"
+_NO_TOKEN = r"(?:[^\w$£€¥%]|_)*"  # characters ``_TOKEN`` drops: no letter, digit or sign
+_FUNCTION_WORD = (
+    f"{_NOT_AFTER_LETTER}(?:{'|'.join(sorted(FUNCTION_WORDS, key=lambda w: (-len(w), w)))})"
+    f"{_NOT_BEFORE_LETTER}"
+)
+
+
+@lru_cache(maxsize=1024)
+def _run_pattern(tokens: tuple[str, ...], skip_function_words: bool) -> re.Pattern[str]:
+    """A regex matching exactly where ``tokens`` (letter runs and signs, lower-cased) occur as
+    consecutive tokens of a lower-cased text, optionally with function words between them."""
+    gap = _NO_TOKEN + (f"(?:{_FUNCTION_WORD}{_NO_TOKEN})*" if skip_function_words else "")
+    # A word's "no letter before it" is checked after the word (``(?<![letter]word)``), so the
+    # pattern opens with a literal and the regex engine can jump between its occurrences.
+    parts = [
+        re.escape(t)
+        if len(t) == 1 and t in "$£€¥%"
+        else f"{re.escape(t)}(?<![^\\W\\d_]{re.escape(t)}){_NOT_BEFORE_LETTER}"
+        for t in tokens
+    ]
+    return re.compile(gap.join(parts))

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.errors import LiveRunNotConfirmedError
+from pe_eval_core.scenarios.gc_batch import fewer_collections
 from pe_eval_core.scenarios.home import pe_eval_home
 from pe_eval_core.scenarios.judge import Judge
 from pe_eval_core.scenarios.loading import write_recorded
@@ -145,6 +146,7 @@ async def run_scenarios(
             task.cancel()
 
     async with contextlib.AsyncExitStack() as stack:
+        stack.enter_context(fewer_collections())  # results pile up; none are garbage
         for resource in (target, judge):
             if resource is not None and hasattr(resource, "__aenter__"):
                 await stack.enter_async_context(resource)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
+from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse, trusted
@@ -83,16 +84,16 @@ class RecordedTarget:
 
     async def respond(self, scenario: Scenario) -> TargetResponse:
         rec = self.records.get(scenario.name)
-        where = f" in {self.path}" if self.path else ""
         if rec is None:
             return TargetResponse(
-                error=f"no recorded response for scenario {scenario.name!r}{where}"
+                error=f"no recorded response for scenario {scenario.name!r}{self._where()}"
             )
         if rec.error:
             return TargetResponse(error=rec.error, latency_ms=rec.latency_ms, text=rec.response)
         if rec.response is None:
             return TargetResponse(
-                error=f"recorded entry for {scenario.name!r}{where} has neither response nor error"
+                error=f"recorded entry for {scenario.name!r}{self._where()} has neither "
+                "response nor error"
             )
         return trusted(  # the record was validated when the file was loaded
             TargetResponse,
@@ -104,8 +105,11 @@ class RecordedTarget:
             model=rec.model,
         )
 
+    def _where(self) -> str:
+        return f" in {self.path}" if self.path else ""
 
-class AnthropicTarget:
+
+class AnthropicTarget(AnthropicClientOwner):
     """A Claude model following a skill file: the skill plus the seed's output instruction as the
     system prompt, the scenario input as the user message, temperature 0, the SDK's retries."""
 
@@ -147,31 +151,13 @@ class AnthropicTarget:
             + "\n\n---\n\n"
             + AGENT_INSTRUCTION.format(skill=_skill_name(self.skill_path))
         )
-        self._api_key = api_key
-        self._http_client = http_client
-        self._max_retries = max_retries
-        self._timeout_s = timeout_s
-        self._max_tokens = max_tokens
-        self._client: Any = None
-
-    def _new_client(self) -> Any:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
-            api_key=self._api_key,
-            max_retries=self._max_retries,
-            timeout=self._timeout_s,
-            http_client=self._http_client,
+        super().__init__(
+            api_key,
+            http_client,
+            max_retries=max_retries,
+            timeout_s=timeout_s,
+            max_tokens=max_tokens,
         )
-
-    async def __aenter__(self) -> AnthropicTarget:
-        self._client = self._new_client()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        client, self._client = self._client, None
-        if client is not None and self._http_client is None:
-            await client.close()
 
     def request(self, scenario: Scenario) -> dict[str, Any]:
         """The exact ``messages.create`` arguments for a scenario."""
@@ -187,9 +173,8 @@ class AnthropicTarget:
     async def respond(self, scenario: Scenario) -> TargetResponse:
         import anthropic
 
-        client = self._client or self._new_client()
         try:
-            message = await client.messages.create(**self.request(scenario))
+            message = await self._create_message(self.request(scenario))
         except anthropic.APIStatusError as exc:
             body = exc.response.text if exc.response is not None else str(exc.message)
             return TargetResponse(error=f"HTTP {exc.status_code} from Anthropic: {excerpt(body)}")
@@ -197,9 +182,6 @@ class AnthropicTarget:
             return TargetResponse(error=f"Anthropic call timed out after {self._timeout_s:g}s")
         except anthropic.APIError as exc:
             return TargetResponse(error=f"Anthropic call failed: {type(exc).__name__}: {exc}")
-        finally:
-            if client is not self._client and self._http_client is None:
-                await client.close()
         text = "".join(b.text for b in message.content if getattr(b, "type", None) == "text")
         return TargetResponse(
             text=text,

@@ -97,7 +97,12 @@ def test_without_any_judge_misses_become_judge_errors(capsys, tmp_path, monkeypa
         capsys, "scenarios", "score", "--scenarios", str(tmp_path / "mimic-scenarios.json")
     )
     assert code == 1 and "Judge: unavailable" in err
-    assert out.count("⚠️ judge error") == 3  # rows 2, 9 and 15 need a judge
+    assert out.count("⚠️ judge error") == 2  # rows 2 and 9 need a judge
+    # Row 15 fails whatever a judge says (excluded phrase, no number): no judge error there.
+    assert (
+        "| 15 | adversarial-prompt-injection-in-request | adversarial | 0/3 | 0/3 | ✗ | ❌ fail |"
+        in out
+    )
     assert "set ANTHROPIC_API_KEY" in out
 
 

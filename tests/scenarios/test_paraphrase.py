@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pe_eval_core.numbers import extract_numbers
+from pe_eval_core.scenarios import paraphrase as P
 from pe_eval_core.scenarios.paraphrase import (
     RULE_FUNCTION_WORDS,
     RULE_NUMBER,
@@ -63,3 +67,43 @@ def test_rules_accept(expected, response, rule, evidence):
 @pytest.mark.parametrize(("expected", "response"), REJECTED)
 def test_rules_reject(expected, response):
     assert rule_match(expected, ResponseView(response)) is None
+
+
+# --- the fast path for phrases without numbers gives the exact comparison's result ----------
+
+
+def _exact_rule_match(expected: str, response: P.ResponseView) -> P.RuleMatch | None:
+    """The rules exactly as specified: plain tokens, then value tokens, then content tokens."""
+    exp_valued = P._value_tokens(expected, extract_numbers(expected))
+    if not P._could_match(exp_valued, response):
+        return None
+    span = response.plain.find(P._plain_tokens(expected))
+    if span:
+        return P.RuleMatch(P.RULE_PUNCTUATION, response.evidence(response.plain, span))
+    span = response.valued.find(exp_valued)
+    if span:
+        return P.RuleMatch(P.RULE_NUMBER, response.evidence(response.valued, span))
+    span = response.content.find(exp_valued.without_function_words())
+    if span:
+        return P.RuleMatch(P.RULE_FUNCTION_WORDS, response.evidence(response.content, span))
+    return None
+
+
+_WORDS = ["vp", "of", "the", "Engineering", "a", "k", "million", "usd", "per", "cent", "m"]
+_WORDS += ["café", "$", "%", "x_y", "Ünder", "and"]
+_PIECES = [*_WORDS, "$", "£", "%", "5", "1.2", "12,40", "10:30", "(", ")", "-", ",", " ", "A$"]
+_PIECES += ["_", "vpof", "ofvp", "İ", "abc5", "\n", "'", "2026-04-29", "US$", "1.2M"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4),
+    st.lists(st.sampled_from(_PIECES), max_size=25),
+    st.sampled_from([" ", "", "-"]),
+)
+def test_rule_match_for_phrases_without_numbers_is_the_exact_comparison(words, pieces, joiner):
+    expected = " ".join(words)
+    response = joiner.join(pieces)
+    assert rule_match(expected, ResponseView(response)) == _exact_rule_match(
+        expected, ResponseView(response)
+    )
