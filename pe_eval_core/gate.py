@@ -277,7 +277,17 @@ def gate_scenarios(
                 detail=f"({counts.passed}/{counts.total})",
             )
         )
-    if baseline is not None:
+    if baseline is not None and baseline.summary.uid == run.summary.uid:
+        result.add_problem(
+            subject,
+            GateConfigError(
+                f"the baseline is the run being gated (run {run.summary.uid})",
+                diagnosis="Comparing a run with itself can never find a regression",
+                fix="Pass the earlier run as --baseline (e.g. latest~1), or score fresh "
+                "responses with --scenarios/--responses against --baseline latest.",
+            ),
+        )
+    elif baseline is not None:
         from pe_eval_core.compare import compare_scenario_records
 
         cmp = compare_scenario_records(baseline, run)

@@ -175,8 +175,9 @@ def test_scenario_run_from_history_or_json_and_the_baseline_regression(
     assert code == 1
     assert "FAIL  run #2: vs baseline run #1 1 regression(s): smoke-enterprise-downgrades" in out
     assert store.count_runs() == 2  # the JSON run was recorded
-    # compared with itself there is no regression
-    assert _gate("--scenario-run", "latest", "--baseline", "latest", db=db) == 0
+    # a run gated against itself could never regress: refused, not a silent pass
+    assert _gate("--scenario-run", "latest", "--baseline", "latest", db=db) == 2
+    assert "the baseline is the run being gated" in capsys.readouterr().out
     assert _gate("--scenario-run", str(tmp_path / "nope.json"), "--baseline", "1", db=db) == 2
     not_a_run = tmp_path / "other.json"
     not_a_run.write_text("[1, 2]", encoding="utf-8")
