@@ -91,8 +91,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("portco", nargs="?", help="portco id, e.g. MortgageCo (omit to list pairs)")
     p.add_argument("--audience", default="board", help="memo audience (default: board)")
-    p.add_argument("--memo", type=Path, help="memo sidecar path (with --source)")
-    p.add_argument("--source", type=Path, help="OpportunityMap path (with --memo)")
+    p.add_argument("--memo", type=Path, help="memo sidecar path (instead of a portco name)")
+    p.add_argument(
+        "--source",
+        type=Path,
+        help="OpportunityMap path (default: the memo's source_opportunity_map)",
+    )
     p.add_argument(
         "--data-dir",
         type=Path,
@@ -167,6 +171,26 @@ def _print_findings(ev: MemoEvaluation) -> None:
         print(f"  ... and {len(shown) - FINDINGS_SHOWN} more in the scorecard.")
 
 
+def source_named_by_memo(memo_path: Path) -> Path:
+    """The OpportunityMap a memo says it was drawn from (``source_opportunity_map``).
+
+    A relative path is looked up beside the memo first (where the explainer writes both),
+    then from the working directory.
+    """
+    from pe_eval_core.memo.loading import load_memo
+
+    named = load_memo(memo_path).source_opportunity_map
+    if not named:
+        raise UsageError(
+            f"{memo_path} names no source_opportunity_map, so --source is needed",
+            fix="Pass --source PATH (the dx_report_<portco>.json the memo was drawn from).",
+        )
+    candidate = Path(named)
+    if not candidate.is_absolute() and (memo_path.parent / candidate).is_file():
+        return memo_path.parent / candidate
+    return candidate
+
+
 def handle(args: argparse.Namespace) -> int:
     from pe_eval_core.memo.grader import grade_memo
 
@@ -176,8 +200,10 @@ def handle(args: argparse.Namespace) -> int:
         max_h = _unit_interval(str(args.max_hallucination), "--max-hallucination")
     if args.list:
         return _list(args)
-    if (args.memo is None) != (args.source is None):
-        raise UsageError("--memo and --source must be given together")
+    if args.source is not None and args.memo is None:
+        raise UsageError("--source needs --memo (the memo to grade against it)")
+    if args.memo is not None and args.source is None:
+        args.source = source_named_by_memo(Path(args.memo))
     if args.memo is not None:
         if args.portco:
             raise UsageError("give either a portco name or --memo/--source, not both")

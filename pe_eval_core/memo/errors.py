@@ -24,8 +24,8 @@ class UsageError(PeEvalError):
 
     diagnosis = "The memo command's options do not fit together"
     fix = (
-        "Name a portco (python -m pe_eval_core memo MortgageCo), or pass both --memo and "
-        "--source, or --list."
+        "Name a portco (python -m pe_eval_core memo MortgageCo), or pass --memo (and --source "
+        "if the memo names no source_opportunity_map), or --list."
     )
 
 

@@ -31,3 +31,26 @@ def test_clean_memo_prints_no_findings_and_exempt_notes_stay_in_the_scorecard(tm
     out = capsys.readouterr().out
     assert "Findings" not in out
     assert "template_exempt" in (data / "eval_MortgageCo_operator.json").read_text()
+
+
+def test_memo_alone_is_graded_against_the_source_it_names(tmp_path, capsys):
+    data = _copy_demo(tmp_path)
+    memo = data / "explain_southeast_lender_operator.json"
+    assert main(["memo", "--memo", str(memo)]) == 0
+    out = capsys.readouterr().out
+    assert "Coverage:                75%  (3/4 opportunities addressed)" in out
+    assert (data / "eval_southeast_lender_operator.json").is_file()
+
+
+def test_memo_naming_no_source_needs_source(tmp_path, capsys):
+    import json
+
+    data = _copy_demo(tmp_path)
+    memo = data / "explain_MortgageCo_board.json"
+    doc = json.loads(memo.read_text())
+    del doc["source_opportunity_map"]
+    memo.write_text(json.dumps(doc))
+    assert main(["memo", "--memo", str(memo)]) == 2
+    assert "names no source_opportunity_map" in capsys.readouterr().err
+    assert main(["memo", "--source", str(data / "dx_report_MortgageCo.json")]) == 2
+    assert "--source needs --memo" in capsys.readouterr().err
