@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Sequence
 
@@ -26,6 +27,15 @@ SUBCOMMAND_MODULES = (
     "pe_eval_core.history_cli",
     "pe_eval_core.mcp_server",
 )
+
+
+def plain_doc(doc: str | None) -> str:
+    """A module docstring as --help text: reStructuredText literals shown as plain text.
+
+    >>> plain_doc("Exit ``0`` when `pe-eval gate` passes.")
+    'Exit 0 when pe-eval gate passes.'
+    """
+    return re.sub(r"``?([^`]+)``?", r"\1", doc or "").strip()
 
 
 class _Parser(argparse.ArgumentParser):

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from pe_eval_core.cli import plain_doc
 from pe_eval_core.compare import compare_runs, comparison_to_dict, render_comparison_markdown
 from pe_eval_core.gate import evaluate_gate, parse_thresholds
 from pe_eval_core.store import RunFilters, RunNotFoundError, RunStore, RunSummary
@@ -30,7 +31,7 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     """Add the ``history`` and ``gate`` subcommands."""
     history = subparsers.add_parser(
-        "history", help="list, show and compare recorded runs", description=__doc__
+        "history", help="list, show and compare recorded runs", description=plain_doc(__doc__)
     )
     hsub = history.add_subparsers(dest="history_command", required=True, metavar="ACTION")
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pe_eval_core.cli import plain_doc
 from pe_eval_core.errors import MemoNotFoundError, PeEvalError, SourceNotFoundError
 from pe_eval_core.files import confine
 from pe_eval_core.store import record_or_warn
@@ -242,7 +243,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "mcp",
         help="serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
-        description=__doc__,
+        description=plain_doc(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

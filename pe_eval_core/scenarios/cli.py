@@ -1,7 +1,7 @@
 """`pe-eval scenarios run|score`: run Mimic scenarios against a target, print the seed's report.
 
 Exit codes: 0 every scenario passed (or the pass rate met ``--min-pass-rate``), 1 otherwise,
-2 input or configuration errors (raised as ``PeEvalError``, printed by the dispatcher).
+2 input or configuration errors (printed with a diagnosis and a fix).
 
 Judge choice, first match wins: ``--no-judge``; ``--judge-verdicts FILE`` (recorded
 verdicts); for recorded responses, a ``judge-verdicts.json`` beside the scenarios file (the
@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pe_eval_core.cli import plain_doc
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.render.scenario_report import (
@@ -66,7 +67,7 @@ def register(subparsers: Any) -> None:
     run = sub.add_parser(
         "run",
         help="run scenarios against a target and print the report",
-        description=__doc__,
+        description=plain_doc(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(run)
