@@ -118,6 +118,10 @@ class GateResult(BaseModel):
         return "\n".join(lines) + "\n"
 
 
+MISATTRIBUTED_KINDS = frozenset({"misattributed_figure", "misattributed_entity"})
+"""Finding kinds for a value quoted under the wrong opportunity (cited, but misleading)."""
+
+
 def parse_thresholds(text: str | None, *, tiers: bool = False) -> dict[str, float]:
     """``"a=1.0,b=0.9"`` -> dict. Memo names accept short aliases; values are 0..1 or ``90%``."""
     out: dict[str, float] = {}
@@ -169,11 +173,14 @@ def gate_memos(
     data_dir: str | os.PathLike[str],
     thresholds: dict[str, float],
     *,
+    max_misattributed: int | None = None,
     store: RunStore | None = None,
     write_reports: bool = False,
 ) -> None:
     """Grade every memo pair in ``data_dir`` and apply ``thresholds`` (dimension -> bound;
-    ``hallucination_rate`` is a maximum, the others minimums)."""
+    ``hallucination_rate`` is a maximum, the others minimums). ``max_misattributed`` bounds the
+    mis-attributed figures and entities per memo: they count as cited / grounded, so no score
+    threshold can catch a number quoted under the wrong opportunity."""
     from pe_eval_core.memo import find_memo_pairs, grade_memo, write_outputs
 
     subject = str(data_dir)
@@ -209,6 +216,19 @@ def gate_memos(
                 check = _memo_check(name, dim, value, thresholds[dim])
                 check.detail = f"({evaluation.score_context(dim)})"
                 result.checks.append(check)
+        if max_misattributed is not None:
+            raws = [f.raw for f in evaluation.findings if f.kind in MISATTRIBUTED_KINDS]
+            result.checks.append(
+                GateCheck(
+                    subject=name,
+                    metric="misattributed",
+                    value=float(len(raws)),
+                    threshold=float(max_misattributed),
+                    op="<=",
+                    passed=len(raws) <= max_misattributed,
+                    detail=f"({', '.join(raws)})" if raws else "",
+                )
+            )
 
 
 def load_scenario_record(ref: str, store: RunStore, *, record: bool) -> RunRecord:
@@ -331,6 +351,7 @@ def evaluate_gate(
     *,
     data_dir: str | None = None,
     memo_thresholds: dict[str, float] | None = None,
+    max_misattributed: int | None = None,
     scenario_run: str | None = None,
     scenarios_path: str | None = None,
     responses_path: str | None = None,
@@ -355,9 +376,12 @@ def evaluate_gate(
         result.add_problem(
             "gate", GateConfigError("give either --scenario-run or --scenarios, not both")
         )
-    if data_dir is None and memo_thresholds:
+    if max_misattributed is not None and max_misattributed < 0:
+        result.add_problem("gate", GateConfigError("--max-misattributed must be 0 or more"))
+    memo_checks = bool(memo_thresholds) or max_misattributed is not None
+    if data_dir is None and memo_checks:
         result.add_problem("gate", GateConfigError("memo thresholds given without --data-dir"))
-    if data_dir is not None and not memo_thresholds:
+    if data_dir is not None and not memo_checks:
         result.add_problem("gate", GateConfigError("--data-dir given without memo thresholds"))
     if not has_scenarios and (min_pass_rate or baseline):
         result.add_problem("gate", GateConfigError("pass-rate thresholds given without a run"))
@@ -375,6 +399,7 @@ def evaluate_gate(
             result,
             data_dir,
             memo_thresholds,
+            max_misattributed=max_misattributed,
             store=store if record else None,
             write_reports=write_reports,
         )

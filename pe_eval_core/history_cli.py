@@ -82,6 +82,13 @@ def register(subparsers: Any) -> None:
     )
     gate.add_argument("--max-hallucination", type=float, help="maximum hallucination rate")
     gate.add_argument(
+        "--max-misattributed",
+        type=int,
+        metavar="N",
+        help="maximum mis-attributed figures/entities per memo (they count as cited, so only "
+        "this check fails on them)",
+    )
+    gate.add_argument(
         "--scenario-run", help="a recorded run (id, 'latest', uid) or a scenario run JSON file"
     )
     gate.add_argument("--scenarios", help="scenarios file to score against --responses")
@@ -223,6 +230,7 @@ def _gate(args: argparse.Namespace) -> int:
     result = evaluate_gate(
         data_dir=args.data_dir,
         memo_thresholds=memo,
+        max_misattributed=args.max_misattributed,
         scenario_run=args.scenario_run,
         scenarios_path=args.scenarios,
         responses_path=args.responses,

@@ -196,3 +196,18 @@ def test_library_api_without_the_cli(tmp_path: Path) -> None:
     assert not (tmp_path / "unused.sqlite").exists()
     with pytest.raises(GateConfigError):
         parse_thresholds("coverage=2")
+
+
+def test_max_misattributed_catches_a_figure_under_the_wrong_opportunity(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # southeast_lender/board quotes opp_02's $-7.9M in opp_01: cited, so citation is not 0,
+    # and only the mis-attribution check can fail the gate on it.
+    assert _gate("--data-dir", str(DEMO_DATA), "--max-misattributed", "0", "--no-record",
+                 db=db) == 1  # fmt: skip
+    out = capsys.readouterr().out
+    assert "FAIL  southeast_lender/board: misattributed = 1 (needs <= 0) ($-7.9M)" in out
+    assert "PASS  MortgageCo/board: misattributed = 0 (needs <= 0)" in out
+    assert _gate("--data-dir", str(_clean_data(tmp_path)), "--max-misattributed", "0",
+                 "--no-record", db=db) == 0  # fmt: skip
+    assert _gate("--data-dir", str(DEMO_DATA), "--max-misattributed", "-1", db=db) == 2
