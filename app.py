@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from ui import data, state
+from ui.errors import md_code
 
 
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
@@ -20,6 +21,8 @@ def persisted_text_input(label: str, store: str, widget: str, default: str, help
     """
     value = st.text_input(label, value=st.session_state.get(store, default), key=widget, help=help)
     st.session_state[store] = value
+    if not value.strip():
+        st.caption(f"Blank: using the default {md_code(default)}.")
     return value
 
 

@@ -144,6 +144,10 @@ def dimension_chart(scores: Sequence[dict[str, Any]], bands: Sequence[dict[str, 
     return (band_layer + bar + text).properties(height=alt.Step(44))
 
 
+NARROW_PANEL = 340
+"""px per heatmap panel: panels stack vertically so the chart fits a 1024px-wide window."""
+
+
 def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     """Per opportunity: cited vs uncited figures and grounded vs ungrounded entities.
 
@@ -164,12 +168,20 @@ def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
                         STATUS_COLOURS[s] for s in ("cited", "uncited", "grounded", "ungrounded")
                     ],
                 ),
-                legend=alt.Legend(title=None, orient="bottom"),
+                legend=alt.Legend(title=None, orient="bottom", columns=2),
             ),
             tooltip=["opportunity:N", "measure:N", "status:N", "count:Q"],
         )
-        .properties(height=alt.Step(22), width=170)
-        .facet(column=alt.Column("measure:N", title=None, sort=["Figures", "Entities"]))
+        # Stacked panels (facet rows), so the chart fits a half-width column on a 1024px window.
+        .properties(height=alt.Step(20), width=190)
+        .facet(
+            row=alt.Row(
+                "measure:N",
+                title=None,
+                sort=["Figures", "Entities"],
+                header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="top"),
+            )
+        )
         .resolve_scale(x="independent")
     )
 
@@ -182,7 +194,12 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     """
     frame = pd.DataFrame(list(rows))
     base = alt.Chart(frame).encode(
-        x=alt.X("dimension:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(
+            "dimension:N",
+            title=None,
+            sort=None,
+            axis=alt.Axis(labelAngle=0, labelOverlap=False, labelLimit=90),
+        ),
         y=alt.Y("portco:N", title=None),
     )
     rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
@@ -207,8 +224,14 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     )
     return (
         alt.layer(rect, text, data=frame)
-        .properties(width=330, height=alt.Step(38))
-        .facet(column=alt.Column("audience:N", title=None))
+        .properties(width=NARROW_PANEL, height=alt.Step(34))
+        .facet(
+            row=alt.Row(
+                "audience:N",
+                title=None,
+                header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="top"),
+            )
+        )
     )
 
 

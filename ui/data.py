@@ -62,8 +62,9 @@ def record(result: Any) -> None:
 def require_folder(folder: Path) -> None:
     """Raise a clear error when the data folder does not exist."""
     if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
         raise InputNotFoundError(
-            f"Data folder {folder} does not exist",
+            f"Data folder {folder} {what}",
             diagnosis="The data folder in the sidebar is not a folder",
             fix="Point the sidebar's data folder at the folder holding explain_*.json and "
             "dx_report_*.json (the demo data is in finance_output).",

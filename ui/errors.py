@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.errors import InputNotFoundError, PeEvalError
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~$-])")
 
@@ -33,29 +33,34 @@ def md_code(text: object) -> str:
     return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
 
 
-def error_markdown(err: PeEvalError) -> str:
+def error_markdown(err: PeEvalError, fix: str | None = None) -> str:
     """The markdown body of the error box: what happened, why, and what to do."""
     return (
         f"**{md_escape(err.message)}**\n\n"
         f"**Diagnosis:** {md_escape(err.diagnosis)}\n\n"
-        f"**Fix:** {md_escape(err.fix)}"
+        f"**Fix:** {md_escape(fix or err.fix)}"
     )
 
 
-def show_error(err: PeEvalError) -> None:
-    """Render one core error."""
-    st.error(error_markdown(err), icon=":material/error:")
+def show_error(err: PeEvalError, fix: str | None = None) -> None:
+    """Render one core error (``fix`` replaces the core's, e.g. a CLI flag, with a UI action)."""
+    st.error(error_markdown(err, fix), icon=":material/error:")
 
 
 @contextmanager
-def guarded(*, stop: bool = True) -> Iterator[None]:
+def guarded(
+    *, stop: bool = True, fix: str | None = None, not_found_fix: str | None = None
+) -> Iterator[None]:
     """Run a block; a PeEvalError becomes an st.error (and stops the page unless ``stop=False``).
 
-    Anything else is a bug and propagates, so tests see it.
+    The core's fixes name CLI flags (``--scenarios PATH``); the dashboard user needs a field.
+    ``fix`` replaces the fix of any core error, ``not_found_fix`` that of an
+    InputNotFoundError only. Anything else is a bug and propagates, so tests see it.
     """
     try:
         yield
     except PeEvalError as err:
-        show_error(err)
+        not_found = not_found_fix if isinstance(err, InputNotFoundError) else None
+        show_error(err, not_found or fix)
         if stop:
             st.stop()

@@ -48,6 +48,7 @@ class Scorecard:
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
     PROSE_OPP = "scorecard.prose_opp"
+    PROSE_FOR = "scorecard.prose_for"  # the memo PROSE_OPP was picked for (reset on a switch)
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
     REQUEST = "scorecard.request"  # {"portco", "audience"} set by another page before switching

@@ -438,7 +438,9 @@ def test_http_agent_run_completes_through_the_dashboard(app, http_agent):
 # --- pieces ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["ui.prose", "ui.charts", "ui.errors"])
+@pytest.mark.parametrize(
+    "module", ["ui.prose", "ui.charts", "ui.errors", "ui.views.scorecard", "ui.views.scenarios"]
+)
 def test_ui_doctests(module):
     import importlib
 

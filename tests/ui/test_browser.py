@@ -299,3 +299,54 @@ def test_deep_link_on_a_fresh_server_gets_the_app_shell(page, tmp_path):
         assert "Memo scorecard" in nav and "Scenario evaluation" in nav
         assert "run history" not in nav.lower()  # a file-name label from the fallback
         page.get_by_role("textbox", name="Data folder").wait_for()
+
+
+def _overflows(page) -> list[str]:
+    """Tiles whose label or caption is cut off, and charts wider than the main column."""
+    return page.evaluate(
+        """() => {
+        const out = [];
+        const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+        const pad = parseFloat(getComputedStyle(main).paddingRight) || 0;
+        const right = main.getBoundingClientRect().right - pad + 1;
+        for (const el of document.querySelectorAll(
+            '[data-testid="stMetricLabel"], [data-testid="stMetricDelta"]')) {
+            for (const e of [el, ...el.querySelectorAll('*')]) {
+                if (e.scrollWidth > e.clientWidth + 1) { out.push('cut: ' + el.innerText); break; }
+            }
+        }
+        for (const c of document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')) {
+            const r = c.getBoundingClientRect();
+            if (r.right > right) out.push('chart overflows by ' + Math.round(r.right - right));
+        }
+        return out;
+    }"""
+    )
+
+
+def test_narrow_window_truncates_no_tile_and_overflows_no_chart(browser, demo_server):
+    """At 1024px (a laptop with the sidebar open) every score tile reads in full and every chart
+    fits the main column: tiles wrap onto two rows, facet panels stack."""
+    context = browser.new_context(viewport={"width": 1024, "height": 1400})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        portco, audience = _most_findings()
+        page.goto(demo_server.url)
+        page.get_by_text("Biggest finding.").wait_for()
+        page.get_by_test_id("stSelectbox").first.click()
+        page.get_by_role("option", name=portco, exact=True).click()
+        page.get_by_text(audience, exact=True).first.click()
+        page.get_by_role("heading", name=f"{portco} · {audience}").wait_for()
+        _settle(page)
+        page.locator("[data-testid='stVegaLiteChart'] svg").nth(1).wait_for()
+        page.wait_for_timeout(1000)
+        assert _overflows(page) == []
+        page.goto(f"{demo_server.url}/portfolio")
+        page.get_by_text("Weakest memo", exact=False).wait_for()
+        _settle(page)
+        page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for()
+        page.wait_for_timeout(1000)
+        assert _overflows(page) == []
+    finally:
+        context.close()

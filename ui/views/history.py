@@ -70,6 +70,10 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
     )
 
 
+TIME_AXIS = alt.Axis(format="%b %d %H:%M", labelAngle=0, labelOverlap=True, tickCount=5)
+"""Run times as the runs table shows them (UTC, 24-hour), not the browser's 12-hour default."""
+
+
 def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
     """The four memo dimensions over time, one panel per portco/audience."""
     long = [
@@ -90,12 +94,16 @@ def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("when:T", title=None),
+            x=alt.X("when:T", title=None, scale=alt.Scale(type="utc"), axis=TIME_AXIS),
             y=alt.Y("score:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-            color=alt.Color("dimension:N", sort=list(DIMENSION_LABELS.values())),
+            color=alt.Color(
+                "dimension:N",
+                sort=list(DIMENSION_LABELS.values()),
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
             tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("score:Q", format=".1%")],
         )
-        .properties(width=320, height=180)
+        .properties(width=210, height=160)
         .facet(facet=alt.Facet("memo:N", title=None), columns=2)
     )
 
@@ -112,7 +120,7 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("when:T", title=None),
+            x=alt.X("when:T", title=None, scale=alt.Scale(type="utc"), axis=TIME_AXIS),
             y=alt.Y(
                 "pass_rate:Q",
                 title="pass rate",
@@ -138,15 +146,14 @@ def run_label(r: RunSummary) -> str:
 
 
 def default_pair(runs: list[RunSummary]) -> tuple[int | None, int | None]:
-    """(A, B): the newest run and the one before it with the same kind and subject, else the
-    previous run of the same kind."""
-    if not runs:
-        return None, None
-    b = runs[0]
-    same_kind = [r for r in runs[1:] if r.kind == b.kind]
-    same_subject = [r for r in same_kind if r.subject == b.subject]
-    a = (same_subject or same_kind or [None])[0]
-    return (a.id if a else None), b.id
+    """(A, B): the newest run that has an earlier run of its kind, and that earlier run (same
+    subject preferred). (None, None) when no kind has two runs: nothing comparable yet."""
+    for i, b in enumerate(runs):
+        same_kind = [r for r in runs[i + 1 :] if r.kind == b.kind]
+        if same_kind:
+            same_subject = [r for r in same_kind if r.subject == b.subject]
+            return (same_subject or same_kind)[0].id, b.id
+    return None, None
 
 
 def change_rows(changes: list[Any]) -> pd.DataFrame:
@@ -225,20 +232,30 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
 
 def render_compare(store: RunStore, runs: list[RunSummary]) -> None:
     st.subheader("Compare two runs")
-    if len(runs) < 2:
-        st.info("Record at least two runs (re-run an evaluation) to compare them.")
+    a_default, b_default = default_pair(runs)
+    if a_default is None or b_default is None:
+        st.info(
+            "Record at least two runs of the same kind (two memo evaluations, or two scenario "
+            "runs) to compare them."
+        )
         return
     # Options are label strings (session state must stay picklable: no format_func lambdas).
     labels = {run_label(r): r.id for r in runs}
     label_of = {v: k for k, v in labels.items()}
-    a_default, b_default = default_pair(runs)
+    kind_of = {r.id: r.kind for r in runs}
     if st.session_state.get(Keys.RUN_B) not in labels:
-        st.session_state[Keys.RUN_B] = label_of[b_default or runs[0].id]
+        st.session_state[Keys.RUN_B] = label_of[b_default]
     if st.session_state.get(Keys.RUN_A) not in labels:
-        st.session_state[Keys.RUN_A] = label_of[a_default if a_default is not None else runs[1].id]
+        st.session_state[Keys.RUN_A] = label_of[a_default]
     left, right = st.columns(2)
     a = labels[left.selectbox("Run A (before)", list(labels), key=Keys.RUN_A)]
     b = labels[right.selectbox("Run B (after)", list(labels), key=Keys.RUN_B)]
+    if kind_of[a] != kind_of[b]:
+        st.info(
+            f"Run A is a {kind_of[a]} run and run B a {kind_of[b]} run: only runs of the same "
+            "kind can be compared. Pick two memo runs or two scenario runs."
+        )
+        return
     if a == b:
         st.info("Pick two different runs.")
         return

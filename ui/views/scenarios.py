@@ -30,6 +30,16 @@ LIVE_CONFIRM_OVER = 20
 DEFAULT_SKILL = "skills/revenue-recovery/SKILL.md"
 
 
+SIDEBAR_FIX = (
+    "Set the sidebar's Scenarios file to a Mimic export (the demo is "
+    ".mimic/exports/mimic-scenarios.json), or choose Upload above."
+)
+RESPONSES_FIX = (
+    "Point the Recorded responses file at a responses.json a previous run saved (the demo is "
+    ".mimic/exports/recorded-responses.json), or pick a live target."
+)
+
+
 def load_inputs() -> tuple[Callable[[], list[Scenario]], dict[str, Any]] | None:
     """Where the scenarios come from (sidebar file or upload), validated and summarised.
 
@@ -48,7 +58,7 @@ def load_inputs() -> tuple[Callable[[], list[Scenario]], dict[str, Any]] | None:
         origin = {"label": f"upload {name}", "path": None, "sha256": sha256(raw), **summary}
         return (lambda: data.scenarios_upload(raw, name)), origin
     path = state.scenarios_file()
-    with guarded():
+    with guarded(not_found_fix=SIDEBAR_FIX):
         summary = data.scenarios_summary(path)
     origin = {"label": str(path), "path": str(path), "sha256": data.file_sha256(path), **summary}
     return (lambda: data.scenarios(path)), origin
@@ -100,7 +110,7 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
         default = state.scenarios_file().parent / "recorded-responses.json"
         st.session_state.setdefault(K.RESPONSES, str(default))
         path = state.resolve(st.text_input("Recorded responses file", key=K.RESPONSES))
-        with guarded(stop=False):
+        with guarded(stop=False, not_found_fix=RESPONSES_FIX):
             st.caption(f"{data.recorded_count(path)} recorded responses, replayed offline.")
             return (lambda: RecordedTarget(path)), False, None
         return None
@@ -126,7 +136,11 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
     if not url:
         st.info("Enter the URL of an agent speaking Mimic's contract: POST {message} -> {text}.")
         return None
-    with guarded(stop=False):
+    with guarded(
+        stop=False,
+        fix="Enter the agent's http(s) endpoint in Agent URL, e.g. "
+        "http://127.0.0.1:8000/agent (Mimic's test.agent URL).",
+    ):
         target = HttpTarget(url, timeout)
         return (lambda: target), True, None
     return None
@@ -319,6 +333,7 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
             if t.total
         ],
         "conclusion": model.conclusion(),
+        "first_error": next((r.error for r in model.results if r.error), None),
         "target": model.target,
         "judge": model.judge,
         "table": columns,
@@ -359,12 +374,20 @@ def render_results(v: dict[str, Any]) -> None:
     cols[2].metric(
         "Failed",
         v["failed"],
-        delta=f"+{v['errors']} errors" if v["errors"] else None,
+        delta=(f"+{v['errors']} error" + ("s" if v["errors"] != 1 else ""))
+        if v["errors"]
+        else None,
         delta_color="off",
         delta_arrow="off",
         border=True,
     )
     cols[3].metric("Pass rate", f"{v['pass_rate']:.0%}", border=True)
+    if v["total"] and v["errors"] == v["total"]:
+        st.error(
+            "**Every scenario errored:** the target never answered, so these numbers say "
+            "nothing about the agent. First error: " + md_escape(v.get("first_error") or "unknown"),
+            icon=":material/error:",
+        )
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
@@ -451,42 +474,39 @@ def render_failure(failing: dict[str, str]) -> None:
         f"{r['tier']} · {r.get('platform') or 'no platform'} · {r.get('source_fact') or 'no fact'}"
     )
     st.caption(f"{r['status']} · {md_escape(meta)}")
-    if r.get("error"):
-        st.warning(f"**Error:** {md_escape(r['error'])}")
+    box = st.warning if r.get("error") or r["status"] != "fail" else st.error
+    box("**Why it did not pass:** " + md_escape(failure_reasons(r)), icon=":material/help:")
+    rows = [
+        {
+            "Expected": e["text"],
+            "Verdict": "found"
+            if e.get("method") == "strict"
+            else ("paraphrase" if e.get("satisfied") else "missing"),
+            "How": e.get("method") or "",
+            "Judge's evidence / quote": e.get("evidence") or "",
+            "Note": e.get("note") or "",
+        }
+        for e in r.get("expectations", [])
+    ]
+    if rows:
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "Judge's evidence / quote": st.column_config.TextColumn(width="medium"),
+                "Note": st.column_config.TextColumn(width="large"),
+            },
+        )
     left, right = st.columns([3, 2])
     with right:
-        rows = [
-            {
-                "Expected": e["text"],
-                "Verdict": "found"
-                if e.get("method") == "strict"
-                else ("paraphrase" if e.get("satisfied") else "missing"),
-                "How": e.get("method") or "",
-                "Evidence": e.get("evidence") or "",
-                "Note": e.get("note") or "",
-            }
-            for e in r.get("expectations", [])
-        ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
         if r.get("excluded_hits"):
             st.error(
                 "Excluded phrases present: "
                 + ", ".join(f"“{md_escape(h)}”" for h in r["excluded_hits"])
             )
         for check in r.get("numeric_checks", []):
-            verdict = (
-                f"✓ {check['matched']:g} is inside"
-                if check["satisfied"]
-                else (
-                    f"✗ nearest number {check['nearest']:g} is outside"
-                    if check.get("nearest") is not None
-                    else "✗ no number in the response for"
-                )
-            )
-            st.markdown(
-                f"**Numeric {md_code(check['field'])}:** {verdict} "
-                f"[{check['min']:g}, {check['max']:g}]"
-            )
+            st.markdown(f"**Numeric {md_code(check['field'])}:** {numeric_verdict(check)}")
         numbers = r.get("numbers") or []
         st.caption(
             "Numbers extracted: "
@@ -511,6 +531,56 @@ def render_failure(failing: dict[str, str]) -> None:
                 st.markdown("**Missing:** " + ", ".join(f"“{md_escape(m)}”" for m in missing))
         else:
             st.caption("No response text (the target errored).")
+
+
+def numeric_verdict(check: dict[str, Any]) -> str:
+    """One numeric range check in words.
+
+    >>> numeric_verdict({"satisfied": False, "nearest": 4280.0, "min": 4800, "max": 4840})
+    '✗ nearest number 4280 is outside [4800, 4840]'
+    >>> numeric_verdict({"satisfied": True, "matched": 241.0, "min": 240, "max": 242})
+    '✓ 241 is inside [240, 242]'
+    """
+    if check["satisfied"]:
+        verdict = f"✓ {check['matched']:g} is inside"
+    elif check.get("nearest") is not None:
+        verdict = f"✗ nearest number {check['nearest']:g} is outside"
+    else:
+        verdict = "✗ no number in the response for"
+    return f"{verdict} [{check['min']:g}, {check['max']:g}]"
+
+
+def failure_reasons(r: dict[str, Any]) -> str:
+    """Every reason a scenario did not pass, in one line (the triage answer).
+
+    >>> for reason in failure_reasons({"status": "fail", "expectations": [
+    ...     {"text": "a", "satisfied": True}, {"text": "b", "satisfied": False}],
+    ...     "numeric_checks": [{"field": "mrr", "satisfied": False, "nearest": 4280.0,
+    ...                         "min": 4800, "max": 4840}], "excluded_hits": ["refund issued"]}
+    ... ).split("; "):
+    ...     print(reason)
+    1 of 2 expected phrases found (80% needed), missing “b”
+    numeric mrr: nearest number 4280 is outside [4800, 4840]
+    excluded phrase said: “refund issued”
+    """
+    reasons: list[str] = []
+    if r.get("error"):  # nothing else to say: there was no response to check
+        return f"the target errored ({r['error']})"
+    expectations = r.get("expectations") or []
+    met = sum(1 for e in expectations if e.get("satisfied"))
+    if expectations and 5 * met < 4 * len(expectations):
+        missing = ", ".join(f"“{e['text']}”" for e in expectations if not e.get("satisfied"))
+        reasons.append(
+            f"{met} of {len(expectations)} expected phrases found (80% needed), missing {missing}"
+        )
+    for check in r.get("numeric_checks") or []:
+        if not check.get("satisfied"):
+            reasons.append(f"numeric {check['field']}: {numeric_verdict(check)[2:]}")
+    if r.get("excluded_hits"):
+        reasons.append("excluded phrase said: " + ", ".join(f"“{h}”" for h in r["excluded_hits"]))
+    if not reasons and r["status"] == "judge error":
+        reasons.append("the judge could not rule on a candidate miss")
+    return "; ".join(reasons) or f"status {r['status']}"
 
 
 def render_downloads(run_id: str) -> None:

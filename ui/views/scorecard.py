@@ -5,6 +5,7 @@ Thin by design: pick the inputs, call ui.data (cached core calls), render. No gr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 K = state.Scorecard
 FOLDER, UPLOAD = "Data folder", "Upload"
+PROBLEM_STATUSES = ("ungrounded", "misattributed")
 DIMENSIONS = DIMENSION_LABELS  # the core's names and order for the four scores
 
 
@@ -40,8 +42,9 @@ def pick_from_folder() -> MemoEvaluation | None:
         pairs = data.memo_pairs(folder)
     if not pairs:
         st.warning(
-            f"No memo pairs (explain_<portco>_<audience>.json with dx_report_<portco>.json) "
-            f"in {md_code(folder)}. Change the data folder in the sidebar or upload a memo."
+            f"No memo pairs ({md_code('explain_<portco>_<audience>.json')} with "
+            f"{md_code('dx_report_<portco>.json')}) in {md_code(folder)}. "
+            "Change the data folder in the sidebar or upload a memo."
         )
         return None
     portcos = sorted({p["portco_id"] for p in pairs})
@@ -66,22 +69,61 @@ def pick_from_upload() -> MemoEvaluation | None:
     if memo is None or source is None:
         st.info("Upload both the memo sidecar and the OpportunityMap it was written from.")
         return None
-    with guarded():
+    try:
         return data.grade_upload(memo.getvalue(), memo.name, source.getvalue(), source.name)
+    except PeEvalError as err:
+        show_error(err)
+        if looks_swapped(memo.getvalue(), source.getvalue()):
+            st.info(
+                f"{md_code(memo.name)} looks like an OpportunityMap and {md_code(source.name)} "
+                "like a memo sidecar: did you swap the two uploads?",
+                icon=":material/swap_horiz:",
+            )
+        st.stop()
+
+
+def looks_swapped(memo: bytes, source: bytes) -> bool:
+    """True when the 'memo' upload is shaped like a source and the 'source' like a memo.
+
+    >>> looks_swapped(b'{"opportunities": []}', b'{"opportunities_explained": []}')
+    True
+    >>> looks_swapped(b'{"opportunities_explained": []}', b'{"opportunities": []}')
+    False
+    >>> looks_swapped(b'not json', b'{}')
+    False
+    """
+
+    def keys(raw: bytes) -> set[str]:
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            return set()
+        return set(doc) if isinstance(doc, dict) else set()
+
+    m, src = keys(memo), keys(source)
+    return (
+        "opportunities_explained" in src
+        and "opportunities" in m
+        and ("opportunities_explained" not in m)
+    )
 
 
 def render_tiles(ev: MemoEvaluation) -> None:
     """The four scores with n/total, then the biggest finding in one sentence."""
-    for col, (field, label) in zip(st.columns(4), DIMENSIONS.items(), strict=True):
+    # A wrapping row, not st.columns(4): on a narrow window the tiles flow onto two rows
+    # instead of truncating their labels and n/total captions.
+    tiles = st.container(horizontal=True, wrap=True, key="scorecard.tiles")
+    for field, label in DIMENSIONS.items():
         score = getattr(ev.scores, field)
         band = charts.band_of(field, score)
-        col.metric(
+        tiles.metric(
             label,
             f"{score:.0%}",
             delta=ev.score_context(field),
             delta_color="off",
             delta_arrow="off",
             border=True,
+            width="stretch",
             help=f"{label}: {band} band"
             + (" (lower is better)" if charts.lower_is_better(field) else ""),
         )
@@ -178,7 +220,13 @@ def render_findings(ev: MemoEvaluation) -> None:
         mask &= frame["kind"].astype(str).isin(chosen_kinds)
     if chosen_opps:
         mask &= frame["opportunity_id"].fillna("(memo)").astype(str).isin(chosen_opps)
-    shown = frame[mask]
+    shown = frame[mask].copy()
+    shown["opportunity_id"] = shown["opportunity_id"].fillna("(memo)")
+    if "other_opportunity_id" in shown:
+        shown["other_opportunity_id"] = shown["other_opportunity_id"].fillna("")
+    if "nearest_value" in shown:
+        shown["nearest_value"] = shown["nearest_value"].map(source_number)
+    # What is wrong and where it should have come from first; the long message last.
     columns = [
         c
         for c in (
@@ -186,25 +234,40 @@ def render_findings(ev: MemoEvaluation) -> None:
             "opportunity_id",
             "field",
             "raw",
-            "message",
             "nearest_value",
             "nearest_path",
             "other_opportunity_id",
+            "message",
         )
         if c in shown.columns
     ]
     st.caption(f"{len(shown)} of {len(frame)} findings")
     st.dataframe(
-        shown[columns].astype({"nearest_value": "string"}, errors="ignore"),
+        shown[columns],
         hide_index=True,
         column_config={
             "opportunity_id": "opportunity",
             "raw": "offending text",
             "nearest_value": "nearest source value",
-            "nearest_path": "source field",
+            "nearest_path": st.column_config.TextColumn("source field", width="large"),
             "other_opportunity_id": "belongs to",
+            "message": st.column_config.TextColumn("why", width="large"),
         },
     )
+
+
+def source_number(value: object) -> str:
+    """A source value as the analyst reads it: thousands separators, no float noise.
+
+    >>> source_number(-7912000.0), source_number(12.7), source_number(None)
+    ('-7,912,000', '12.7', '')
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, int | float):
+        text = f"{value:,}"
+        return text.removesuffix(".0")
+    return str(value)
 
 
 def render_prose(ev: MemoEvaluation) -> None:
@@ -213,8 +276,14 @@ def render_prose(ev: MemoEvaluation) -> None:
     if not opp_ids:
         st.caption("The memo has no prose blocks.")
         return
+    memo_id = f"{ev.portco_id}/{ev.audience}/{ev.memo_sha256}"
+    if st.session_state.get(K.PROSE_FOR) != memo_id:  # another memo: start over
+        st.session_state[K.PROSE_FOR] = memo_id
+        st.session_state.pop(K.PROSE_OPP, None)
     if st.session_state.get(K.PROSE_OPP) not in opp_ids:
-        st.session_state[K.PROSE_OPP] = opp_ids[0]
+        # Open on the first opportunity with a problem: that is what the reader came to see.
+        flagged = [m.opportunity_id for m in ev.marks if m.status in PROBLEM_STATUSES]
+        st.session_state[K.PROSE_OPP] = next((o for o in opp_ids if o in flagged), opp_ids[0])
     opp = st.selectbox("Opportunity", opp_ids, key=K.PROSE_OPP)
     blocks = [b for b in ev.prose if b.opportunity_id == opp]
     marks = [m.model_dump(mode="json") for m in ev.marks if m.opportunity_id == opp]
@@ -229,11 +298,13 @@ def render_prose(ev: MemoEvaluation) -> None:
         else:
             cols = [
                 c
-                for c in ("field", "raw", "what", "status", "source_path", "source_value")
+                for c in ("field", "raw", "status", "source_value", "source_path", "what")
                 if c in table
             ]
+            if "source_value" in table:
+                table["source_value"] = table["source_value"].map(source_number)
             st.dataframe(
-                table[cols].astype({"source_value": "string"}, errors="ignore"),
+                table[cols],
                 hide_index=True,
                 column_config={"source_path": "source field", "source_value": "source value"},
             )
@@ -243,9 +314,9 @@ def render_consistency(ev: MemoEvaluation) -> None:
     """This memo's headline, its source's total and every sibling's headline, side by side."""
     c = ev.consistency
     st.markdown(md_escape(c.note))
-    cols = st.columns([1, 1, 2])
-    cols[0].metric("This memo's headline", money(c.memo_headline), border=True)
-    cols[1].metric(
+    heads = st.container(horizontal=True, wrap=True, key="scorecard.headlines")
+    heads.metric("This memo's headline", money(c.memo_headline), border=True)
+    heads.metric(
         "Source total",
         money(c.source_total),
         delta="agrees" if c.agrees_with_source else "disagrees",
@@ -253,7 +324,7 @@ def render_consistency(ev: MemoEvaluation) -> None:
         delta_arrow="off",
         border=True,
     )
-    with cols[2]:
+    with st.container():
         siblings = pd.DataFrame([s.model_dump(mode="json") for s in c.siblings])
         if siblings.empty:
             st.caption("No sibling memos for this portco in the folder.")
