@@ -435,6 +435,12 @@ class ScenarioRun(BaseModel):
 
     def conclusion(self) -> str:
         """The seed's one-line conclusion: the worst tier and the facts the agent struggled with."""
+        if self.results and all(r.status == "error" for r in self.results):
+            first = next((r.error for r in self.results if r.error), "no error message")
+            return (
+                f"Every scenario errored ({self.total}/{self.total}), so no tier or fact can be "
+                f"judged: the target produced no response to score (first error: {first})."
+            )
         worst = self.worst_tier()
         if worst is None:
             if not self.results:

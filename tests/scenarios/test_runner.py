@@ -197,3 +197,12 @@ def test_recorded_target_missing_response_is_a_scenario_error(tmp_path):
     run = run_scenarios_sync(scenarios(2), RecordedTarget(path), save_responses=False)
     assert [r.status for r in run.results] == ["pass", "error"]
     assert "no recorded response for scenario 's1'" in run.results[1].error
+
+
+def test_conclusion_when_every_scenario_errored_names_the_target_not_a_tier():
+    target = FakeTarget(fail={f"s{i}" for i in range(4)})
+    run = run_scenarios_sync(scenarios(4), target, save_responses=False)
+    assert run.errors == 4
+    conclusion = run.conclusion()
+    assert conclusion.startswith("Every scenario errored (4/4)")
+    assert "agent crashed" in conclusion and "Worst tier" not in conclusion
