@@ -496,3 +496,10 @@ def test_pages_hold_no_grading_logic():
 def test_demo_paths_exist():
     assert DEMO_DATA.is_dir() and DEMO_SCENARIOS.is_file()
     assert Path(ROOT, "app.py").is_file()
+
+
+def test_scorecard_offers_the_three_downloads_without_rerunning(app):
+    at = app()
+    buttons = at.get("download_button")
+    assert [b.proto.label for b in buttons] == ["Scorecard HTML", "JSON sidecar", "Findings CSV"]
+    assert all(b.proto.ignore_rerun for b in buttons)  # on_click="ignore"

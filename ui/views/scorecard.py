@@ -363,30 +363,20 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
 
     stem = f"eval_{ev.portco_id}_{ev.audience}"
     cols = st.columns(4)
-    cols[0].download_button(
-        "Scorecard HTML",
-        data=lambda: render_scorecard_html(ev),
-        file_name=f"{stem}.html",
-        mime="text/html",
-        on_click="ignore",
-        icon=":material/download:",
+    downloads = (
+        ("Scorecard HTML", render_scorecard_html, f"{stem}.html", "text/html"),
+        ("JSON sidecar", evaluation_to_json, f"{stem}.json", "application/json"),
+        ("Findings CSV", findings_to_csv, f"{stem}_findings.csv", "text/csv"),
     )
-    cols[1].download_button(
-        "JSON sidecar",
-        data=lambda: evaluation_to_json(ev),
-        file_name=f"{stem}.json",
-        mime="application/json",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    cols[2].download_button(
-        "Findings CSV",
-        data=lambda: findings_to_csv(ev),
-        file_name=f"{stem}_findings.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    for col, (label, serialise, file_name, mime) in zip(cols, downloads, strict=False):
+        col.download_button(
+            label,
+            data=lambda serialise=serialise: serialise(ev),
+            file_name=file_name,
+            mime=mime,
+            on_click="ignore",
+            icon=":material/download:",
+        )
     target = Path(ev.memo_path).parent
     if cols[3].button(
         "Write eval files next to the memo",
