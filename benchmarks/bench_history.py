@@ -36,7 +36,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pe_eval_core.store import RunStore  # noqa: E402
+from pe_eval_core.history.store import RunStore  # noqa: E402
 
 TIERS = ["smoke"] * 6 + ["functional"] * 8 + ["adversarial"] * 5
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

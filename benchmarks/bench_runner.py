@@ -244,7 +244,7 @@ def scored(scenarios_path: Path, responses_path: Path) -> int:
 def serialised(scenarios_path: Path, responses_path: Path, repeat: int) -> float:
     """CPU time of writing a fresh run's JSON report (best of ``repeat``); it reads the numbers
     that scoring did not need (past each numeric range's first hit), so it pays for them."""
-    from pe_eval_core.render.scenario_report import run_to_json
+    from pe_eval_core.scenarios.report import run_to_json
 
     times = []
     for _ in range(repeat):

@@ -2,7 +2,7 @@
 
 import sys
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -25,9 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.cli import plain_doc
-from pe_eval_core.errors import MemoNotFoundError, PeEvalError, SourceNotFoundError
+from pe_eval_core.errors import (
+    AllowedRootError,
+    MemoNotFoundError,
+    PeEvalError,
+    SourceNotFoundError,
+)
 from pe_eval_core.files import confine
-from pe_eval_core.store import record_or_warn
+from pe_eval_core.history.store import record_or_warn
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
@@ -38,11 +43,6 @@ INSTRUCTIONS = (
     "roots. Report the HTML scorecard path, the four scores with their n/total context, and "
     "the lowest-scoring dimension."
 )
-
-
-class AllowedRootError(PeEvalError):
-    diagnosis = "An allowed root for the MCP server is not an existing folder"
-    fix = "Pass existing folders to --allow-root (or PE_EVAL_ALLOWED_ROOTS)."
 
 
 def allowed_roots(cli_roots: Sequence[str] | None = None) -> list[Path]:

@@ -4,7 +4,7 @@ Each builder takes already-aggregated rows (a handful per chart, never one per r
 chart costs the same for 19 scenarios or 5,000. :func:`show` renders one through a cached
 Vega-Lite spec: Altair's schema validation costs far more than drawing, so a rerun with the
 same rows reuses the spec instead of rebuilding the chart. Pass bands are the core scorecard's
-own (``pe_eval_core.render.scorecard.band``), so the dashboard and the HTML never disagree.
+own (``pe_eval_core.memo.scorecard.band``), so the dashboard and the HTML never disagree.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import Any, Literal
 import altair as alt
 import pandas as pd
 import streamlit as st
+
+from pe_eval_core.wording import band, quality
 
 BAND_COLOURS = {"pass": "#5fb878", "watch": "#fbedc9", "fail": "#f6d5d3"}
 STATUS_COLOURS = {
@@ -29,20 +31,6 @@ STATUS_COLOURS = {
 INK = "#1b1f24"
 OPPORTUNITY_STATUSES = ("cited", "uncited", "grounded", "ungrounded")
 
-CORE_BANDS = {"green": "pass", "amber": "watch", "red": "fail"}
-"""The core scorecard's colour bands (pe_eval_core.render.scorecard.band), named for display."""
-
-
-def quality(dimension: str, score: float) -> float:
-    """A score oriented so 1 is perfect (the core's ``badness`` flipped), for colour scales.
-
-    >>> quality("coverage", 0.75), quality("hallucination_rate", 0.25)
-    (0.75, 0.75)
-    """
-    from pe_eval_core.memo.summary import badness
-
-    return 1.0 - badness(dimension, score)
-
 
 def lower_is_better(dimension: str) -> bool:
     """True for dimensions where 0 is perfect (hallucination rate), per the core's ``badness``."""
@@ -55,9 +43,7 @@ def band_of(dimension: str, score: float) -> str:
     >>> band_of("coverage", 1.0), band_of("coverage", 0.9), band_of("hallucination_rate", 0.3)
     ('pass', 'watch', 'fail')
     """
-    from pe_eval_core.render.scorecard import band
-
-    return CORE_BANDS[band(dimension, score)]
+    return str(band(dimension, score))
 
 
 def band_rows(dimensions: Sequence[tuple[str, str]], step: float = 0.02) -> list[dict[str, Any]]:

@@ -54,7 +54,7 @@ def clear_caches() -> None:
 
 def record(result: Any) -> None:
     """Add a fresh evaluation or run to the history; a history problem never breaks the page."""
-    from pe_eval_core.store import record_or_warn
+    from pe_eval_core.history.store import record_or_warn
 
     record_or_warn(result, origin="dashboard")
 

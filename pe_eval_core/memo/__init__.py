@@ -45,7 +45,7 @@ from pe_eval_core.memo.result import (
 
 def render_scorecard_html(evaluation: MemoEvaluation) -> str:
     """The self-contained HTML scorecard for an evaluation (see ``pe_eval_core.render``)."""
-    from pe_eval_core.render.scorecard import render_scorecard_html as _render
+    from pe_eval_core.memo.scorecard import render_scorecard_html as _render
 
     return _render(evaluation)
 

@@ -20,7 +20,7 @@ from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
 from pe_eval_core.memo.pairs import MEMO_GLOB
 from pe_eval_core.memo.result import ConsistencyDetail, Finding, FindingKind, SiblingHeadline
-from pe_eval_core.memo.summary import fmt_usd
+from pe_eval_core.wording import fmt_usd
 
 HEADLINE_FIELD = "total_projected_impact_usd_annual"
 

@@ -47,7 +47,7 @@ from pe_eval_core.memo.result import (
     new_mark,
     new_prose_block,
 )
-from pe_eval_core.memo.universe import FigureMatch, NumericUniverse, SourceField
+from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, FigureKind, extract_figures
 
 _DIGIT = re.compile(r"\d")

@@ -13,9 +13,9 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import safe_name
 from pe_eval_core.memo.config import GraderConfig
-from pe_eval_core.memo.errors import OutputWriteError
 from pe_eval_core.memo.grader import gc_paused, grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation
 
@@ -74,7 +74,7 @@ def write_outputs(
     evaluation: MemoEvaluation, out_dir: str | os.PathLike[str] | None = None
 ) -> tuple[Path, Path]:
     """Write the HTML scorecard and the JSON sidecar atomically; return (html, json) paths."""
-    from pe_eval_core.render.scorecard import render_scorecard_html
+    from pe_eval_core.memo.scorecard import render_scorecard_html
 
     html_path, json_path = output_paths(evaluation, out_dir)
     stamped = evaluation.model_copy(

@@ -13,9 +13,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pe_eval_core.errors import InputNotFoundError, MemoNotFoundError, SourceNotFoundError
+from pe_eval_core.errors import (
+    InputNotFoundError,
+    MemoNotFoundError,
+    PairNotFoundError,
+    SourceNotFoundError,
+)
 from pe_eval_core.files import SAFE_NAME, confine, safe_name
-from pe_eval_core.memo.errors import PairNotFoundError
 
 MEMO_GLOB = "explain_*.json"
 _MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pe_eval_core.memo.config import GraderConfig
+from pe_eval_core.wording import DIMENSIONS
 
-DIMENSIONS = ("citation_accuracy", "hallucination_rate", "coverage", "consistency")
 """The four score names, in the order every surface shows them."""
 
 
@@ -272,7 +272,7 @@ class MemoEvaluation(BaseModel):
 
         Returns ``("none", ...)`` when all four dimensions are perfect.
         """
-        from pe_eval_core.memo.summary import lowest_dimension
+        from pe_eval_core.memo.explain import lowest_dimension
 
         return lowest_dimension(self)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pe_eval_core.scenarios.home import pe_eval_home
+from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.judge import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
@@ -101,7 +101,7 @@ _WRITERS = (
 
 def __getattr__(name: str) -> Any:
     if name in _WRITERS:
-        from pe_eval_core.render import scenario_report
+        from pe_eval_core.scenarios import report as scenario_report
 
         return getattr(scenario_report, name)
     raise AttributeError(f"module 'pe_eval_core.scenarios' has no attribute {name!r}")

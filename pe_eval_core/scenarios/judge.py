@@ -23,15 +23,15 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pe_eval_core.files import read_json
-from pe_eval_core.numbers import extract_numbers, number_values
-from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
-from pe_eval_core.scenarios.errors import (
+from pe_eval_core.errors import (
     JudgeError,
     JudgeVerdictsNotFoundError,
     JudgeVerdictsSchemaError,
     MalformedJudgeVerdictsError,
 )
+from pe_eval_core.files import read_json
+from pe_eval_core.numbers import extract_numbers, number_values
+from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
 JUDGE_TOOL_NAME = "record_verdicts"

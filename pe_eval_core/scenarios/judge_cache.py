@@ -16,7 +16,7 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pe_eval_core.scenarios.home import pe_eval_home
+from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.judge import Judge, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 

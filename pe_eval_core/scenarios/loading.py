@@ -15,8 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pe_eval_core.files import atomic_write_text, parse_json_text, read_json
-from pe_eval_core.scenarios.errors import (
+from pe_eval_core.errors import (
     DuplicateScenarioError,
     EmptyScenariosError,
     MalformedRecordedError,
@@ -26,6 +25,7 @@ from pe_eval_core.scenarios.errors import (
     ScenarioSchemaError,
     ScenariosNotFoundError,
 )
+from pe_eval_core.files import atomic_write_text, parse_json_text, read_json
 from pe_eval_core.scenarios.gc_batch import fewer_collections
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario
 

@@ -20,10 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pe_eval_core.errors import PeEvalError
-from pe_eval_core.scenarios.errors import LiveRunNotConfirmedError
+from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
+from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.gc_batch import fewer_collections
-from pe_eval_core.scenarios.home import pe_eval_home
 from pe_eval_core.scenarios.judge import Judge
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (

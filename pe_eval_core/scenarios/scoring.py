@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from pe_eval_core.errors import JudgeError
 from pe_eval_core.numbers import iter_number_values
 from pe_eval_core.scenarios.checks import (
     check_numeric,
@@ -29,7 +30,6 @@ from pe_eval_core.scenarios.checks import (
     latency_exceeded,
     meets_pass_ratio,
 )
-from pe_eval_core.scenarios.errors import JudgeError
 from pe_eval_core.scenarios.judge import Judge, enforce_evidence, numbers_never_stated
 from pe_eval_core.scenarios.models import (
     ExpectationResult,

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
+from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
-from pe_eval_core.scenarios.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse, trusted
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pe_eval_core.cli import main
-from pe_eval_core.store import RunStore
+from pe_eval_core.cli.main import main
+from pe_eval_core.history.store import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 

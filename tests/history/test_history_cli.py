@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from history_builders import make_memo_evaluation, make_result, make_scenario_run
 
-from pe_eval_core.cli import main
-from pe_eval_core.store import RunStore
+from pe_eval_core.cli.main import main
+from pe_eval_core.history.store import RunStore
 
 T0 = datetime(2026, 4, 1, 9, 30, tzinfo=UTC)
 

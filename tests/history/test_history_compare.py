@@ -18,8 +18,8 @@ from history_builders import (
     run_demo,
 )
 
-from pe_eval_core.cli import main
-from pe_eval_core.compare import (
+from pe_eval_core.cli.main import main
+from pe_eval_core.history.compare import (
     KindMismatchError,
     MemoComparison,
     ScenarioComparison,
@@ -27,7 +27,7 @@ from pe_eval_core.compare import (
     comparison_to_dict,
     render_comparison_markdown,
 )
-from pe_eval_core.store import RunStore
+from pe_eval_core.history.store import RunStore
 
 T0 = datetime(2026, 4, 1, tzinfo=UTC)
 FLIPPED = "smoke-enterprise-downgrades"

@@ -15,9 +15,9 @@ from history_builders import (
     run_demo,
 )
 
-from pe_eval_core.cli import main
-from pe_eval_core.gate import GateConfigError, evaluate_gate, parse_thresholds
-from pe_eval_core.store import RunFilters, RunStore
+from pe_eval_core.cli.main import main
+from pe_eval_core.history.gate import GateConfigError, evaluate_gate, parse_thresholds
+from pe_eval_core.history.store import RunFilters, RunStore
 
 STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
 

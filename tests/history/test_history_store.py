@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from history_builders import make_memo_evaluation, make_result, make_scenario_run
 
-from pe_eval_core.store import (
+from pe_eval_core.history.store import (
     SCHEMA_VERSION,
     HistoryError,
     HistorySchemaTooNewError,

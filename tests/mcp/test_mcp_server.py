@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
+from pe_eval_core.history.store import RunFilters, RunStore
 from pe_eval_core.mcp_server import ALLOWED_ROOTS_ENV, AllowedRootError, allowed_roots, build_server
-from pe_eval_core.store import RunFilters, RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DATA = ROOT / "finance_output"

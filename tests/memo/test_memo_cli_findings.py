@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
 
 DEMO = Path(__file__).resolve().parents[2] / "finance_output"
 

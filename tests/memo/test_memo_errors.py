@@ -7,7 +7,7 @@ import json
 import pytest
 from memo_builders import make_memo, write_json
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
 from pe_eval_core.errors import (
     EmptyMemoError,
     InputNotFoundError,
@@ -16,12 +16,12 @@ from pe_eval_core.errors import (
     MalformedSourceError,
     MemoNotFoundError,
     MemoSchemaError,
+    OutputWriteError,
     PathOutsideRootError,
     SourceNotFoundError,
     SourceSchemaError,
 )
 from pe_eval_core.memo import eval_pe_output, grade_memo, resolve_pair, write_outputs
-from pe_eval_core.memo.errors import OutputWriteError
 
 
 def _files(folder):

@@ -117,7 +117,7 @@ def test_write_outputs_to_another_folder_leaves_no_temp_files(tmp_path, clean_pa
 
 
 def test_a_render_failure_writes_nothing(tmp_path, clean_pair, monkeypatch):
-    import pe_eval_core.render.scorecard as scorecard
+    import pe_eval_core.memo.scorecard as scorecard
 
     def boom(_ev):
         raise RuntimeError("template broke")
@@ -170,8 +170,8 @@ def test_colour_bands(tmp_path, shape_a):
     prose = board_prose()
     del prose["opp_03"]
     html = render_scorecard_html(grade_prose(tmp_path, shape_a, prose))
-    assert 'class="tile green" id="tile-citation_accuracy"' in html
-    assert 'class="tile red" id="tile-coverage"' in html  # 67%: more than 20 points off
+    assert 'class="tile pass" id="tile-citation_accuracy"' in html
+    assert 'class="tile fail" id="tile-coverage"' in html  # 67%: more than 20 points off
 
 
 def test_hostile_text_is_escaped_everywhere(tmp_path, shape_a):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pe_eval_core.memo import GraderConfig, grade_memo
 from pe_eval_core.memo.models import OpportunityMap
-from pe_eval_core.memo.universe import NumericUniverse, tolerance_window
+from pe_eval_core.memo.source_numbers import NumericUniverse, tolerance_window
 from pe_eval_core.numbers import Figure, FigureKind
 
 SEGMENT_VALUES = ["A", "B", "TX", "GA", "360 months", "broker", "620"]

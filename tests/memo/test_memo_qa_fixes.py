@@ -16,11 +16,16 @@ from memo_builders import (
     write_json,
 )
 
-from pe_eval_core.cli import main
-from pe_eval_core.errors import MemoNotFoundError, MemoSchemaError, SourceSchemaError
+from pe_eval_core.cli.main import main
+from pe_eval_core.errors import (
+    MemoNotFoundError,
+    MemoSchemaError,
+    OutputWriteError,
+    PairNotFoundError,
+    SourceSchemaError,
+)
 from pe_eval_core.memo import FindingKind, grade_memo, write_outputs
 from pe_eval_core.memo.consistency import agrees
-from pe_eval_core.memo.errors import OutputWriteError, PairNotFoundError
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.pairs import resolve_pair
 

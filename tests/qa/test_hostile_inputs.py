@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from scenario_helpers import MockAnthropic, make_scenario, message_json
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
 from pe_eval_core.errors import MemoSchemaError
 from pe_eval_core.memo import grade_memo, write_outputs
 from pe_eval_core.scenarios import AnthropicJudge, TargetResponse, score_response

@@ -9,6 +9,7 @@ import httpx2
 import pytest
 from scenario_helpers import MockAnthropic, make_scenario, message_json
 
+from pe_eval_core.errors import JudgeError, SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
@@ -17,7 +18,6 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.errors import JudgeError, SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.judge import JUDGE_TOOL_NAME, response_marker_id
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pytest
 from scenario_helpers import make_scenario
 
+from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import JudgeOutcome, JudgeVerdict, TargetResponse, score_response
-from pe_eval_core.scenarios.errors import JudgeError
 from pe_eval_core.scenarios.scoring import ASSERTS_NOTHING
 
 

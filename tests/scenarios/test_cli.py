@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scenario_helpers import DEMO, REPO
 
-from pe_eval_core.cli import main
+from pe_eval_core.cli.main import main
 from pe_eval_core.scenarios import load_recorded, run_from_json
 
 GOLDEN = (Path(__file__).parent / "golden" / "demo_report.md").read_text(encoding="utf-8")

@@ -14,8 +14,8 @@ from typing import ClassVar
 import pytest
 from scenario_helpers import make_scenario
 
+from pe_eval_core.errors import TargetConfigError
 from pe_eval_core.scenarios import HttpTarget, TargetResponse
-from pe_eval_core.scenarios.errors import TargetConfigError
 
 
 class Agent(BaseHTTPRequestHandler):

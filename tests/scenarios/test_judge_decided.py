@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import pytest
 from scenario_helpers import DEMO, make_scenario
 
+from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
     JudgeOutcome,
     JudgeVerdict,
@@ -25,7 +26,6 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
-from pe_eval_core.scenarios.errors import JudgeError
 from pe_eval_core.scenarios.judge import enforce_evidence
 from pe_eval_core.scenarios.scoring import JUDGE_MOOT, JUDGE_SKIPPED
 

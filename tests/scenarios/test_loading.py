@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from scenario_helpers import DEMO
 
-from pe_eval_core.scenarios import load_recorded, load_scenarios
-from pe_eval_core.scenarios.errors import (
+from pe_eval_core.errors import (
     DuplicateScenarioError,
     EmptyScenariosError,
     MalformedRecordedError,
@@ -19,6 +18,7 @@ from pe_eval_core.scenarios.errors import (
     ScenarioSchemaError,
     ScenariosNotFoundError,
 )
+from pe_eval_core.scenarios import load_recorded, load_scenarios
 
 ONE = {
     "name": "smoke-total",

@@ -8,6 +8,12 @@ import json
 import pytest
 from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
+from pe_eval_core.errors import (
+    JudgeError,
+    JudgeVerdictsNotFoundError,
+    JudgeVerdictsSchemaError,
+    MalformedJudgeVerdictsError,
+)
 from pe_eval_core.scenarios import (
     AnthropicJudge,
     CachedJudge,
@@ -17,12 +23,6 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     run_scenarios_sync,
     score_response,
-)
-from pe_eval_core.scenarios.errors import (
-    JudgeError,
-    JudgeVerdictsNotFoundError,
-    JudgeVerdictsSchemaError,
-    MalformedJudgeVerdictsError,
 )
 
 

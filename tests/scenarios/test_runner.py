@@ -9,7 +9,7 @@ import threading
 import pytest
 from scenario_helpers import make_scenario
 
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
 from pe_eval_core.scenarios import (
     RecordedTarget,
     TargetResponse,
@@ -17,7 +17,6 @@ from pe_eval_core.scenarios import (
     run_scenarios,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.errors import LiveRunNotConfirmedError
 from pe_eval_core.scenarios.runner import CANCELLED
 
 

@@ -71,7 +71,7 @@ def test_data_dir_env_var_sets_the_sidebar_default(app, demo_copy, monkeypatch):
 
 
 def test_reload_button_clears_caches_and_rereads_files(app, demo_copy, _isolated_home):
-    from pe_eval_core.store import RunStore
+    from pe_eval_core.history.store import RunStore
 
     store = RunStore(_isolated_home / "history.sqlite")
     at = app(**{state.Sidebar.DATA_DIR: str(demo_copy)})
@@ -203,7 +203,7 @@ def test_write_button_writes_eval_files_next_to_the_memo(app, demo_copy):
 
 
 def test_scorecard_records_the_evaluation_in_history(app, demo_copy, _isolated_home):
-    from pe_eval_core.store import RunStore
+    from pe_eval_core.history.store import RunStore
 
     at = app(**{state.Sidebar.DATA_DIR: str(demo_copy)})
     runs = RunStore(_isolated_home / "history.sqlite").list_runs()
@@ -284,7 +284,7 @@ def test_recorded_run_completes_with_all_19_rows(app, _isolated_home):
     assert 0 < passed < 19, "the demo should mix passes and failures"
     assert any(i.value.startswith("**Conclusion.**") for i in at.info)
     assert len(at.get("vega_lite_chart")) == 1
-    from pe_eval_core.store import RunStore
+    from pe_eval_core.history.store import RunStore
 
     kinds = {r.kind for r in RunStore(_isolated_home / "history.sqlite").list_runs()}
     assert "scenario" in kinds or any("scenario" in str(k) for k in kinds)

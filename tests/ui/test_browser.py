@@ -249,9 +249,9 @@ def test_scenario_page_runs_the_recorded_demo(page, demo_server):
     page.get_by_text("Pass rate by tier").wait_for()
     page.get_by_text("Conclusion.").wait_for()
     _settle(page)
-    page.get_by_test_id("stMetricLabel").filter(has_text="Pass rate").wait_for()
-    labels = {t.strip() for t in page.get_by_test_id("stMetricLabel").all_inner_texts()}
-    assert {"Scenarios", "Passed", "Failed", "Pass rate"} <= labels
+    # The four tiles render one after another: wait for each rather than reading them at once.
+    for label in ("Scenarios", "Passed", "Failed", "Pass rate"):
+        page.get_by_test_id("stMetricLabel").filter(has_text=label).first.wait_for()
     assert page.get_by_text("Failure drill-down").is_visible()
     _shot(page, "scenarios.png")
 

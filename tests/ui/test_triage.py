@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import streamlit as st
 
-from pe_eval_core.store import RunStore
+from pe_eval_core.history.store import RunStore
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """History page: every recorded run, trends over time, and "what changed" between two runs.
 
-Runs come from the run-history database (``pe_eval_core.store``: ``$PE_EVAL_HOME`` or
+Runs come from the run-history database (``pe_eval_core.history.store``: ``$PE_EVAL_HOME`` or
 ``./.pe_eval``). Lists, filter options and trends are SQL queries; this page only shapes them.
 """
 
@@ -12,13 +12,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pe_eval_core.compare import (
+from pe_eval_core.history.compare import (
     MemoComparison,
     ScenarioComparison,
     compare_runs,
     render_comparison_markdown,
 )
-from pe_eval_core.store import MEMO_DIMENSIONS, RunFilters, RunStore, RunSummary
+from pe_eval_core.history.store import MEMO_DIMENSIONS, RunFilters, RunStore, RunSummary
 from ui.errors import guarded, md_escape
 from ui.state import History as Keys
 

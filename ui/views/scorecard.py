@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.memo.summary import DIMENSION_LABELS
+from pe_eval_core.wording import DIMENSION_LABELS
 from ui import charts, data, prose, state
 from ui.errors import guarded, md_code, md_escape, show_error
 

@@ -1,56 +1,18 @@
-"""Human wording of an evaluation: money formatting and the one-sentence weakest dimension.
+"""The one-sentence explanation of an evaluation: its weakest dimension and what it means.
 
-Shared by the CLI, the HTML scorecard and the MCP server so they all say the same thing.
-
->>> fmt_usd(1_390_000_000), fmt_usd(564_800_000), fmt_usd(-450_000), fmt_usd(12_340)
-('$1.39B', '$564.8M', '$-450K', '$12,340')
->>> fmt_pct(0.6667), fmt_pct(1.0)
-('66.7%', '100%')
+Shared by the CLI, the HTML scorecard, the dashboard and the MCP server so they all say the same
+thing; the formats come from ``pe_eval_core.wording``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pe_eval_core.memo.result import DIMENSIONS, FindingKind
+from pe_eval_core.memo.result import FindingKind
+from pe_eval_core.wording import DIMENSIONS, badness, fmt_pct
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
-
-DIMENSION_LABELS = {
-    "citation_accuracy": "Citation accuracy",
-    "hallucination_rate": "Hallucination rate",
-    "coverage": "Coverage",
-    "consistency": "Consistency",
-}
-
-
-def fmt_usd(value: float | None) -> str:
-    """Money the way the producers print it ($1.39B, $564.8M, $450K, $12,340)."""
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    a = abs(value)
-    if a >= 1e9:
-        body = f"{a / 1e9:.2f}B"
-    elif a >= 1e6:
-        body = f"{a / 1e6:.1f}M"
-    elif a >= 1e5:
-        body = f"{a / 1e3:.0f}K"
-    else:
-        body = f"{a:,.0f}"
-    return f"${sign}{body}"
-
-
-def fmt_pct(score: float) -> str:
-    """A 0..1 score as a percentage, without a useless ``.0``."""
-    text = f"{score * 100:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "%"
-
-
-def badness(dimension: str, value: float) -> float:
-    """How far a score is from perfect (hallucination is lower-is-better)."""
-    return value if dimension == "hallucination_rate" else 1.0 - value
 
 
 def _quote(items: list[str], limit: int = 3) -> str:

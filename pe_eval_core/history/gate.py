@@ -12,7 +12,7 @@ threshold": a gate that could not see everything must not look like an ordinary 
 >>> parse_thresholds("citation")
 Traceback (most recent call last):
 ...
-pe_eval_core.gate.GateConfigError: threshold 'citation' is not NAME=VALUE ...
+pe_eval_core.errors.GateConfigError: threshold 'citation' is not NAME=VALUE ...
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pe_eval_core.errors import PeEvalError
-from pe_eval_core.store import MEMO_DIMENSIONS, RunRecord, RunStore, TierCount
+from pe_eval_core.errors import GateConfigError, PeEvalError
+from pe_eval_core.history.store import MEMO_DIMENSIONS, RunRecord, RunStore, TierCount
 
 EXIT_OK, EXIT_BELOW, EXIT_CANNOT = 0, 1, 2
 EPS = 1e-9
@@ -38,15 +38,6 @@ DIMENSION_ALIASES = {
     "consistency": "consistency",
 }
 OVERALL = "overall"
-
-
-class GateConfigError(PeEvalError):
-    diagnosis = "The gate's thresholds or inputs are not usable"
-    fix = (
-        "Use NAME=VALUE pairs with values in 0..1 (e.g. --memo-thresholds citation=1.0,"
-        "coverage=1.0 --min-pass-rate smoke=1.0,functional=0.9) and give a --data-dir and/or "
-        "a scenario run."
-    )
 
 
 class GateCheck(BaseModel):
@@ -308,7 +299,7 @@ def gate_scenarios(
             ),
         )
     elif baseline is not None:
-        from pe_eval_core.compare import compare_scenario_records
+        from pe_eval_core.history.compare import compare_scenario_records
 
         cmp = compare_scenario_records(baseline, run)
         names = ", ".join(c.name for c in cmp.regressions)

@@ -20,19 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.cli import plain_doc
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.errors import PeEvalError, TargetConfigError
 from pe_eval_core.files import atomic_write_text, sha256_file
-from pe_eval_core.render.scenario_report import (
+from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.scenarios.loading import load_scenarios
+from pe_eval_core.scenarios.models import KNOWN_TIERS, ScenarioRun
+from pe_eval_core.scenarios.report import (
     render_markdown_report,
     run_to_csv,
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.errors import TargetConfigError
-from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
-from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.models import KNOWN_TIERS, ScenarioRun
 from pe_eval_core.scenarios.runner import run_scenarios_sync
 from pe_eval_core.scenarios.targets import (
     DEFAULT_SKILL,
@@ -41,7 +41,6 @@ from pe_eval_core.scenarios.targets import (
     RecordedTarget,
     Target,
 )
-from pe_eval_core.store import record_or_warn
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
 RESPONSES_BESIDE = "recorded-responses.json"

@@ -11,12 +11,12 @@ import argparse
 import json
 from pathlib import Path
 
-from pe_eval_core.memo.errors import ThresholdSpecError, UsageError
+from pe_eval_core.errors import ThresholdSpecError, UsageError
+from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
-from pe_eval_core.memo.result import DIMENSIONS, FindingKind, MemoEvaluation
-from pe_eval_core.memo.summary import DIMENSION_LABELS, fmt_pct
-from pe_eval_core.store import record_or_warn
+from pe_eval_core.memo.result import FindingKind, MemoEvaluation
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
 
 EXIT_OK, EXIT_BELOW_THRESHOLD = 0, 1
 

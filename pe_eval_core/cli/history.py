@@ -12,9 +12,13 @@ import sys
 from typing import Any
 
 from pe_eval_core.cli import plain_doc
-from pe_eval_core.compare import compare_runs, comparison_to_dict, render_comparison_markdown
-from pe_eval_core.gate import evaluate_gate, parse_thresholds
-from pe_eval_core.store import RunFilters, RunNotFoundError, RunStore, RunSummary
+from pe_eval_core.history.compare import (
+    compare_runs,
+    comparison_to_dict,
+    render_comparison_markdown,
+)
+from pe_eval_core.history.gate import evaluate_gate, parse_thresholds
+from pe_eval_core.history.store import RunFilters, RunNotFoundError, RunStore, RunSummary
 
 EXIT_OK, EXIT_BELOW = 0, 1
 

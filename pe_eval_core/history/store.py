@@ -33,8 +33,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.errors import (
+    HistoryError,
+    HistorySchemaTooNewError,
+    PeEvalError,
+    RunNotFoundError,
+)
 from pe_eval_core.files import sha256_file
+from pe_eval_core.wording import DIMENSIONS
 
 DEFAULT_DIRNAME = ".pe_eval"
 DB_FILENAME = "history.sqlite"
@@ -43,29 +49,8 @@ NO_HISTORY_ENV = "PE_EVAL_NO_HISTORY"
 BUSY_TIMEOUT_MS = 30_000
 
 RunKind = Literal["memo", "scenarios"]
-MEMO_DIMENSIONS = ("citation_accuracy", "hallucination_rate", "coverage", "consistency")
+MEMO_DIMENSIONS = DIMENSIONS
 PASS = "pass"
-
-
-class HistoryError(PeEvalError):
-    """The history database could not be opened, read or written."""
-
-    diagnosis = "The run-history database could not be used"
-    fix = "Check the --db path (or PE_EVAL_HOME) points to a writable folder, or delete the file."
-
-
-class HistorySchemaTooNewError(HistoryError):
-    diagnosis = (
-        "The history database was written by a newer pe-eval (its schema is ahead of this one)"
-    )
-    fix = "Upgrade pe-eval, or point --db / PE_EVAL_HOME at a different history file."
-
-
-class RunNotFoundError(HistoryError):
-    diagnosis = "No run in the history matches that reference"
-    fix = (
-        "List runs with `python -m pe_eval_core history list` and use an id from the first column."
-    )
 
 
 # --- schema ---------------------------------------------------------------------------------

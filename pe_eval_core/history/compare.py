@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pe_eval_core.errors import PeEvalError
-from pe_eval_core.store import (
+from pe_eval_core.errors import KindMismatchError
+from pe_eval_core.history.store import (
     MEMO_DIMENSIONS,
     PASS,
     MemoFindingRow,
@@ -28,16 +28,6 @@ EPS = 1e-9
 LOWER_IS_BETTER = frozenset({"hallucination_rate"})
 # Findings that record a decision rather than a defect never count as regressions.
 INFORMATIONAL_FINDINGS = frozenset({"template_exempt", "unreadable_sibling"})
-
-
-class KindMismatchError(PeEvalError):
-    diagnosis = (
-        "Only runs of the same kind can be compared (memo with memo, scenarios with scenarios)"
-    )
-    fix = (
-        "Pick two runs of the same kind: `history compare latest~1 latest --kind scenarios` "
-        "(or --kind memo); `history list --kind ...` shows them."
-    )
 
 
 # --- scenario comparison ------------------------------------------------------------------

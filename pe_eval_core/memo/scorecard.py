@@ -16,20 +16,8 @@ from functools import lru_cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from pe_eval_core.memo.result import DIMENSIONS, Mark, MemoEvaluation, OpportunityRow
-from pe_eval_core.memo.summary import DIMENSION_LABELS, badness, fmt_pct, fmt_usd
-
-
-def band(dimension: str, value: float) -> str:
-    """Colour band of a score: green when perfect, amber when within 20 points, red beyond.
-
-    >>> band("coverage", 1.0), band("coverage", 0.9), band("hallucination_rate", 0.5)
-    ('green', 'amber', 'red')
-    """
-    off = badness(dimension, value)
-    if off <= 1e-12:
-        return "green"
-    return "amber" if off <= 0.2 else "red"
+from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +226,7 @@ def _int(value: int) -> str:
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("pe_eval_core.render", "templates"),
+        loader=PackageLoader("pe_eval_core.memo", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -259,7 +247,7 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
             "name": d,
             "label": DIMENSION_LABELS[d],
             "value": scores[d],
-            "band": band(d, scores[d]),
+            "band": band(d, scores[d]).value,
             "context": ev.score_context(d),
             "lower_is_better": d == "hallucination_rate",
         }

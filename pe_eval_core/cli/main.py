@@ -1,4 +1,4 @@
-"""`python -m pe_eval_core ...` / `pe-eval ...`: one argparse tree, one subcommand module each.
+"""`python -m pe_eval_core ...` / `pe-eval ...`: one argparse tree, one module per command.
 
 Exit codes are shared by every subcommand: 0 success, 1 quality below the asked threshold,
 2 the inputs or configuration could not be evaluated.
@@ -9,33 +9,20 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import re
 import sys
 from collections.abc import Sequence
 
+from pe_eval_core.cli import ExitCode
 from pe_eval_core.errors import PeEvalError
-
-EXIT_OK = 0
-EXIT_BELOW_THRESHOLD = 1
-EXIT_INPUT_ERROR = 2
 
 # Each module defines ``register(subparsers)``, which adds its parser(s) and sets
 # ``func(args) -> int`` as the handler.
 SUBCOMMAND_MODULES = (
-    "pe_eval_core.memo.cli",
-    "pe_eval_core.scenarios.cli",
-    "pe_eval_core.history_cli",
+    "pe_eval_core.cli.memo",
+    "pe_eval_core.cli.scenarios",
+    "pe_eval_core.cli.history",
     "pe_eval_core.mcp_server",
 )
-
-
-def plain_doc(doc: str | None) -> str:
-    """A module docstring as --help text: reStructuredText literals shown as plain text.
-
-    >>> plain_doc("Exit ``0`` when `pe-eval gate` passes.")
-    'Exit 0 when pe-eval gate passes.'
-    """
-    return re.sub(r"``?([^`]+)``?", r"\1", doc or "").strip()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err.message}", file=sys.stderr)
         print(f"  diagnosis: {err.diagnosis}", file=sys.stderr)
         print(f"  fix: {err.fix}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return ExitCode.CANNOT_EVALUATE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED

@@ -1,1 +1,0 @@
-"""Writers that turn results into files people and CI systems read (HTML, markdown, CSV, JUnit)."""
