@@ -126,3 +126,32 @@ def fmt_ratio(part: int, total: int) -> str:
     ('3/4 (75%)', '0/0 (n/a)')
     """
     return f"{part}/{total} ({fmt_pct(part / total) if total else 'n/a'})"
+
+
+def pct_points(score: float | None) -> float | None:
+    """A 0..1 score in percentage points, rounded exactly as :func:`fmt_pct` rounds it.
+
+    For a table column that must sort as a number yet read as ``fmt_pct`` writes it: shown
+    with the printf format ``%g%%``, ``pct_points(x)`` prints the same text as ``fmt_pct(x)``.
+
+    >>> pct_points(0.97619), pct_points(1.0), pct_points(0.6667), pct_points(None)
+    (97.6, 100.0, 66.7, None)
+    >>> all(f"{pct_points(x):g}%" == fmt_pct(x) for x in (0.0, 0.97619, 1.0, 0.00049, 0.12345))
+    True
+    """
+    return None if score is None else round(score * 100, 1)
+
+
+def fmt_number(value: float | str | None) -> str:
+    """A source value as an analyst reads it: thousands separators, no float noise.
+
+    >>> fmt_number(-7912000.0), fmt_number(12.7), fmt_number(3), fmt_number(None)
+    ('-7,912,000', '12.7', '3', '')
+    >>> fmt_number(float("nan")), fmt_number("segment A")
+    ('', 'segment A')
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, int | float):
+        return f"{value:,}".removesuffix(".0")
+    return str(value)

@@ -3,8 +3,10 @@
 Each builder takes already-aggregated rows (a handful per chart, never one per record), so a
 chart costs the same for 19 scenarios or 5,000. :func:`show` renders one through a cached
 Vega-Lite spec: Altair's schema validation costs far more than drawing, so a rerun with the
-same rows reuses the spec instead of rebuilding the chart. Pass bands are the core scorecard's
-own (``pe_eval_core.memo.scorecard.band``), so the dashboard and the HTML never disagree.
+same rows reuses the spec instead of rebuilding the chart. Pass bands, tier order and every
+number printed on a chart are the core's (``pe_eval_core.wording``): text marks and tooltips
+show label columns the caller wrote with ``fmt_pct`` / ``fmt_ratio``, never a d3 format of
+their own, so a chart, a tile and the HTML scorecard write the same score the same way.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pe_eval_core.wording import band, quality
+from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_ratio, tier_order
 
-BAND_COLOURS = {"pass": "#5fb878", "watch": "#fbedc9", "fail": "#f6d5d3"}
+BAND_COLOURS = {Band.PASS: "#5fb878", Band.WATCH: "#fbedc9", Band.FAIL: "#f6d5d3"}
 STATUS_COLOURS = {
     "cited": "#2e7d4f",
     "grounded": "#2e7d4f",
@@ -32,28 +34,17 @@ INK = "#1b1f24"
 OPPORTUNITY_STATUSES = ("cited", "uncited", "grounded", "ungrounded")
 
 
-def lower_is_better(dimension: str) -> bool:
-    """True for dimensions where 0 is perfect (hallucination rate), per the core's ``badness``."""
-    return quality(dimension, 0.0) == 1.0
-
-
-def band_of(dimension: str, score: float) -> str:
-    """The band of one score, exactly as the HTML scorecard colours it (no rule of our own).
-
-    >>> band_of("coverage", 1.0), band_of("coverage", 0.9), band_of("hallucination_rate", 0.3)
-    ('pass', 'watch', 'fail')
-    """
-    return str(band(dimension, score))
-
-
 def band_rows(dimensions: Sequence[tuple[str, str]], step: float = 0.02) -> list[dict[str, Any]]:
     """Band intervals per (label, dimension field) for :func:`dimension_chart`.
 
-    Derived by sampling :func:`band_of` every ``step`` over [0, 1], so the chart can never
-    disagree with the scorecard's thresholds; each sample stands for +-step/2 around it.
+    Derived by sampling the core's ``wording.band`` every ``step`` over [0, 1], so the chart
+    can never disagree with the scorecard's thresholds; each sample stands for +-step/2 around
+    it. ``meaning`` is the core's legend for the band.
 
     >>> [(r["band"], r["lo"], r["hi"]) for r in band_rows([("Coverage", "coverage")])]
     [('fail', 0.0, 0.79), ('watch', 0.79, 0.99), ('pass', 0.99, 1.0)]
+    >>> band_rows([("Coverage", "coverage")])[1]["meaning"]
+    'within 20% of perfect'
     """
     n = round(1 / step)
     rows: list[dict[str, Any]] = []
@@ -61,7 +52,7 @@ def band_rows(dimensions: Sequence[tuple[str, str]], step: float = 0.02) -> list
         runs: list[list[Any]] = []
         for i in range(n + 1):
             x = i / n
-            name = band_of(field, x)
+            name = band(field, x).value
             if runs and runs[-1][0] == name:
                 runs[-1][2] = x
             else:
@@ -69,15 +60,24 @@ def band_rows(dimensions: Sequence[tuple[str, str]], step: float = 0.02) -> list
         for name, first, last in runs:
             lo = max(0.0, round(first - step / 2, 6))
             hi = min(1.0, round(last + step / 2, 6))
-            rows.append({"dimension": label, "band": name, "lo": lo, "hi": hi})
+            rows.append(
+                {
+                    "dimension": label,
+                    "band": name,
+                    "lo": lo,
+                    "hi": hi,
+                    "meaning": BAND_LEGEND[Band(name)],
+                }
+            )
     return rows
 
 
 def dimension_chart(scores: Sequence[dict[str, Any]], bands: Sequence[dict[str, Any]]) -> alt.Chart:
     """The four dimensions as bars over their pass / watch / fail bands.
 
-    ``scores``: rows ``{dimension, score, label}`` (score 0..1, label like "12/14").
-    ``bands``: rows ``{dimension, band, lo, hi}`` with band in pass / watch / fail.
+    ``scores``: rows ``{dimension, score, text}``: score 0..1, text the bar's label as the core
+    writes it (``fmt_pct`` and the n/total, e.g. "85.7% (12/14)").
+    ``bands``: rows ``{dimension, band, lo, hi, meaning}`` from :func:`band_rows`.
     """
     order = [row["dimension"] for row in scores]
     y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=200))
@@ -102,8 +102,7 @@ def dimension_chart(scores: Sequence[dict[str, Any]], bands: Sequence[dict[str, 
             tooltip=[
                 alt.Tooltip("dimension:N"),
                 alt.Tooltip("band:N"),
-                alt.Tooltip("lo:Q", format=".0%"),
-                alt.Tooltip("hi:Q", format=".0%"),
+                alt.Tooltip("meaning:N", title="means"),
             ],
         )
     )
@@ -114,18 +113,13 @@ def dimension_chart(scores: Sequence[dict[str, Any]], bands: Sequence[dict[str, 
         .encode(
             y=y,
             x=alt.X("score:Q", scale=x_scale),
-            tooltip=[
-                alt.Tooltip("dimension:N"),
-                alt.Tooltip("score:Q", format=".1%"),
-                alt.Tooltip("label:N", title="n/total"),
-            ],
+            tooltip=[alt.Tooltip("dimension:N"), alt.Tooltip("text:N", title="score")],
         )
     )
     text = (
         alt.Chart(frame)
-        .transform_calculate(pct="format(datum.score, '.0%') + ' (' + datum.label + ')'")
         .mark_text(align="left", dx=6, color=INK)
-        .encode(y=y, x=alt.datum(1.0), text="pct:N")
+        .encode(y=y, x=alt.datum(1.0), text="text:N")
     )
     return (band_layer + bar + text).properties(height=alt.Step(44))
 
@@ -175,8 +169,9 @@ def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
 def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     """Portco x dimension cells, one panel per audience, coloured by quality (higher = better).
 
-    ``rows``: ``{portco, audience, dimension, score, quality, label}``; ``quality`` is the score
-    oriented so 1 is good (hallucination rate is inverted), ``label`` the text in the cell.
+    ``rows``: ``{portco, audience, dimension, score, quality, text, context}``; ``quality`` is
+    the score oriented so 1 is good (hallucination rate is inverted), ``text`` the score as
+    ``fmt_pct`` writes it (the cell's text), ``context`` its n/total.
     """
     frame = pd.DataFrame(list(rows))
     base = alt.Chart(frame).encode(
@@ -184,7 +179,10 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             "dimension:N",
             title=None,
             sort=None,
-            axis=alt.Axis(labelAngle=0, labelOverlap=False, labelLimit=90),
+            # The core's dimension names, one word per line so four fit a narrow panel.
+            axis=alt.Axis(
+                labelAngle=0, labelOverlap=False, labelLimit=90, labelExpr="split(datum.label, ' ')"
+            ),
         ),
         y=alt.Y("portco:N", title=None),
     )
@@ -198,12 +196,12 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             "portco:N",
             "audience:N",
             "dimension:N",
-            alt.Tooltip("score:Q", format=".1%"),
-            alt.Tooltip("label:N", title="n/total"),
+            alt.Tooltip("text:N", title="score"),
+            alt.Tooltip("context:N", title="n/total"),
         ],
     )
     text = base.mark_text(fontWeight="bold").encode(
-        text=alt.Text("score:Q", format=".0%"),
+        text=alt.Text("text:N"),
         color=alt.condition(
             "datum.quality >= 0.9 || datum.quality < 0.6", alt.value("white"), alt.value(INK)
         ),
@@ -222,14 +220,13 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
 
 
 def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Pass rate per tier with passed/total labels. ``rows``: ``{tier, passed, total, rate}``."""
+    """Pass rate per tier, labelled as the core writes a pass rate (``fmt_ratio``: "3/4 (75%)").
+
+    ``rows``: ``{tier, passed, total, rate}``; tiers in the core's order (``tier_order``).
+    """
     frame = pd.DataFrame(list(rows), columns=["tier", "passed", "total", "rate"])
-    frame["label"] = (
-        frame["passed"].astype(str) + "/" + frame["total"].astype(str) + "  "
-    ) + frame["rate"].map(lambda r: f"{r:.0%}")
-    order = ["smoke", "functional", "adversarial"]
-    sort = [t for t in order if t in set(frame["tier"])] + sorted(set(frame["tier"]) - set(order))
-    base = alt.Chart(frame).encode(y=alt.Y("tier:N", sort=sort, title=None))
+    frame["label"] = [fmt_ratio(p, t) for p, t in zip(frame["passed"], frame["total"], strict=True)]
+    base = alt.Chart(frame).encode(y=alt.Y("tier:N", sort=tier_order(frame["tier"]), title=None))
     bars = base.mark_bar().encode(
         x=alt.X(
             "rate:Q",
@@ -242,7 +239,7 @@ def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
             legend=None,
         ),
-        tooltip=["tier:N", "passed:Q", "total:Q", alt.Tooltip("rate:Q", format=".1%")],
+        tooltip=["tier:N", alt.Tooltip("label:N", title="passed")],
     )
     text = base.mark_text(align="left", dx=4, color=INK).encode(x="rate:Q", text="label:N")
     return (bars + text).properties(height=44 * max(len(frame), 1))

@@ -16,15 +16,15 @@ import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
 from pe_eval_core.files import safe_name
+from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
-    from pe_eval_core.scenarios import Scenario
+    from pe_eval_core.scenarios import Scenario, ScenarioRun
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
 MEMO_PATTERNS = ("explain_*.json", "dx_report_*.json")
-DIMENSIONS = ("citation_accuracy", "hallucination_rate", "coverage", "consistency")
 
 
 def file_fingerprint(path: Path) -> Fingerprint:
@@ -52,7 +52,7 @@ def clear_caches() -> None:
     st.cache_data.clear()
 
 
-def record(result: Any) -> None:
+def record(result: MemoEvaluation | ScenarioRun) -> None:
     """Add a fresh evaluation or run to the history; a history problem never breaks the page."""
     from pe_eval_core.history.store import record_or_warn
 
@@ -183,10 +183,7 @@ def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
     s, t = ev.scores, ev.totals
     dim, sentence = ev.lowest_dimension()
     return {
-        "citation_accuracy": s.citation_accuracy,
-        "hallucination_rate": s.hallucination_rate,
-        "coverage": s.coverage,
-        "consistency": s.consistency,
+        **{d: getattr(s, d) for d in DIMENSIONS},
         "figures": f"{t.figures_cited}/{t.figures_total}",
         "entities": f"{t.entities_grounded}/{t.entities_total}",
         "opportunities": f"{t.opps_addressed}/{t.opps_in_source}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -290,3 +290,50 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
             prose_blocks=prose,
         )
     )
+
+
+# --- the marked prose for other surfaces (the dashboard embeds it) ---------------------------
+
+
+def marked_prose_html(text: str, marks: Sequence[Mark]) -> str:
+    """One prose block with every figure and entity marked exactly as the HTML scorecard marks
+    it: ``<span class="m {status}" title="{hover}">``, ``**bold**`` as ``<strong>``, every piece
+    of input text escaped. Style it with :func:`mark_css`; key it with :func:`mark_legend_html`.
+
+    >>> m = Mark("opp_01", "narrative", 5, 10, "$5.2M", "figure", "ungrounded", "usd")
+    >>> print(marked_prose_html("Lost $5.2M <b>", [m]))
+    Lost <span class="m ungrounded" title="figure (usd) ungrounded: no source field">$5.2M</span>
+    &lt;b&gt;
+    """
+    return _prose_html(text, list(marks))
+
+
+def _template_source() -> str:
+    env = _environment()
+    assert env.loader is not None
+    return env.loader.get_source(env, "scorecard.html.j2")[0]
+
+
+@lru_cache(maxsize=8)
+def mark_css(scope: str = "") -> str:
+    """The scorecard's own CSS rules for marks (``.m`` and ``.m.<status>``), read from its
+    template so an embedding page colours marks exactly as the HTML does; each selector is
+    prefixed with ``scope`` (e.g. ``".pe-prose "``) to keep the rules off the rest of a page.
+
+    >>> print(mark_css(".x ").splitlines()[1])
+    .x .m.grounded { background: #d9f2dc; }
+    """
+    rules = re.findall(r"^\s*(\.m[ .][^{]*\{[^}]*\})\s*$", _template_source(), re.M)
+    return "\n".join(f"{scope}{rule}" for rule in rules)
+
+
+@lru_cache(maxsize=1)
+def mark_legend_html() -> str:
+    """The scorecard's legend of mark statuses (its own markup, read from its template).
+
+    >>> 'class="m misattributed">mis-attributed<' in mark_legend_html()
+    True
+    """
+    found = re.search(r'<div class="legend">.*?</div>', _template_source(), re.S)
+    assert found is not None, "the scorecard template lost its legend"
+    return found.group(0)

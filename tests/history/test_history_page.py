@@ -138,7 +138,8 @@ def test_chart_builders_shape_the_sql_rows() -> None:
     ]
     spec = memo_trend_chart(rows).to_dict()
     values = next(iter(spec["datasets"].values()))
-    assert {v["dimension"] for v in values} == {"Citation", "Hallucination", "Coverage"}
+    labels = {v["dimension"] for v in values}  # the core's names (wording.DIMENSION_LABELS)
+    assert labels == {"Citation accuracy", "Hallucination rate", "Coverage"}
     tiers = tier_trend_chart(
         [
             {

@@ -198,7 +198,7 @@ def _most_findings() -> tuple[str, str]:
 def test_scorecard_page_in_the_browser(page, demo_server):
     page.goto(demo_server.url)
     page.get_by_text("Biggest finding.").wait_for()
-    page.locator(".pe-prose .pe-mark").first.wait_for()
+    page.locator(".pe-prose .m").first.wait_for()
     _settle(page)
     for text in ("Memo scorecard", "Citation accuracy", "Hallucination rate", "Coverage"):
         assert page.get_by_text(text, exact=False).first.is_visible()
@@ -210,10 +210,15 @@ def test_scorecard_page_in_the_browser(page, demo_server):
     page.get_by_role("heading", name=f"{portco} · {audience}").wait_for()
     page.get_by_text(re.compile(r"\d+ of \d+ findings")).wait_for()
     _settle(page)
-    assert page.locator(".pe-prose .pe-mark").count() > 0
-    titles = page.locator(".pe-prose .pe-mark").evaluate_all("els => els.map(e => e.title)")
-    assert any("→ opportunities[" in t for t in titles), "hover names the source field"
-    assert page.locator(".pe-prose .pe-ungrounded, .pe-prose .pe-misattributed").count() > 0
+    marks = page.locator(".pe-prose .text .m")  # the HTML scorecard's own marks
+    assert marks.count() > 0
+    titles = marks.evaluate_all("els => els.map(e => e.title)")
+    assert any(": opportunities[" in t for t in titles), "hover names the source field"
+    bad = page.locator(".pe-prose .text .m.ungrounded, .pe-prose .text .m.misattributed")
+    assert bad.count() > 0
+    # Coloured by the scorecard's own rules (mark_css), not left unstyled.
+    colour = bad.first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert colour in ("rgb(255, 214, 214)", "rgb(255, 231, 179)"), colour
     _shot(page, "scorecard.png")
 
 

@@ -2,10 +2,12 @@
 
 Runs come from the run-history database (``pe_eval_core.history.store``: ``$PE_EVAL_HOME`` or
 ``./.pe_eval``). Lists, filter options and trends are SQL queries; this page only shapes them.
+Names, order and number formats are ``pe_eval_core.wording``'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -14,22 +16,20 @@ import streamlit as st
 
 from pe_eval_core.history.compare import (
     MemoComparison,
+    ScenarioChange,
     ScenarioComparison,
     compare_runs,
     render_comparison_markdown,
 )
-from pe_eval_core.history.store import MEMO_DIMENSIONS, RunFilters, RunStore, RunSummary
+from pe_eval_core.history.store import RunFilters, RunStore, RunSummary
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
+from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape
 from ui.state import History as Keys
 
 ALL = "All"
-DIMENSION_LABELS = {
-    "citation_accuracy": "Citation",
-    "hallucination_rate": "Hallucination",
-    "coverage": "Coverage",
-    "consistency": "Consistency",
-}
-TIER_ORDER = ["smoke", "functional", "adversarial"]
+RUN_SCORES = {"citation_accuracy": "citation", "hallucination_rate": "hallucination"}
+"""Runs-table column names of the dimensions (short: the table is wide); others as they are."""
 
 
 FILTERS = (
@@ -55,10 +55,7 @@ def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
                 "created (UTC)": r.created_at[:19].replace("T", " "),
                 "kind": r.kind,
                 "subject": r.subject,
-                "citation": r.citation_accuracy,
-                "hallucination": r.hallucination_rate,
-                "coverage": r.coverage,
-                "consistency": r.consistency,
+                **{RUN_SCORES.get(d, d): getattr(r, d) for d in DIMENSIONS},
                 "pass rate": r.pass_rate,
                 "passed": None if r.n_total is None else f"{r.n_passed}/{r.n_total}",
                 "errors": r.n_errors,
@@ -83,12 +80,13 @@ def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
             "memo": f"{r['portco_id']}/{r['audience']}",
             "dimension": DIMENSION_LABELS[d],
             "score": r[d],
+            "text": fmt_pct(r[d]),
         }
         for r in rows
-        for d in MEMO_DIMENSIONS
+        for d in DIMENSIONS
         if r[d] is not None
     ]
-    frame = pd.DataFrame(long, columns=["run", "when", "memo", "dimension", "score"])
+    frame = pd.DataFrame(long, columns=["run", "when", "memo", "dimension", "score", "text"])
     frame["when"] = pd.to_datetime(frame["when"], utc=True)
     return (
         alt.Chart(frame)
@@ -101,7 +99,7 @@ def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
                 sort=list(DIMENSION_LABELS.values()),
                 legend=alt.Legend(orient="bottom", title=None),
             ),
-            tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("score:Q", format=".1%")],
+            tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("text:N", title="score")],
         )
         .properties(width=210, height=160)
         .facet(facet=alt.Facet("memo:N", title=None), columns=2)
@@ -114,8 +112,10 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
         rows, columns=["id", "created_at", "tier", "passed", "total", "pass_rate", "target"]
     )
     frame["when"] = pd.to_datetime(frame["created_at"], utc=True)
-    tiers = [t for t in TIER_ORDER if t in set(frame["tier"])]
-    tiers += sorted(set(frame["tier"]) - set(TIER_ORDER))
+    frame["label"] = [
+        fmt_ratio(int(p), int(t)) for p, t in zip(frame["passed"], frame["total"], strict=True)
+    ]
+    tiers = tier_order(frame["tier"])
     return (
         alt.Chart(frame)
         .mark_line(point=True)
@@ -131,9 +131,7 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
             tooltip=[
                 alt.Tooltip("id:Q", title="run"),
                 "tier:N",
-                "passed:Q",
-                "total:Q",
-                alt.Tooltip("pass_rate:Q", format=".1%"),
+                alt.Tooltip("label:N", title="passed"),
                 "target:N",
             ],
         )
@@ -156,7 +154,7 @@ def default_pair(runs: list[RunSummary]) -> tuple[int | None, int | None]:
     return None, None
 
 
-def change_rows(changes: list[Any]) -> pd.DataFrame:
+def change_rows(changes: Sequence[ScenarioChange]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -190,18 +188,14 @@ def render_filters(store: RunStore) -> RunFilters:
 
 
 def render_runs(runs: list[RunSummary], total: int) -> None:
-    pct = st.column_config.ProgressColumn
+    scores = [RUN_SCORES.get(d, d) for d in DIMENSIONS] + ["pass rate"]
     st.dataframe(
-        runs_frame(runs),
+        as_points(runs_frame(runs), scores),
         hide_index=True,
         width="stretch",
         column_config={
             "id": st.column_config.NumberColumn("id", format="%d"),
-            "citation": pct("citation", min_value=0.0, max_value=1.0, format="percent"),
-            "hallucination": pct("hallucination", min_value=0.0, max_value=1.0, format="percent"),
-            "coverage": pct("coverage", min_value=0.0, max_value=1.0, format="percent"),
-            "consistency": pct("consistency", min_value=0.0, max_value=1.0, format="percent"),
-            "pass rate": pct("pass rate", min_value=0.0, max_value=1.0, format="percent"),
+            **{column: score_column(column) for column in scores},
         },
     )
     if total > len(runs):
@@ -320,12 +314,13 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
                     "delta (pts)": None if t.delta is None else round(t.delta * 100, 1),
                 }
                 for t in cmp.tiers
-            ]
-        ),
+            ],
+            columns=["tier", "A", "B", "A rate", "B rate", "delta (pts)"],
+        ).pipe(as_points, ("A rate", "B rate")),
         hide_index=True,
         column_config={
-            "A rate": st.column_config.NumberColumn(format="percent"),
-            "B rate": st.column_config.NumberColumn(format="percent"),
+            "A rate": score_column("A rate", bar=False),
+            "B rate": score_column("B rate", bar=False),
         },
     )
 
@@ -357,12 +352,13 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
                     "": s.direction,
                 }
                 for s in cmp.scores
-            ]
-        ),
+            ],
+            columns=["dimension", "A", "B", "delta (pts)", ""],
+        ).pipe(as_points, ("A", "B")),
         hide_index=True,
         column_config={
-            "A": st.column_config.NumberColumn(format="percent"),
-            "B": st.column_config.NumberColumn(format="percent"),
+            "A": score_column("A", bar=False),
+            "B": score_column("B", bar=False),
         },
     )
     cols = ["kind", "opportunity_id", "field", "raw", "message"]

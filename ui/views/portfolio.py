@@ -10,16 +10,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, LOWER_IS_BETTER, fmt_pct, quality
 from ui import charts, data, state
+from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape
 
 K = state.Portfolio
-DIMENSIONS = {
-    "citation_accuracy": "Citation",
-    "hallucination_rate": "Hallucination",
-    "coverage": "Coverage",
-    "consistency": "Consistency",
-}
 
 
 def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -28,7 +24,7 @@ def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         if row.get("error"):
             continue
-        for field, label in DIMENSIONS.items():
+        for field, label in DIMENSION_LABELS.items():
             score = row[field]
             cells.append(
                 {
@@ -36,8 +32,9 @@ def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "audience": row["audience"],
                     "dimension": label,
                     "score": score,
-                    "quality": charts.quality(field, score),
-                    "label": row[f"{field}_context"],
+                    "quality": quality(field, score),
+                    "text": fmt_pct(score),
+                    "context": row[f"{field}_context"],
                 }
             )
     return cells
@@ -50,7 +47,7 @@ def weakest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         return None
 
     def worst(r: dict[str, Any]) -> float:
-        return min(charts.quality(f, r[f]) for f in DIMENSIONS)
+        return min(quality(f, r[f]) for f in DIMENSIONS)
 
     return min(scored, key=lambda r: (worst(r), -r["findings"]))
 
@@ -118,12 +115,10 @@ def render_table(rows: list[dict[str, Any]]) -> None:
         "biggest_finding",
         "error",
     ]
-    frame = frame.reindex(columns=columns)
-    pct = {
-        field: st.column_config.ProgressColumn(
-            label, min_value=0.0, max_value=1.0, format="percent"
-        )
-        for field, label in DIMENSIONS.items()
+    frame = as_points(frame.reindex(columns=columns), DIMENSIONS)
+    scores = {
+        field: score_column(label + (" (lower is better)" if field in LOWER_IS_BETTER else ""))
+        for field, label in DIMENSION_LABELS.items()
     }
     event = st.dataframe(
         frame,
@@ -132,10 +127,7 @@ def render_table(rows: list[dict[str, Any]]) -> None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
-            **pct,
-            "hallucination_rate": st.column_config.ProgressColumn(
-                "Hallucination (lower is better)", min_value=0.0, max_value=1.0, format="percent"
-            ),
+            **scores,
             "biggest_finding": st.column_config.TextColumn("biggest finding", width="large"),
         },
     )

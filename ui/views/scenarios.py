@@ -6,6 +6,7 @@ The run is kept in session state as a JSON-mode dict; views of it are cached by 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import time
@@ -17,11 +18,13 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
-from ui import charts, data, prose, state
+from pe_eval_core.scenarios.checks import meets_pass_ratio
+from pe_eval_core.wording import fmt_pct
+from ui import charts, data, state
 from ui.errors import guarded, md_code, md_escape, show_error
 
 if TYPE_CHECKING:
-    from pe_eval_core.scenarios import Scenario, ScenarioResult, ScenarioRun
+    from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
 
 K = state.Scenarios
 SIDEBAR_FILE, UPLOAD = "Sidebar file", "Upload"
@@ -192,7 +195,9 @@ def live_row(result: ScenarioResult) -> dict[str, Any]:
     }
 
 
-def run(scenarios: list[Scenario], target: Any, judge: Any, origin: dict[str, Any]) -> None:
+def run(
+    scenarios: list[Scenario], target: Target, judge: Judge | None, origin: dict[str, Any]
+) -> None:
     """Run inside st.status: a progress bar and a table filling as results arrive."""
     from pe_eval_core.scenarios import run_scenarios_sync
 
@@ -206,7 +211,7 @@ def run(scenarios: list[Scenario], target: Any, judge: Any, origin: dict[str, An
         table = st.empty()
         last_draw = [0.0]
 
-        def progress(done: int, total: int, latest: Any) -> None:
+        def progress(done: int, total: int, latest: ScenarioResult | None) -> None:
             if latest is not None:
                 rows.append(live_row(latest))
             bar.progress(done / total if total else 1.0, text=f"{done}/{total} scored")
@@ -381,7 +386,7 @@ def render_results(v: dict[str, Any]) -> None:
         delta_arrow="off",
         border=True,
     )
-    cols[3].metric("Pass rate", f"{v['pass_rate']:.0%}", border=True)
+    cols[3].metric("Pass rate", fmt_pct(v["pass_rate"]), border=True)
     if v["total"] and v["errors"] == v["total"]:
         st.error(
             "**Every scenario errored:** the target never answered, so these numbers say "
@@ -520,10 +525,10 @@ def render_failure(failing: dict[str, str]) -> None:
                 response, r.get("expectations", []), r.get("excluded_hits", [])
             )
             st.html(
-                prose.legend_html(("found", "paraphrase", "excluded"))
+                legend_html()
                 + '<div style="white-space:pre-wrap;font-size:0.9rem;max-height:420px;'
                 'overflow:auto;border:1px solid #e3e7ee;padding:0.6rem;border-radius:6px;">'
-                + prose.render_marked(response, marks, keep_bold=False)
+                + response_html(response, marks)
                 + "</div>"
             )
             missing = [e["text"] for e in r.get("expectations", []) if not e.get("satisfied")]
@@ -531,6 +536,49 @@ def render_failure(failing: dict[str, str]) -> None:
                 st.markdown("**Missing:** " + ", ".join(f"“{md_escape(m)}”" for m in missing))
         else:
             st.caption("No response text (the target errored).")
+
+
+RESPONSE_MARKS = {
+    # status: (legend label, inline style)
+    "found": ("found (strict)", "background:#d8eddc;border-bottom:2px solid #2e7d4f;"),
+    "paraphrase": ("paraphrase", "background:#dbe7f6;border-bottom:2px solid #1f3a5f;"),
+    "excluded": ("excluded phrase", "background:#f6d5d3;border-bottom:2px solid #c0392b;"),
+}
+"""How the drill-down highlights a response: where each expectation and excluded phrase was
+found. (Memo prose is marked by the core's scorecard renderer; this is the agent's reply.)"""
+
+
+def legend_html() -> str:
+    """The colour key of :data:`RESPONSE_MARKS`."""
+    chips = "".join(
+        f'<span style="{style}padding:0 6px;margin-right:10px;">{label}</span>'
+        for label, style in RESPONSE_MARKS.values()
+    )
+    return f'<div style="font-size:0.85rem;margin-bottom:0.5rem;">{chips}</div>'
+
+
+def response_html(response: str, marks: list[dict[str, Any]]) -> str:
+    """The response exactly as written (escaped), each mark's span highlighted with its title;
+    a mark overlapping an earlier one, or outside the text, is left out.
+
+    >>> print(response_html("a <b>", [{"start": 2, "end": 5, "status": "found", "title": "t"}]))
+    a <span class="pe-mark pe-found" style="..." title="t">&lt;b&gt;</span>
+    """
+    out: list[str] = []
+    pos = 0
+    for m in sorted(marks, key=lambda m: (m["start"], -m["end"])):
+        start, end = m["start"], m["end"]
+        if start < pos or end > len(response) or end <= start:
+            continue
+        style = RESPONSE_MARKS[m["status"]][1]
+        out.append(html.escape(response[pos:start]))
+        out.append(
+            f'<span class="pe-mark pe-{m["status"]}" style="{style}" '
+            f'title="{html.escape(m["title"])}">{html.escape(response[start:end])}</span>'
+        )
+        pos = end
+    out.append(html.escape(response[pos:]))
+    return "".join(out)
 
 
 def numeric_verdict(check: dict[str, Any]) -> str:
@@ -568,7 +616,7 @@ def failure_reasons(r: dict[str, Any]) -> str:
         return f"the target errored ({r['error']})"
     expectations = r.get("expectations") or []
     met = sum(1 for e in expectations if e.get("satisfied"))
-    if expectations and 5 * met < 4 * len(expectations):
+    if not meets_pass_ratio(met, len(expectations)):  # the core's pass rule, not our own
         missing = ", ".join(f"“{e['text']}”" for e in expectations if not e.get("satisfied"))
         reasons.append(
             f"{met} of {len(expectations)} expected phrases found (80% needed), missing {missing}"
@@ -595,7 +643,7 @@ def render_downloads(run_id: str) -> None:
 
     run_json = st.session_state[K.RESULT]
 
-    def model() -> Any:
+    def model() -> ScenarioRun:
         return ScenarioRun.model_validate_json(run_json)
 
     stem = f"scenario-run-{run_id}"

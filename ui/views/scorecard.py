@@ -1,10 +1,13 @@
 """The memo scorecard (the deal team's landing page): one memo graded against its source.
 
-Thin by design: pick the inputs, call ui.data (cached core calls), render. No grading here.
+Thin by design: pick the inputs, call ui.data (cached core calls), render. No grading here,
+and no format or rule of its own: scores, money and bands are ``pe_eval_core.wording``'s, the
+marked prose is the HTML scorecard's own renderer (``pe_eval_core.memo.scorecard``).
 """
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,17 +16,41 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.wording import DIMENSION_LABELS
-from ui import charts, data, prose, state
+from pe_eval_core.memo.scorecard import mark_css, mark_legend_html, marked_prose_html
+from pe_eval_core.wording import (
+    DIMENSION_LABELS,
+    LOWER_IS_BETTER,
+    Band,
+    band,
+    fmt_number,
+    fmt_pct,
+    fmt_usd,
+)
+from ui import charts, data, state
+from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
 
 if TYPE_CHECKING:
-    from pe_eval_core.memo import MemoEvaluation
+    from pe_eval_core.memo import Mark, MemoEvaluation, ProseBlock
 
 K = state.Scorecard
 FOLDER, UPLOAD = "Data folder", "Upload"
 PROBLEM_STATUSES = ("ungrounded", "misattributed")
-DIMENSIONS = DIMENSION_LABELS  # the core's names and order for the four scores
+BAND_BOX = {Band.PASS: st.success, Band.WATCH: st.warning, Band.FAIL: st.error}
+
+
+def prose_style() -> str:
+    """The scorecard's own mark colours (scoped to the page's prose) and the prose layout."""
+    return (
+        "<style>\n"
+        + mark_css(".pe-prose ")
+        + "\n.pe-prose { line-height: 1.65; font-size: 0.95rem; }"
+        "\n.pe-prose .field { font-size: 0.75rem; text-transform: uppercase;"
+        " letter-spacing: 0.04em; color: #5a6472; }"
+        "\n.pe-prose .text { white-space: pre-wrap; margin: 0 0 0.8rem 0; }"
+        "\n.pe-prose .legend { margin-bottom: 0.5rem; font-size: 0.85rem; }"
+        "\n.pe-prose .legend span { margin-right: 10px; }\n</style>"
+    )
 
 
 def apply_request() -> None:
@@ -113,23 +140,21 @@ def render_tiles(ev: MemoEvaluation) -> None:
     # A wrapping row, not st.columns(4): on a narrow window the tiles flow onto two rows
     # instead of truncating their labels and n/total captions.
     tiles = st.container(horizontal=True, wrap=True, key="scorecard.tiles")
-    for field, label in DIMENSIONS.items():
+    for field, label in DIMENSION_LABELS.items():
         score = getattr(ev.scores, field)
-        band = charts.band_of(field, score)
         tiles.metric(
             label,
-            f"{score:.0%}",
+            fmt_pct(score),
             delta=ev.score_context(field),
             delta_color="off",
             delta_arrow="off",
             border=True,
             width="stretch",
-            help=f"{label}: {band} band"
-            + (" (lower is better)" if charts.lower_is_better(field) else ""),
+            help=f"{label}: {band(field, score)} band"
+            + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
         )
     dim, sentence = ev.lowest_dimension()
-    band = charts.band_of(dim, getattr(ev.scores, dim)) if dim in DIMENSIONS else "pass"
-    box = {"pass": st.success, "watch": st.warning}.get(band, st.error)
+    box = BAND_BOX[band(dim, getattr(ev.scores, dim)) if dim in DIMENSION_LABELS else Band.PASS]
     box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
 
 
@@ -139,11 +164,11 @@ def render_charts(ev: MemoEvaluation) -> None:
         {
             "dimension": label,
             "score": getattr(ev.scores, field),
-            "label": ev.score_context(field).split()[0],
+            "text": f"{fmt_pct(getattr(ev.scores, field))} ({ev.score_context(field).split()[0]})",
         }
-        for field, label in DIMENSIONS.items()
+        for field, label in DIMENSION_LABELS.items()
     ]
-    bands = charts.band_rows([(label, field) for field, label in DIMENSIONS.items()])
+    bands = charts.band_rows([(label, field) for field, label in DIMENSION_LABELS.items()])
     left, right = st.columns(2)
     with left:
         st.markdown("##### Dimensions against pass bands")
@@ -187,15 +212,11 @@ def render_opportunity_table(ev: MemoEvaluation) -> None:
             }
         )
     st.dataframe(
-        pd.DataFrame(rows),
+        as_points(pd.DataFrame(rows), ("cited", "grounded")),
         hide_index=True,
         column_config={
-            "cited": st.column_config.ProgressColumn(
-                "figures cited", min_value=0.0, max_value=1.0, format="percent"
-            ),
-            "grounded": st.column_config.ProgressColumn(
-                "entities grounded", min_value=0.0, max_value=1.0, format="percent"
-            ),
+            "cited": score_column("figures cited"),
+            "grounded": score_column("entities grounded"),
             "in source": st.column_config.CheckboxColumn(),
             "addressed": st.column_config.CheckboxColumn(),
         },
@@ -225,7 +246,7 @@ def render_findings(ev: MemoEvaluation) -> None:
     if "other_opportunity_id" in shown:
         shown["other_opportunity_id"] = shown["other_opportunity_id"].fillna("")
     if "nearest_value" in shown:
-        shown["nearest_value"] = shown["nearest_value"].map(source_number)
+        shown["nearest_value"] = shown["nearest_value"].map(fmt_number)
     # What is wrong and where it should have come from first; the long message last.
     columns = [
         c
@@ -256,20 +277,6 @@ def render_findings(ev: MemoEvaluation) -> None:
     )
 
 
-def source_number(value: object) -> str:
-    """A source value as the analyst reads it: thousands separators, no float noise.
-
-    >>> source_number(-7912000.0), source_number(12.7), source_number(None)
-    ('-7,912,000', '12.7', '')
-    """
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, int | float):
-        text = f"{value:,}"
-        return text.removesuffix(".0")
-    return str(value)
-
-
 def render_prose(ev: MemoEvaluation) -> None:
     """Memo prose of one opportunity, every figure and entity marked, source fields alongside."""
     opp_ids = list(dict.fromkeys(b.opportunity_id for b in ev.prose))
@@ -286,13 +293,14 @@ def render_prose(ev: MemoEvaluation) -> None:
         st.session_state[K.PROSE_OPP] = next((o for o in opp_ids if o in flagged), opp_ids[0])
     opp = st.selectbox("Opportunity", opp_ids, key=K.PROSE_OPP)
     blocks = [b for b in ev.prose if b.opportunity_id == opp]
-    marks = [m.model_dump(mode="json") for m in ev.marks if m.opportunity_id == opp]
+    marks = [m for m in ev.marks if m.opportunity_id == opp]
     left, right = st.columns([3, 2])
     with left:
-        st.html(prose.legend_html() + prose.render_blocks(blocks, marks))
+        st.html(prose_style())  # style only: Streamlit applies it without taking up space
+        st.html(prose_html(blocks, marks))
     with right:
         st.caption("Marks and the source field each traces to")
-        table = pd.DataFrame(marks)
+        table = pd.DataFrame([m.model_dump(mode="json") for m in marks])
         if table.empty:
             st.caption("No figures or entities in this opportunity's prose.")
         else:
@@ -302,7 +310,7 @@ def render_prose(ev: MemoEvaluation) -> None:
                 if c in table
             ]
             if "source_value" in table:
-                table["source_value"] = table["source_value"].map(source_number)
+                table["source_value"] = table["source_value"].map(fmt_number)
             st.dataframe(
                 table[cols],
                 hide_index=True,
@@ -310,15 +318,28 @@ def render_prose(ev: MemoEvaluation) -> None:
             )
 
 
+def prose_html(blocks: list[ProseBlock], marks: list[Mark]) -> str:
+    """The legend, then each prose block under its field name, marked by the core renderer."""
+    parts = [f'<div class="pe-prose">{mark_legend_html()}']
+    for block in blocks:
+        mine = [m for m in marks if m.field == block.field]
+        parts.append(
+            f'<div class="field">{html.escape(block.field)}</div>'
+            f'<div class="text">{marked_prose_html(block.text or "", mine)}</div>'
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def render_consistency(ev: MemoEvaluation) -> None:
     """This memo's headline, its source's total and every sibling's headline, side by side."""
     c = ev.consistency
     st.markdown(md_escape(c.note))
     heads = st.container(horizontal=True, wrap=True, key="scorecard.headlines")
-    heads.metric("This memo's headline", money(c.memo_headline), border=True)
+    heads.metric("This memo's headline", fmt_usd(c.memo_headline), border=True)
     heads.metric(
         "Source total",
-        money(c.source_total),
+        fmt_usd(c.source_total),
         delta="agrees" if c.agrees_with_source else "disagrees",
         delta_color="normal" if c.agrees_with_source else "inverse",
         delta_arrow="off",
@@ -331,25 +352,15 @@ def render_consistency(ev: MemoEvaluation) -> None:
         else:
             if "path" in siblings:
                 siblings["path"] = siblings["path"].map(lambda p: Path(str(p)).name)
+            if "headline" in siblings:
+                siblings["headline"] = [None if v != v else fmt_usd(v) for v in siblings.headline]
             st.dataframe(
                 siblings,
                 hide_index=True,
                 column_config={
-                    "headline": st.column_config.NumberColumn("headline", format="dollar"),
                     "agrees": st.column_config.CheckboxColumn(),
                 },
             )
-
-
-def money(value: float | None) -> str:
-    """A headline in the memo's own style: $564.8M, $1.39B, $12K."""
-    if value is None:
-        return "n/a"
-    sign, v = ("-" if value < 0 else ""), abs(value)
-    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if v >= scale:
-            return f"{sign}${v / scale:,.1f}{suffix}"
-    return f"{sign}${v:,.0f}"
 
 
 def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
