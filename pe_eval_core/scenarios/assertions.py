@@ -50,6 +50,7 @@ __all__ = [
     "check_span",
     "find_hits",
     "negation_around",
+    "negation_cues",
     "sentence_bounds",
 ]
 
@@ -157,6 +158,15 @@ _CUES = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+
+
+def negation_cues(text: str) -> list[Negation]:
+    """Every negation cue in ``text`` (rule 3's list), in order.
+
+    >>> [n.cue for n in negation_cues("Procurement declined; we can't renew, not now")]
+    ['declined', "can't", 'not']
+    """
+    return [Negation(m.group(), m.start(), m.end()) for m in _CUES.finditer(text)]
 
 
 def negation_around(text: str, start: int, end: int) -> Negation | None:
