@@ -315,3 +315,40 @@ class RunNotFoundError(HistoryError):
     fix = (
         "List runs with `python -m pe_eval_core history list` and use an id from the first column."
     )
+
+
+# --- agent tools (MCP servers for the agent under test, its tool-use loop) -----------------
+
+
+class McpConfigError(PeEvalError):
+    """The MCP server configuration (``.mcp.json``, ``--mcp-server NAME=URL``) is not usable."""
+
+    diagnosis = "The MCP server configuration for the agent under test is not usable"
+    fix = (
+        'Give .mcp.json as {"mcpServers": {"<name>": {"type": "http", "url": "http://..."}}} '
+        '(or {"command": ..., "args": [...], "env": {...}} for stdio), or pass '
+        "--mcp-server NAME=URL."
+    )
+
+
+class McpServerUnreachableError(McpConfigError):
+    """An MCP server could not be connected to (or listed) before any scenario ran."""
+
+    diagnosis = "An MCP server for the agent under test could not be reached"
+    fix = (
+        "Start the server (for Mimic: `python3 scripts/mimic_stack.py start`), or correct its "
+        "URL in .mcp.json / --mcp-server NAME=URL."
+    )
+
+    def __init__(self, name: str, where: str, reason: str, **kwargs: str):
+        super().__init__(f"MCP server {name!r} at {where} is unreachable: {reason}", **kwargs)
+        self.name = name
+        self.where = where
+        self.reason = reason
+
+
+class AgentBoundsError(PeEvalError):
+    """A bound of the agent's tool-use loop (turns, tool calls, timeout, sizes) is invalid."""
+
+    diagnosis = "A bound of the agent's tool-use loop is not a positive number"
+    fix = "Use positive values for --max-turns, --max-tool-calls and --max-tokens."
