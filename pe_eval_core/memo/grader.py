@@ -27,14 +27,8 @@ from pathlib import Path
 
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
-from pe_eval_core.memo.entities import (
-    EntityMention,
-    EntityUniverse,
-    SourceEntity,
-    bold_count,
-    extract_entities,
-)
 from pe_eval_core.memo.loading import load_pair
+from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -47,6 +41,7 @@ from pe_eval_core.memo.result import (
     new_mark,
     new_prose_block,
 )
+from pe_eval_core.memo.source_names import EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, FigureKind, extract_figures
 
