@@ -181,7 +181,9 @@ def portfolio(folder: Path) -> list[dict[str, Any]]:
 def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
     """The flat numbers a table or heatmap shows for one evaluation (no grading here)."""
     s, t = ev.scores, ev.totals
-    dim, sentence = ev.lowest_dimension()
+    from pe_eval_core.memo import lowest_dimension
+
+    dim, sentence = lowest_dimension(ev)
     return {
         "citation_accuracy": s.citation_accuracy,
         "hallucination_rate": s.hallucination_rate,

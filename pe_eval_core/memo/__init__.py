@@ -10,6 +10,7 @@ from pe_eval_core.memo.config import (
     GraderConfig,
     TemplateConstant,
 )
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.models import (
     ExplainedOpportunity,
@@ -78,6 +79,7 @@ __all__ = [
     "findings_to_csv",
     "grade_memo",
     "load_evaluation",
+    "lowest_dimension",
     "memo_json_schema",
     "output_paths",
     "render_scorecard_html",

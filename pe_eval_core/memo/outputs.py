@@ -16,7 +16,7 @@ from pathlib import Path
 from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import safe_name
 from pe_eval_core.memo.config import GraderConfig
-from pe_eval_core.memo.grader import gc_paused, grade_memo
+from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation
 
 FINDING_COLUMNS = tuple(Finding.model_fields)
@@ -81,11 +81,8 @@ def write_outputs(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    # The cyclic GC is paused meanwhile: rendering allocates many short-lived strings and no
-    # cycles, and its generation sweeps cost about a third of a 10,000-opportunity render.
-    with gc_paused():
-        html = render_scorecard_html(stamped).encode("utf-8")
-        body = _json_bytes(stamped)
+    html = render_scorecard_html(stamped).encode("utf-8")
+    body = _json_bytes(stamped)
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
@@ -172,11 +169,6 @@ def eval_pe_output(
     config: GraderConfig | None = None,
 ) -> dict:
     """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json``, return the dict."""
-    # One GC pause over both steps: between them, a collection would traverse every object
-    # of the fresh evaluation (~30 ms at 10,000 opportunities) only to find no cycle.
-    with gc_paused():
-        evaluation = grade_memo(memo_json_path, source_json_path, config=config)
-        html_path, json_path = write_outputs(evaluation)
-        result = evaluation.seed_dict(html_path, json_path)
-        del evaluation  # freed while paused, so the GC's young count is back where it was
-    return result
+    evaluation = grade_memo(memo_json_path, source_json_path, config=config)
+    html_path, json_path = write_outputs(evaluation)
+    return evaluation.seed_dict(html_path, json_path)

@@ -15,8 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.wording import DIMENSIONS
 
-"""The four score names, in the order every surface shows them."""
-
 
 class Scores(BaseModel):
     """The four headline scores, each in [0, 1]."""
@@ -137,26 +135,6 @@ class Mark(_Lightweight):
     source_value: float | str | None = None
 
 
-def _fast_constructor(cls: type) -> Any:
-    """A positional constructor for a frozen slots dataclass that sets each slot through its
-    descriptor: the same instance ``cls(*args)`` builds, in half the time (the generated
-    ``__init__`` goes through ``object.__setattr__`` once per field). The grader builds one
-    mark per figure and entity, tens of thousands for a long memo.
-
-    >>> args = ("a", "narrative", 0, 5, "$1.2M", "figure", "grounded", "usd", "n", 1.0)
-    >>> new_mark(*args) == Mark(*args), hash(new_mark(*args)) == hash(Mark(*args))
-    (True, True)
-    """
-    names = [f.name for f in fields(cls)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for i, name in enumerate(names):
-        namespace[f"_set{i}"] = cls.__dict__[name].__set__
-    params = ", ".join(f"a{i}" for i in range(len(names)))
-    body = "".join(f"    _set{i}(o, a{i})\n" for i in range(len(names)))
-    exec(f"def make({params}):\n    o = _new(_cls)\n{body}    return o\n", namespace)
-    return namespace["make"]
-
-
 class OpportunityRow(BaseModel):
     """One line of the per-opportunity table: source opportunities first, then phantoms."""
 
@@ -267,22 +245,7 @@ class MemoEvaluation(BaseModel):
             return f"{c.agreeing}/{c.comparisons} headline comparisons agree"
         raise ValueError(f"unknown dimension {dimension!r}")
 
-    def lowest_dimension(self) -> tuple[str, str]:
-        """The weakest dimension and a one-sentence interpretation of it.
-
-        Returns ``("none", ...)`` when all four dimensions are perfect.
-        """
-        from pe_eval_core.memo.explain import lowest_dimension
-
-        return lowest_dimension(self)
-
     def findings_of(self, *kinds: FindingKind) -> list[Finding]:
         """Findings of the given kinds, in report order."""
         wanted = set(kinds)
         return [f for f in self.findings if f.kind in wanted]
-
-
-new_mark = _fast_constructor(Mark)
-"""``Mark(*fields)`` with all ten fields given positionally, built faster."""
-new_prose_block = _fast_constructor(ProseBlock)
-"""``ProseBlock(opportunity_id, field, text)``, built faster."""

@@ -16,6 +16,7 @@ from functools import lru_cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
 
@@ -277,7 +278,7 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
         )
     prose = Markup("".join(parts))
     rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
-    lowest_name, lowest_sentence = ev.lowest_dimension()
+    lowest_name, lowest_sentence = lowest_dimension(ev)
     return (
         _environment()
         .get_template("scorecard.html.j2")

@@ -127,7 +127,9 @@ def render_tiles(ev: MemoEvaluation) -> None:
             help=f"{label}: {band} band"
             + (" (lower is better)" if charts.lower_is_better(field) else ""),
         )
-    dim, sentence = ev.lowest_dimension()
+    from pe_eval_core.memo import lowest_dimension
+
+    dim, sentence = lowest_dimension(ev)
     band = charts.band_of(dim, getattr(ev.scores, dim)) if dim in DIMENSIONS else "pass"
     box = {"pass": st.success, "watch": st.warning}.get(band, st.error)
     box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
