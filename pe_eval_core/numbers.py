@@ -451,6 +451,10 @@ def _figure_scanner(nouns: tuple[str, ...]) -> _Scanner:
     return _scanner(_FIGURE_TEMPLATE.replace("__NOUNS__", f"(?i:{alternation})"), _FIGURE_FIRST)
 
 
+_Trie = dict[str, "_Trie"]
+"""A prefix tree of words: each character to the rest; ``""`` marks a word's end."""
+
+
 def _trie_pattern(words: Iterable[str]) -> str:
     """One regex matching exactly ``words``, shared prefixes factored out (speed: the engine
     rejects a non-noun at its first letter instead of trying every noun in turn).
@@ -458,14 +462,14 @@ def _trie_pattern(words: Iterable[str]) -> str:
     >>> _trie_pattern(["loan", "loans", "lease"])
     'l(?:ease|oan(?:s)?)'
     """
-    root: dict[str, dict] = {}
+    root: _Trie = {}
     for word in words:
         node = root
         for ch in word:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, dict]) -> str:
+    def emit(node: _Trie) -> str:
         alts = [
             (f"{_H}+" if ch == " " else re.escape(ch)) + emit(child)
             for ch, child in sorted(node.items())

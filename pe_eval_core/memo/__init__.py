@@ -30,7 +30,6 @@ from pe_eval_core.memo.outputs import (
 )
 from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import (
-    DIMENSIONS,
     ConsistencyDetail,
     Finding,
     FindingKind,
@@ -39,9 +38,11 @@ from pe_eval_core.memo.result import (
     OpportunityRow,
     ProseBlock,
     Scores,
+    SeedResult,
     SiblingHeadline,
     Totals,
 )
+from pe_eval_core.wording import DIMENSIONS
 
 
 def render_scorecard_html(evaluation: MemoEvaluation) -> str:
@@ -69,6 +70,7 @@ __all__ = [
     "OpportunityRow",
     "ProseBlock",
     "Scores",
+    "SeedResult",
     "SiblingHeadline",
     "SourceOpportunity",
     "TemplateConstant",

@@ -122,17 +122,17 @@ class _Run:
             else:
                 self._figure(opp_id, own, name, fig, t, found)
         for mention, lookup in zip(mentions, lookups, strict=True):
-            fig = self._count_label(mention, lookup)
-            if fig is None:
+            count = self._count_label(mention, lookup)
+            if count is None:
                 self._entity(opp_id, name, mention, lookup, t)
                 continue
             if exempt is None:
                 exempt = self._exempt_spans(text)
-            reason = _inside(exempt, fig.start, fig.end)
+            reason = _inside(exempt, count.start, count.end)
             if reason is not None:
-                self._exempt(opp_id, name, fig, reason, t)
+                self._exempt(opp_id, name, count, reason, t)
             else:
-                self._figure(opp_id, own, name, fig, t)
+                self._figure(opp_id, own, name, count, t)
 
     def _take_parse(self, text: str) -> _Parsed:
         """The block's parse (from ``parse_all``, or made now), forgotten once the last block

@@ -17,7 +17,7 @@ from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import safe_name
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
-from pe_eval_core.memo.result import Finding, MemoEvaluation
+from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
 
 FINDING_COLUMNS = tuple(Finding.model_fields)
 _FORMULA_START = ("=", "+", "@", "\t", "\r")
@@ -36,12 +36,7 @@ def output_paths(
 
 def evaluation_to_json(evaluation: MemoEvaluation) -> str:
     """The JSON sidecar's text: the whole evaluation, indented."""
-    return _json_bytes(evaluation).decode("utf-8")
-
-
-def _json_bytes(evaluation: MemoEvaluation) -> bytes:
-    # Straight to bytes: a 10,000-opportunity sidecar is tens of MB, worth not copying.
-    return MemoEvaluation.__pydantic_serializer__.to_json(evaluation, indent=2) + b"\n"
+    return evaluation.model_dump_json(indent=2) + "\n"
 
 
 def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
@@ -82,7 +77,7 @@ def write_outputs(
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
     html = render_scorecard_html(stamped).encode("utf-8")
-    body = _json_bytes(stamped)
+    body = evaluation_to_json(stamped).encode("utf-8")
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
@@ -167,7 +162,7 @@ def eval_pe_output(
     source_json_path: str | os.PathLike[str],
     *,
     config: GraderConfig | None = None,
-) -> dict:
+) -> SeedResult:
     """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json``, return the dict."""
     evaluation = grade_memo(memo_json_path, source_json_path, config=config)
     html_path, json_path = write_outputs(evaluation)

@@ -6,9 +6,10 @@ model, so they can never disagree about what the grader found.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -113,7 +114,7 @@ class _Lightweight:
 
     __slots__ = ()
 
-    def model_dump(self, mode: str = "python", **_: Any) -> dict[str, Any]:
+    def model_dump(self, mode: str = "python", **_: object) -> dict[str, str | int | float | None]:
         """The fields as a dict (all values are JSON-native, so both modes agree)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
@@ -192,6 +193,20 @@ class ProseBlock(_Lightweight):
     text: str
 
 
+class SeedResult(TypedDict):
+    """What the seed's ``eval_pe_output`` returns (``MemoEvaluation.seed_dict``)."""
+
+    report_path: str
+    json_path: str
+    portco_id: str
+    audience: str
+    scores: dict[str, float]
+    """The four scores by name, in ``DIMENSIONS`` order."""
+    totals: dict[str, int]
+    """``Totals`` as a plain dict."""
+    consistency_note: str
+
+
 class MemoEvaluation(BaseModel):
     """Everything the grader found about one memo, in one serialisable object."""
 
@@ -218,7 +233,9 @@ class MemoEvaluation(BaseModel):
     """Set by ``write_outputs`` on the copy it serialises."""
     json_path: str | None = None
 
-    def seed_dict(self, report_path: str | Any, json_path: str | Any) -> dict[str, Any]:
+    def seed_dict(
+        self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]
+    ) -> SeedResult:
         """The seed's exact return shape for ``eval_pe_output``."""
         return {
             "report_path": str(report_path),

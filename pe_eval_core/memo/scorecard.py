@@ -98,7 +98,7 @@ def _prose_html(text: str, marks: list[Mark]) -> str:
             continue
         if start > pos:
             bold = _runs(append, text[pos:start], "", "", bold, plain)
-        status = m.status
+        status: str = m.status
         hover = hover_text(m)
         if special(hover) is not None:
             hover = _escape(hover)

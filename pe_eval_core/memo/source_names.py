@@ -86,7 +86,7 @@ class EntityUniverse:
         columns, evidence row ids."""
         opp = self._source.opportunities[i]
         p = f"opportunities[{i}]"
-        out = []
+        out: list[SourceEntity] = []
         append = out.append
         for key, value in opp.segment.items():
             text = value if type(value) is str else _value_text(value)
