@@ -10,11 +10,10 @@ import csv
 import io
 import os
 import secrets
-import tempfile
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
-from pe_eval_core.files import safe_name
+from pe_eval_core.files import atomic_write_bytes, safe_name
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
@@ -93,21 +92,10 @@ def write_outputs(
 
 
 def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.*.tmp``), with the
-    permissions a plain ``open()`` would give; the caller renames or removes it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
+    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<random>.tmp``, written
+    by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would give);
+    the caller renames or removes it."""
+    return atomic_write_bytes(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"), data)
 
 
 def _backup(target: Path) -> Path | None:

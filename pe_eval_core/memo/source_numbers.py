@@ -27,7 +27,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import chain
 from typing import Any, Literal, NamedTuple
 
@@ -164,11 +164,6 @@ class SourceField(NamedTuple):
     """The owning opportunity's id ('' at portfolio level): breaks ties independently of order."""
     role: str = ""
     """For quarters fields: 'observed', 'total' or '' (either); see ``quarter_role``."""
-
-
-# ``SourceField(*values)`` without the Python-level ``__new__`` frame NamedTuple adds: the
-# grader builds every opportunity's fields, about ten each.
-_new_field = partial(tuple.__new__, SourceField)
 
 
 class _Units(dict[str, str]):
@@ -360,27 +355,10 @@ class NumericUniverse:
         prefix = f"{OPPORTUNITIES_KEY}[{i}]"
         opp = self._source.opportunities[i]
         owner = opp.id
-        new = _new_field
         for key, value in _items(opp):
-            t = type(value)
-            if t is str or value is None or key in NON_NUMERIC_KEYS:
+            if type(value) is str or value is None or key in NON_NUMERIC_KEYS:
                 continue  # the common non-numeric cases, without building a path
-            if t is float or t is int:
-                unit = _UNITS[key]
-                if unit == "usd" and math.isfinite(value):  # the common case, inlined
-                    v = float(value)
-                    out.append(new((f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner, "")))
-                else:
-                    _scalar(value, f"{prefix}.{key}", key, i, out, owner)
-            elif t is list:  # e.g. the "k of m quarters" pair: _walk, one level inlined
-                for j, x in enumerate(value):
-                    tx = type(x)
-                    if tx is float or tx is int:
-                        _scalar(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
-                    else:
-                        _walk(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
-            else:
-                _walk(value, f"{prefix}.{key}", key, i, out, owner)
+            _walk(value, f"{prefix}.{key}", key, i, out, owner)
         return out
 
     def own(self, i: int, kind: FigureKind) -> list[SourceField]:
@@ -487,7 +465,7 @@ class NumericUniverse:
         """The field of a value of ``kind`` compared as stored."""
         role = quarter_role(path) if kind is QUARTERS else ""
         owner = self._source.opportunities[i].id
-        return _new_field((path, kind, v, v, _UNITS[key], i, abs(v), owner, role))
+        return SourceField(path, kind, v, v, _UNITS[key], i, abs(v), owner, role)
 
     def _general(
         self,
@@ -661,10 +639,10 @@ def _scalar(
     unit = _UNITS[key]
     pairs = comparable_values(unit, v)
     if not pairs:
-        out.append(_new_field((path, None, v, v, unit, opp, abs(v), owner, "")))
+        out.append(SourceField(path, None, v, v, unit, opp, abs(v), owner, ""))
     role = quarter_role(path) if unit == "quarters" else ""
     for kind, cv in pairs:
-        out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner, role)))
+        out.append(SourceField(path, kind, cv, v, unit, opp, abs(cv), owner, role))
 
 
 _SAME, _CONVERTED, _OTHER = 0, 1, 2
