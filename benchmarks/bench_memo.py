@@ -1,17 +1,19 @@
-"""Benchmark the memo grader against its floor, so a slowdown shows up as a ratio, not a feeling.
+"""Time the memo grader per memo, from a demo-sized memo up to a synthetic stress size.
 
 For synthetic pairs of 10, 100, 1,000 and 10,000 opportunities (about five figures and three
 entities each) it times, best of N:
 
-* floor: ``json.loads`` of both files + one money/percent regex pass over all prose;
+* floor: ``json.loads`` of both files + one money/percent regex pass over all prose (context:
+  the least any grader must do);
 * scoring: ``pe_eval_core.memo.grade_memo`` (reads, grades, writes nothing);
 * full: ``pe_eval_core.eval_pe_output`` (grades and writes the HTML and JSON scorecards);
 
-and prints the ratios to the floor, time per opportunity, and the peak memory of a fresh
-process running the full call at the largest size. Each size runs in a fresh interpreter; the
-default clock is CPU time (the machine is shared, so wall time mostly measures neighbours).
-Targets (issue 2): scoring <= 3x floor, full <= 6x floor, per-opportunity time at 10,000
-within 2x of that at 100, peak < 300 MB.
+and prints time per memo and per opportunity, and the peak memory of a fresh process running
+the full call at the largest size. The 10-opportunity row is the realistic figure (the demo
+memos have 5 to 10 opportunities); the larger sizes show how the grader scales. The ratio to
+the floor is printed for context only: it is not a target (issue 8). Each size runs in a fresh
+interpreter; the default clock is CPU time (the machine is shared, so wall time mostly
+measures neighbours).
 
     python benchmarks/bench_memo.py [--sizes 10,100,1000,10000] [--repeat N] [--clock wall]
     python benchmarks/bench_memo.py --profile 10000     # where the grader's time goes
@@ -43,7 +45,6 @@ from benchmarks.synthetic_memos import write_pair  # noqa: E402
 
 SIZES = (10, 100, 1_000, 10_000)
 PROSE_FIELDS = ("narrative", "counterfactual", "risk_of_inaction", "rollout")
-SCORING_TARGET, FULL_TARGET, SCALING_TARGET, MEMORY_TARGET_MB = 3.0, 6.0, 2.0, 300.0
 
 # The floor's one regex pass: every money amount or percentage in the prose.
 FLOOR_RE = re.compile(
@@ -202,10 +203,6 @@ def profile(size: int, folder: Path, top: int = 25) -> str:
     return report.getvalue()
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
 def report(rows: list[Row], mem: dict[str, float] | None) -> str:
     lines = [
         "| opps | figures cited | entities grounded | floor ms | scoring ms | full ms "
@@ -219,34 +216,18 @@ def report(rows: list[Row], mem: dict[str, float] | None) -> str:
             f"| {r.full_ratio:.1f}x | {r.per_opp_us(r.grade_s):.0f} "
             f"| {r.per_opp_us(r.full_s):.0f} |"
         )
-    lines.append("")
-    worst_grade = max(rows, key=lambda r: r.grade_ratio)
-    worst_full = max(rows, key=lambda r: r.full_ratio)
-    lines.append(
-        f"scoring <= {SCORING_TARGET:.0f}x floor at every size: "
-        f"worst {worst_grade.grade_ratio:.1f}x at {worst_grade.size:,} "
-        f"-> {verdict(worst_grade.grade_ratio <= SCORING_TARGET)}"
-    )
-    lines.append(
-        f"full    <= {FULL_TARGET:.0f}x floor at every size: worst {worst_full.full_ratio:.1f}x "
-        f"at {worst_full.size:,} -> {verdict(worst_full.full_ratio <= FULL_TARGET)}"
-    )
     by_size = {r.size: r for r in rows}
     if 100 in by_size and 10_000 in by_size:
+        lines.append("")
         small, big = by_size[100], by_size[10_000]
         for label, attr in (("scoring", "grade_s"), ("full", "full_s")):
             scale = big.per_opp_us(getattr(big, attr)) / small.per_opp_us(getattr(small, attr))
-            lines.append(
-                f"{label:7} per-opp time at 10,000 vs 100: {scale:.2f}x "
-                f"(target <= {SCALING_TARGET:.0f}x) -> {verdict(scale <= SCALING_TARGET)}"
-            )
+            lines.append(f"{label:7} per-opp time at 10,000 vs 100: {scale:.2f}x")
     if mem is not None:
         lines.append(
             f"peak memory at {max(by_size):,} (fresh process, full call): "
             f"{mem['rss_peak_mb']:.0f} MB RSS (of which {mem['rss_after_import_mb']:.0f} MB "
-            f"after imports; traced Python heap peak {mem['traced_peak_mb']:.0f} MB), "
-            f"target < {MEMORY_TARGET_MB:.0f} MB "
-            f"-> {verdict(mem['rss_peak_mb'] < MEMORY_TARGET_MB)}"
+            f"after imports; traced Python heap peak {mem['traced_peak_mb']:.0f} MB)"
         )
     return "\n".join(lines)
 

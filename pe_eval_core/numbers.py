@@ -125,7 +125,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from itertools import chain
 from math import isfinite
 from typing import NamedTuple
 
@@ -424,6 +423,14 @@ class _Scanner(NamedTuple):
     body: re.Pattern[str]
 
 
+def _scan(scanner: _Scanner, text: str) -> Iterator[re.Match[str]]:
+    """Every match of ``scanner`` in ``text``, in order: the one scan loop of both modes."""
+    first = scanner.head.match(text)
+    if first is not None:
+        yield first
+    yield from scanner.body.finditer(text, first.end() if first is not None else 0)
+
+
 def _scanner(branches: str, first: str) -> _Scanner:
     """``first`` is a lookahead every match satisfies, tested once per candidate position."""
     head = re.compile(f"{first}(?:{branches})", re.VERBOSE)
@@ -444,6 +451,10 @@ def _figure_scanner(nouns: tuple[str, ...]) -> _Scanner:
     return _scanner(_FIGURE_TEMPLATE.replace("__NOUNS__", f"(?i:{alternation})"), _FIGURE_FIRST)
 
 
+_Trie = dict[str, "_Trie"]
+"""A prefix tree of words: each character to the rest; ``""`` marks a word's end."""
+
+
 def _trie_pattern(words: Iterable[str]) -> str:
     """One regex matching exactly ``words``, shared prefixes factored out (speed: the engine
     rejects a non-noun at its first letter instead of trying every noun in turn).
@@ -451,14 +462,14 @@ def _trie_pattern(words: Iterable[str]) -> str:
     >>> _trie_pattern(["loan", "loans", "lease"])
     'l(?:ease|oan(?:s)?)'
     """
-    root: dict[str, dict] = {}
+    root: _Trie = {}
     for word in words:
         node = root
         for ch in word:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, dict]) -> str:
+    def emit(node: _Trie) -> str:
         alts = [
             (f"{_H}+" if ch == " " else re.escape(ch)) + emit(child)
             for ch, child in sorted(node.items())
@@ -640,14 +651,8 @@ def extract_figures(text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS)
     else:
         scanner = _figure_scanner(_normalize_nouns(count_nouns))
     out: list[Figure] = []
-    collect = _COLLECT
-    pos = 0
-    first = scanner.head.match(text)
-    if first is not None:
-        collect[first.lastgroup](out, first)
-        pos = first.end()
-    for m in scanner.body.finditer(text, pos):
-        collect[m.lastgroup](out, m)
+    for m in _scan(scanner, text):
+        _COLLECT[m.lastgroup](out, m)
     return out
 
 
@@ -729,29 +734,47 @@ _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
 _SIGNED = frozenset("-\u2212\u2013\u2014")  # a sign that negates ("+" does not)
 
 
-def _mention_parts(
-    g: tuple[str, ...], start: int, end: int, high_start: int
-) -> list[tuple[str, int, int, int, bool]] | None:
-    """The uncommon cases of one number match: ``(digits, start, end, exponent, negative)``
-    per number, or None when it is a plain number with no sign, scale, range or parentheses.
+def _number_parts(m: re.Match[str]) -> tuple[tuple[str, int, int, int, bool], ...]:
+    """The numbers of one ``num`` match: ``(digits, start, end, exponent, negative)`` each.
 
-    ``g`` is the match's groups with ``""`` for groups that did not take part; ``start``,
-    ``end`` and ``high_start`` are the spans of ``num`` and ``rn`` (dummies if unused).
+    A plain number (no sign, scale, range or parentheses) is one part as written; accounting
+    parentheses negate only an amount; a range is two parts sharing the scale, the low end
+    keeping the sign.
     """
-    _, _, po, s1, cur1, s2, pi, n, rn, scale, pc, cur2 = g
-    if not (po or s1 or s2 or pi or rn or scale):
-        return None
+    start, end = m.span("num")
+    n, rn, scale, po, s1, s2, pi = m.group("n", "rn", "scale", "po", "s1", "s2", "pi")
+    if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
+        return ((n, start, end, 0, False),)
     paren = bool(po)
-    if paren and (pc or rn or not (cur1 or cur2 or "," in n or "." in n)):
+    if paren and (m["pc"] or rn or not (m["cur1"] or m["cur2"] or "," in n or "." in n)):
         # "(2)" is an enumeration, "(4.8%)" an aside: only amounts use accounting parens.
         paren = False
         start, end = start + 1, end - 1
     negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
     exponent = _exponent(scale)
     if not rn:
-        return [(n, start, end, exponent, negative)]
+        return ((n, start, end, exponent, negative),)
     # "$1.2-1.5M", "10-15%": both ends share currency, scale and percent; the low end the sign.
-    return [(n, start, high_start - 1, exponent, negative), (rn, high_start, end, exponent, False)]
+    high_start = m.start("rn")
+    return ((n, start, high_start - 1, exponent, negative), (rn, high_start, end, exponent, False))
+
+
+def _scan_numbers(text: str) -> Iterator[tuple[re.Match[str], float, int, int]]:
+    """The one scenario-mode scan: ``(match, signed value, start, end)`` per number, in order.
+
+    Dates, times and versions are matched (so their digits are not read) and skipped; a
+    number too large for a float is dropped.
+    """
+    if not _DIGIT.search(text):
+        return  # no digit, no number
+    for m in _scan(_NUMBER_SCANNER, text):
+        if m["skip"]:
+            continue  # a date, time or version: matched only so its digits are not read
+        for n, start, end, exponent, negative in _number_parts(m):
+            value = _number(n, exponent)
+            if len(n) > _FLOAT_DIGITS and not isfinite(value):
+                continue  # beyond a float
+            yield m, -value if negative else value, start, end
 
 
 def extract_numbers(text: str) -> list[NumberMention]:
@@ -765,62 +788,18 @@ def iter_numbers(text: str) -> Iterator[NumberMention]:
     >>> next(m.raw for m in iter_numbers("on 2026-04-29 we lost -$4,820 of 9 causes"))
     '-$4,820'
     """
-    if not _DIGIT.search(text):
-        return  # no digit, no number
-    first = _NUMBER_SCANNER.head.match(text)
-    matches = _NUMBER_SCANNER.body.finditer(text, first.end() if first else 0)
-    if first is not None:
-        matches = chain((first,), matches)
-    for m in matches:
-        g = m.groups("")
-        skip, _, po, s1, cur1, s2, pi, n, rn, scale, pc, cur2 = g
-        if skip:
-            continue  # a date, time or version: matched only so its digits are not read
-        start, end = m.span(2)
-        currency = (cur1 or cur2).strip() or None
-        percent = bool(pc)
-        if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
-            value = float(n.replace(",", "")) if "," in n else float(n)
-            if len(n) <= _FLOAT_DIGITS or isfinite(value):
-                yield NumberMention(value, text[start:end], start, end, currency, percent)
-            continue
-        for n, s, e, exponent, negative in _mention_parts(g, start, end, m.start(9)) or ():
-            value = _number(n, exponent)
-            if len(n) > _FLOAT_DIGITS and not isfinite(value):
-                continue  # beyond a float
-            yield NumberMention(-value if negative else value, text[s:e], s, e, currency, percent)
+    for m, value, start, end in _scan_numbers(text):
+        currency = (m["cur1"] or m["cur2"] or "").strip() or None
+        yield NumberMention(value, text[start:end], start, end, currency, bool(m["pc"]))
 
 
 def number_values(text: str) -> list[float]:
-    """``[m.value for m in extract_numbers(text)]`` without building the mentions (faster).
+    """``[m.value for m in extract_numbers(text)]`` without building the mentions.
 
     >>> number_values("(1,200) and $1.2-1.5M on 2026-04-29")
     [-1200.0, 1200000.0, 1500000.0]
     """
-    out: list[float] = []
-    if not _DIGIT.search(text):
-        return out
-    append = out.append
-    first = _NUMBER_SCANNER.head.match(text)
-    if first is None:
-        rows = _NUMBER_SCANNER.body.findall(text)
-    else:
-        rows = [first.groups(""), *_NUMBER_SCANNER.body.findall(text, first.end())]
-    for g in rows:
-        skip, _, po, s1, _, s2, pi, n, rn, scale, _, _ = g
-        if skip:
-            continue  # a date, time or version
-        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
-            value = float(n.replace(",", "")) if "," in n else float(n)
-            if len(n) <= _FLOAT_DIGITS or isfinite(value):
-                append(value)
-            continue
-        for n, _, _, exponent, negative in _mention_parts(g, 0, 0, 0) or ():
-            value = _number(n, exponent)
-            if len(n) > _FLOAT_DIGITS and not isfinite(value):
-                continue  # beyond a float
-            append(-value if negative else value)
-    return out
+    return list(iter_number_values(text))
 
 
 def iter_number_values(text: str) -> Iterator[float]:
@@ -831,27 +810,8 @@ def iter_number_values(text: str) -> Iterator[float]:
     >>> next(values), next(values), list(values)
     (-1200.0, 1200000.0, [1500000.0, 7.0])
     """
-    if not _DIGIT.search(text):
-        return
-    first = _NUMBER_SCANNER.head.match(text)
-    matches = _NUMBER_SCANNER.body.finditer(text, first.end() if first else 0)
-    if first is not None:
-        matches = chain((first,), matches)
-    for m in matches:
-        g = m.groups("")
-        skip, _, po, s1, _, s2, pi, n, rn, scale, _, _ = g
-        if skip:
-            continue  # a date, time or version
-        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
-            value = float(n.replace(",", "")) if "," in n else float(n)
-            if len(n) <= _FLOAT_DIGITS or isfinite(value):
-                yield value
-            continue
-        for n, _, _, exponent, negative in _mention_parts(g, 0, 0, 0) or ():
-            value = _number(n, exponent)
-            if len(n) > _FLOAT_DIGITS and not isfinite(value):
-                continue  # beyond a float
-            yield -value if negative else value
+    for _, value, _, _ in _scan_numbers(text):
+        yield value
 
 
 _DIGIT = re.compile(r"\d")

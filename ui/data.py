@@ -181,7 +181,9 @@ def portfolio(folder: Path) -> list[dict[str, Any]]:
 def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
     """The flat numbers a table or heatmap shows for one evaluation (no grading here)."""
     s, t = ev.scores, ev.totals
-    dim, sentence = ev.lowest_dimension()
+    from pe_eval_core.memo import lowest_dimension
+
+    dim, sentence = lowest_dimension(ev)
     return {
         **{d: getattr(s, d) for d in DIMENSIONS},
         "figures": f"{t.figures_cited}/{t.figures_total}",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pe_eval_core.errors import ThresholdSpecError, UsageError
 from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
@@ -218,7 +219,7 @@ def handle(args: argparse.Namespace) -> int:
     html_path, json_path = write_outputs(ev, args.out_dir)
     run_id = record_or_warn(ev, origin="cli")
     failures = failed_thresholds(ev, fail_under, max_h)
-    lowest_name, sentence = ev.lowest_dimension()
+    lowest_name, sentence = lowest_dimension(ev)
     if args.json:
         out = ev.seed_dict(html_path, json_path)
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}

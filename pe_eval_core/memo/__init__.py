@@ -10,6 +10,7 @@ from pe_eval_core.memo.config import (
     GraderConfig,
     TemplateConstant,
 )
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.models import (
     ExplainedOpportunity,
@@ -29,7 +30,6 @@ from pe_eval_core.memo.outputs import (
 )
 from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import (
-    DIMENSIONS,
     ConsistencyDetail,
     Finding,
     FindingKind,
@@ -38,9 +38,11 @@ from pe_eval_core.memo.result import (
     OpportunityRow,
     ProseBlock,
     Scores,
+    SeedResult,
     SiblingHeadline,
     Totals,
 )
+from pe_eval_core.wording import DIMENSIONS
 
 
 def render_scorecard_html(evaluation: MemoEvaluation) -> str:
@@ -68,6 +70,7 @@ __all__ = [
     "OpportunityRow",
     "ProseBlock",
     "Scores",
+    "SeedResult",
     "SiblingHeadline",
     "SourceOpportunity",
     "TemplateConstant",
@@ -78,6 +81,7 @@ __all__ = [
     "findings_to_csv",
     "grade_memo",
     "load_evaluation",
+    "lowest_dimension",
     "memo_json_schema",
     "output_paths",
     "render_scorecard_html",

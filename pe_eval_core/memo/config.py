@@ -58,13 +58,13 @@ class GraderConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    usd_rel_tol: float = Field(0.01, ge=0)
+    usd_rel_tol: float = Field(default=0.01, ge=0)
     """Nominal USD tolerance, relative (the seed's ±1%)."""
-    percent_abs_tol: float = Field(0.15, ge=0)
+    percent_abs_tol: float = Field(default=0.15, ge=0)
     """Nominal percent tolerance in percentage points (the seed's ±0.15)."""
-    score_abs_tol: float = Field(0.005, ge=0)
+    score_abs_tol: float = Field(default=0.005, ge=0)
     """Tolerance for 0..1 scores written with two decimals."""
-    headline_rel_tol: float = Field(0.01, ge=0)
+    headline_rel_tol: float = Field(default=0.01, ge=0)
     """Relative tolerance for headline comparisons (consistency)."""
     template_constants: tuple[TemplateConstant, ...] = DEFAULT_TEMPLATE_CONSTANTS
     section_markers: tuple[str, ...] = DEFAULT_SECTION_MARKERS

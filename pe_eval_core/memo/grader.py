@@ -16,25 +16,17 @@ Definitions (every score comes with its n/total):
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
-from pe_eval_core.memo.entities import (
-    EntityMention,
-    EntityUniverse,
-    SourceEntity,
-    bold_count,
-    extract_entities,
-)
 from pe_eval_core.memo.loading import load_pair
+from pe_eval_core.memo.models import MemoSidecar
+from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -44,20 +36,23 @@ from pe_eval_core.memo.result import (
     ProseBlock,
     Scores,
     Totals,
-    new_mark,
-    new_prose_block,
 )
+from pe_eval_core.memo.source_names import EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, FigureKind, extract_figures
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
 _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
-_KIND_VALUE = {kind: kind.value for kind in FigureKind}
 
-_Parsed = tuple[list[Figure], list[EntityMention], list[tuple[int, int, str]] | None]
-_Verdicts = tuple[list[FigureMatch | None], list[tuple[str, SourceEntity | None]]]
+_Spans = list[tuple[int, int, str]]
+"""Template-constant matches in a block: (start, end, matched phrase)."""
+_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None]
+"""A block's figures, entity mentions and template spans (None: not looked for)."""
+_Lookup = tuple[str, SourceEntity | None]
+_Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
+"""Per figure its match, or the template phrase exempting it; per mention its lookup."""
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
@@ -113,88 +108,54 @@ class _Run:
     """Blocks still to grade per text parsed by ``parse_all``."""
 
     def grade_block(self, opp_id: str, own: int | None, name: str, text: str, t: _OppTally) -> None:
-        """Grade one prose block: its figures (exempt or matched), then its entities."""
-        self.prose.append(new_prose_block(opp_id, name, text))
+        """Grade one prose block: parse it, match what it cites, tally the verdicts."""
+        self.prose.append(ProseBlock(opp_id, name, text))
         if not text.strip():
             return
         t.has_prose = True
+        parsed = self._take_parse(text)
+        matches, lookups = self._verdicts(parsed, own)
+        figures, mentions, exempt = parsed
+        for fig, found in zip(figures, matches, strict=True):
+            if isinstance(found, str):  # inside a template constant
+                self._exempt(opp_id, name, fig, found, t)
+            else:
+                self._figure(opp_id, own, name, fig, t, found)
+        for mention, lookup in zip(mentions, lookups, strict=True):
+            count = self._count_label(mention, lookup)
+            if count is None:
+                self._entity(opp_id, name, mention, lookup, t)
+                continue
+            if exempt is None:
+                exempt = self._exempt_spans(text)
+            reason = _inside(exempt, count.start, count.end)
+            if reason is not None:
+                self._exempt(opp_id, name, count, reason, t)
+            else:
+                self._figure(opp_id, own, name, count, t)
+
+    def _take_parse(self, text: str) -> _Parsed:
+        """The block's parse (from ``parse_all``, or made now), forgotten once the last block
+        with this text is graded (peak memory stays one opportunity's worth)."""
         parsed = self._parsed.get(text)
         if parsed is None:
             parsed = self._parse(text)
         uses = self._uses.get(text)
-        if uses is not None:  # forget a parse once its last block is graded (peak memory)
+        if uses is not None:
             if uses > 1:
                 self._uses[text] = uses - 1
             else:
                 del self._uses[text], self._parsed[text]
-        figures, mentions, exempt = parsed
-        matches, lookups = self._verdicts(parsed, own)
-        marks = self.marks
-        if figures:
-            grounded = 0
-            for fig, found in zip(figures, matches, strict=True):
-                if found is None:  # inside a template constant
-                    self._exempt(opp_id, name, fig, _inside(exempt, fig.start, fig.end), t)
-                    continue
-                if found[0] == "grounded":  # the common case, inlined (see ``_figure``)
-                    f = found[1]
-                    grounded += 1
-                    marks.append(
-                        new_mark(
-                            opp_id,
-                            name,
-                            fig.start,
-                            fig.end,
-                            fig.raw,
-                            "figure",
-                            "grounded",
-                            _KIND_VALUE[fig.kind],
-                            f.path,
-                            f.raw_value,
-                        )
-                    )
-                else:
-                    self._figure(opp_id, own, name, fig, t, found)
-            t.figures_total += grounded
-            t.figures_cited += grounded
-        if not mentions:
-            return
-        entity = self._entity
-        for mention, found in zip(mentions, lookups, strict=True):
-            text_, start, end, category = mention
-            if found[0] == "grounded":  # the common case, inlined (see ``_entity``)
-                ent = found[1]
-                t.entities_total += 1
-                t.entities_grounded += 1
-                marks.append(
-                    new_mark(
-                        opp_id,
-                        name,
-                        start,
-                        end,
-                        text_,
-                        "entity",
-                        "grounded",
-                        category or ent.category,
-                        ent.path,
-                        ent.text,
-                    )
-                )
-                continue
-            if found[0] == "ungrounded" and mention.category is None:
-                # "**3,914 mortgages**" names no source entity (a segment value such as
-                # "360 months" would) but the figure parser reads it as a count of its noun.
-                fig = bold_count(mention) if mention.text[:1] in _COUNT_START else None
-                if fig is not None:
-                    if exempt is None:
-                        exempt = self._exempt_spans(text)
-                    reason = _inside(exempt, fig.start, fig.end)
-                    if reason is not None:
-                        self._exempt(opp_id, name, fig, reason, t)
-                    else:
-                        self._figure(opp_id, own, name, fig, t)
-                    continue
-            entity(opp_id, name, mention, found, t)
+        return parsed
+
+    @staticmethod
+    def _count_label(mention: EntityMention, lookup: _Lookup) -> Figure | None:
+        """The COUNT figure an ungrounded bold label is (``**3,914 mortgages**`` names no
+        source entity, but the figure parser reads it as a count of its noun), else None.
+        A segment value such as "360 months" would have grounded it as an entity."""
+        if lookup[0] != "ungrounded" or mention.category is not None:
+            return None
+        return bold_count(mention) if mention.text[:1] in _COUNT_START else None
 
     def _parse(self, text: str) -> _Parsed:
         """A block's figures, entity mentions and template spans (None: not looked for, as
@@ -208,72 +169,48 @@ class _Run:
         return parsed
 
     def _verdicts(self, parsed: _Parsed, own: int | None) -> _Verdicts:
-        """A parsed block's figure matches (None for a figure inside a template constant)
-        and entity lookups, in order, for opportunity ``own``'s prose."""
+        """A parsed block's figure matches (the template phrase for a figure inside a
+        template constant) and entity lookups, in order, for opportunity ``own``'s prose."""
         figures, mentions, exempt = parsed
         match, config = self.numbers.match, self.config
-        if exempt:
-            matches = [
-                None if _inside(exempt, f.start, f.end) is not None else match(f, own, config)
-                for f in figures
-            ]
-        else:
-            matches = [match(f, own, config) for f in figures]
+        matches: list[FigureMatch | str] = []
+        for f in figures:
+            phrase = _inside(exempt, f.start, f.end) if exempt else None
+            matches.append(match(f, own, config) if phrase is None else phrase)
         lookup = self.entities.lookup
-        return matches, [lookup(m[0], own, m[3]) for m in mentions]
+        return matches, [lookup(m.text, own, m.category) for m in mentions]
 
     def parse_all(self, texts: list[str]) -> None:
-        """``_parse`` every distinct non-blank text, one kind of scan at a time, and count
-        the blocks of each text: the same results, but each pass keeps its own code and data
-        hot (parsing block by block, interleaved with the matching, made a 10,000-opportunity
-        grade about a quarter slower)."""
+        """``_parse`` every distinct non-blank text up front, and count the blocks of each
+        text (so ``_take_parse`` can forget a parse after its last use)."""
         uses = self._uses
         for t in texts:
             uses[t] = uses.get(t, 0) + 1
-        todo = [t for t in uses if t not in self._parsed and t.strip()]
-        nouns, digit = self.count_nouns, _DIGIT.search
-        all_figures = [extract_figures(t, nouns) if digit(t) else [] for t in todo]
-        markers = self.config.section_markers
-        all_mentions = [
-            extract_entities(t, f, markers) for t, f in zip(todo, all_figures, strict=True)
-        ]
-        exempt_spans = self._exempt_spans
-        for text, figures, mentions in zip(todo, all_figures, all_mentions, strict=True):
-            self._parsed[text] = (figures, mentions, exempt_spans(text) if figures else None)
+        for text in uses:
+            if text not in self._parsed and text.strip():
+                self._parse(text)
 
-    def _exempt_spans(self, text: str) -> list[tuple[int, int, str]]:
+    def _exempt_spans(self, text: str) -> _Spans:
         if self.templates is None:
             return []
-        spans = []
-        for m in self.templates.finditer(text):
-            spans.append((m.start(), m.end(), m.group()))
-        return spans
+        return [(m.start(), m.end(), m.group()) for m in self.templates.finditer(text)]
 
     def _exempt(self, opp_id: str, name: str, fig: Figure, phrase: str, t: _OppTally) -> None:
         self.marks.append(
-            new_mark(
-                opp_id,
-                name,
-                fig.start,
-                fig.end,
-                fig.raw,
-                "figure",
-                "exempt",
-                fig.kind.value,
-                None,
-                None,
-            )
+            Mark(opp_id, name, fig.start, fig.end, fig.raw, "figure", "exempt", fig.kind.value)
         )
         self._finding(
             t,
-            kind=FindingKind.TEMPLATE_EXEMPT,
-            opportunity_id=opp_id,
-            field=name,
-            start=fig.start,
-            end=fig.end,
-            raw=fig.raw,
-            message=f"{fig.raw} is part of the template wording '{phrase}': a recommendation "
-            "parameter, not a citation; shown, not counted.",
+            Finding(
+                kind=FindingKind.TEMPLATE_EXEMPT,
+                opportunity_id=opp_id,
+                field=name,
+                start=fig.start,
+                end=fig.end,
+                raw=fig.raw,
+                message=f"{fig.raw} is part of the template wording '{phrase}': a recommendation "
+                "parameter, not a citation; shown, not counted.",
+            ),
         )
 
     def _figure(
@@ -285,90 +222,94 @@ class _Run:
         t: _OppTally,
         match: FigureMatch | None = None,
     ) -> None:
+        """Tally one counted figure: its mark, and a finding unless it is grounded."""
         t.figures_total += 1
         if match is None:
             match = self.numbers.match(fig, own, self.config)
-        f = match[1]
-        status = _MARK_STATUS.get(match[0], "ungrounded")
+        f = match.field
+        status = _MARK_STATUS.get(match.status, "ungrounded")
         if status != "ungrounded":
             t.figures_cited += 1
-        # Positional (Mark's field order): a long memo builds tens of thousands of marks.
         self.marks.append(
-            new_mark(
+            Mark(
                 opp_id,
                 name,
                 fig.start,
                 fig.end,
                 fig.raw,
                 "figure",
-                status,
-                _KIND_VALUE[fig.kind],
+                status,  # type: ignore[arg-type]  # a MarkStatus by construction
+                fig.kind.value,
                 f.path if f else None,
                 f.raw_value if f else None,
             )
         )
-        if status == "grounded":
-            return
-        common = dict(
-            opportunity_id=opp_id,
-            field=name,
-            start=fig.start,
-            end=fig.end,
-            raw=fig.raw,
-            nearest_value=_shown(f),
-            nearest_path=f.path if f else None,
-        )
-        if match.status == "misattributed":
+        if status != "grounded":
+            self._finding(t, self._figure_finding(opp_id, name, fig, match))
+
+    def _figure_finding(self, opp_id: str, name: str, fig: Figure, match: FigureMatch) -> Finding:
+        """Why a figure is not grounded in its own opportunity: mis-attributed, of the wrong
+        sign, or ungrounded (with the nearest field of its kind)."""
+        f = match.field
+        where = {
+            "opportunity_id": opp_id,
+            "field": name,
+            "start": fig.start,
+            "end": fig.end,
+            "raw": fig.raw,
+            "nearest_value": _shown(f),
+            "nearest_path": f.path if f else None,
+        }
+        if match.status == "misattributed" and f is not None:
             other = self._opp_id(f)
-            self._finding(
-                t,
-                kind=FindingKind.MISATTRIBUTED_FIGURE,
-                other_opportunity_id=other,
-                message=f"{fig.raw} in {opp_id} matches only {other}'s field {f.path} "
-                f"({_fmt(f)}): cited, but attributed to the wrong opportunity.",
-                **common,
+            return Finding.model_validate(
+                where
+                | {
+                    "kind": FindingKind.MISATTRIBUTED_FIGURE,
+                    "other_opportunity_id": other,
+                    "message": f"{fig.raw} in {opp_id} matches only {other}'s field {f.path} "
+                    f"({_fmt(f)}): cited, but attributed to the wrong opportunity.",
+                }
             )
-        elif match.status == "sign":
-            self._finding(
-                t,
-                kind=FindingKind.SIGN_MISMATCH,
-                other_opportunity_id=self._opp_id(f) if self._opp_id(f) != opp_id else None,
-                message=f"{fig.raw} is stated as negative but the source value at {f.path} is "
-                f"positive ({_fmt(f)}).",
-                **common,
+        if match.status == "sign" and f is not None:
+            other = self._opp_id(f)
+            return Finding.model_validate(
+                where
+                | {
+                    "kind": FindingKind.SIGN_MISMATCH,
+                    "other_opportunity_id": other if other != opp_id else None,
+                    "message": f"{fig.raw} is stated as negative but the source value at "
+                    f"{f.path} is positive ({_fmt(f)}).",
+                }
             )
-        else:
-            near = f" (nearest {fig.kind.value} field: {f.path} = {_fmt(f)})" if f else ""
-            self._finding(
-                t,
-                kind=FindingKind.UNGROUNDED_FIGURE,
-                message=f"{fig.raw} in {opp_id} {name} traces to no source field of kind "
+        near = f" (nearest {fig.kind.value} field: {f.path} = {_fmt(f)})" if f else ""
+        return Finding.model_validate(
+            where
+            | {
+                "kind": FindingKind.UNGROUNDED_FIGURE,
+                "message": f"{fig.raw} in {opp_id} {name} traces to no source field of kind "
                 f"{fig.kind.value} within tolerance{near}.",
-                **common,
-            )
+            }
+        )
 
     def _entity(
-        self,
-        opp_id: str,
-        name: str,
-        mention: EntityMention,
-        found: tuple[str, SourceEntity | None],
-        t: _OppTally,
+        self, opp_id: str, name: str, mention: EntityMention, found: _Lookup, t: _OppTally
     ) -> None:
+        """Tally one entity mention: its mark, and a finding unless it is grounded in place."""
         text, start, end, category = mention
         status, ent = found
         t.entities_total += 1
         if status != "ungrounded":
             t.entities_grounded += 1
         self.marks.append(
-            new_mark(
+            Mark(
                 opp_id,
                 name,
                 start,
                 end,
                 text,
                 "entity",
-                status,
+                status,  # type: ignore[arg-type]  # an EntityStatus is a MarkStatus
                 category or (ent.category if ent else ""),
                 ent.path if ent else None,
                 ent.text if ent else None,
@@ -376,19 +317,24 @@ class _Run:
         )
         if status == "misattributed" and ent is not None:
             other = self.opp_ids[ent.opp] if ent.opp is not None else None
+            message = (
+                f"'{text}' in {opp_id} is {other}'s {ent.category} ({ent.path}), "
+                f"not {opp_id}'s: attributed to the wrong opportunity."
+            )
             self._finding(
                 t,
-                kind=FindingKind.MISATTRIBUTED_ENTITY,
-                opportunity_id=opp_id,
-                field=name,
-                start=start,
-                end=end,
-                raw=text,
-                nearest_value=ent.text,
-                nearest_path=ent.path,
-                other_opportunity_id=other,
-                message=f"'{text}' in {opp_id} is {other}'s {ent.category} ({ent.path}), "
-                f"not {opp_id}'s: attributed to the wrong opportunity.",
+                Finding(
+                    kind=FindingKind.MISATTRIBUTED_ENTITY,
+                    opportunity_id=opp_id,
+                    field=name,
+                    start=start,
+                    end=end,
+                    raw=text,
+                    nearest_value=ent.text,
+                    nearest_path=ent.path,
+                    other_opportunity_id=other,
+                    message=message,
+                ),
             )
         elif status == "ungrounded":
             scope = (
@@ -399,17 +345,19 @@ class _Run:
             )
             self._finding(
                 t,
-                kind=FindingKind.UNGROUNDED_ENTITY,
-                opportunity_id=opp_id,
-                field=name,
-                start=start,
-                end=end,
-                raw=text,
-                message=f"'{text}' in {opp_id} {name} {scope}.",
+                Finding(
+                    kind=FindingKind.UNGROUNDED_ENTITY,
+                    opportunity_id=opp_id,
+                    field=name,
+                    start=start,
+                    end=end,
+                    raw=text,
+                    message=f"'{text}' in {opp_id} {name} {scope}.",
+                ),
             )
 
-    def _finding(self, t: _OppTally | None, **kwargs: object) -> None:
-        self.findings.append(Finding(**kwargs))  # type: ignore[arg-type]
+    def _finding(self, t: _OppTally | None, finding: Finding) -> None:
+        self.findings.append(finding)
         if t is not None:
             t.findings += 1
 
@@ -429,7 +377,7 @@ def _fmt(f: SourceField) -> str:
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.6g}"
 
 
-def _inside(spans: list[tuple[int, int, str]], start: int, end: int) -> str | None:
+def _inside(spans: _Spans, start: int, end: int) -> str | None:
     for s, e, text in spans:  # a handful of template matches per block at most
         if s <= start and end <= e:
             return text
@@ -447,157 +395,31 @@ def grade_memo(
     Raises the seed's typed errors (``MemoNotFoundError``, ``MalformedSourceError``,
     ``MemoSchemaError``, ``EmptyMemoError`` ...) on bad input; writes nothing.
     """
-    with gc_paused():
-        return _grade(memo_path, source_path, config or GraderConfig())
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while grading: the grader allocates many small objects and no
-    cycles, and generation sweeps over them cost about a fifth of the run (see the bench)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _grade(
-    memo_path: str | os.PathLike[str], source_path: str | os.PathLike[str], config: GraderConfig
-) -> MemoEvaluation:
+    config = config or GraderConfig()
     pair = load_pair(memo_path, source_path)
     memo, source = pair.memo, pair.source
-    opp_ids = [o.id for o in source.opportunities]
-    index = {oid: i for i, oid in enumerate(opp_ids)}
     run = _Run(
         config=config,
         numbers=NumericUniverse(source),
         entities=EntityUniverse(source),
-        opp_ids=opp_ids,
+        opp_ids=[o.id for o in source.opportunities],
         templates=template_regex(config.template_constants),
         count_nouns=config.count_nouns if config.count_nouns is not None else DEFAULT_COUNT_NOUNS,
     )
-    tallies: dict[str, _OppTally] = {
+    tallies = {
         o.id: _OppTally(archetype=o.archetype, cohort=o.cohort) for o in source.opportunities
     }
-    phantoms: dict[str, _OppTally] = {}
-
     if memo.portco_id != source.portco_id:
-        run._finding(
-            None,
-            kind=FindingKind.PORTCO_MISMATCH,
-            field="portco_id",
-            raw=memo.portco_id,
-            nearest_value=source.portco_id,
-            nearest_path="portco_id",
-            message=f"The memo is about '{memo.portco_id}' but the source is "
-            f"'{source.portco_id}': check that the right OpportunityMap was passed.",
-        )
-
-    by_folded: dict[str, list[str]] = {}
-    for oid in opp_ids:
-        by_folded.setdefault(oid.casefold(), []).append(oid)
-    # Every distinct block is parsed first, in one pass, then graded: the same work, but
-    # each phase runs its own code on its own data (interleaving regex scans with matching
-    # costs more than either alone, see the bench).
-    fields = config.prose_fields
-    explained = memo.opportunities_explained
-    texts = [[opp.prose(name) for name in fields] for opp in explained]
-    run.parse_all([text for block in texts for text in block])
-
-    entries: dict[str, list[int]] = {}
-    for position, opp in enumerate(explained):
-        oid, own, case_match = _resolve(opp.id, index, by_folded)
-        if own is None:
-            t = phantoms.get(oid)
-            if t is None:
-                t = phantoms[oid] = _OppTally(archetype=opp.archetype, cohort=opp.cohort)
-                run._finding(
-                    t,
-                    kind=FindingKind.PHANTOM_OPPORTUNITY,
-                    opportunity_id=oid,
-                    field="id",
-                    raw=oid,
-                    message=f"The memo explains '{oid}', which is not an opportunity in the "
-                    "source: invented, or explained from a different OpportunityMap.",
-                )
-        else:
-            t = tallies[oid]
-        if case_match is not None:
-            run._finding(
-                t,
-                kind=FindingKind.ID_CASE_MISMATCH,
-                opportunity_id=oid,
-                field="id",
-                raw=case_match,
-                nearest_value=oid,
-                nearest_path=f"opportunities[{own}].id",
-                message=f"The memo's id '{case_match}' (opportunities_explained[{position}]) "
-                f"matches the source's '{oid}' only when case is ignored: graded as {oid}; "
-                "ids are compared exactly, so correct it in the memo.",
-            )
-        seen_at = entries.setdefault(oid, [])
-        seen_at.append(position)
-        suffix = f"#{len(seen_at)}" if len(seen_at) > 1 else ""
-        if suffix:
-            run._finding(
-                t,
-                kind=FindingKind.DUPLICATE_OPPORTUNITY,
-                opportunity_id=oid,
-                field="id",
-                raw=opp.id,
-                message=f"The memo explains '{oid}' more than once (opportunities_explained"
-                f"[{seen_at[0]}] and [{position}]): both entries are graded (this one's blocks "
-                f"as narrative{suffix} ...); merge them into one.",
-            )
-        t.seen = True
-        for name, text in zip(fields, texts[position], strict=True):
-            run.grade_block(oid, own, name + suffix, text, t)
-        if own is not None:  # keep memory flat: one opportunity's scope at a time
-            run.numbers.release(own)
-            run.entities.release(own)
-
+        run._finding(None, _portco_mismatch(memo.portco_id, source.portco_id))
+    phantoms = _grade_opportunities(run, memo, tallies)
     for oid, t in tallies.items():
         if not t.has_prose:
-            why = (
-                "has only empty prose blocks in the memo"
-                if t.seen
-                else "is missing from the memo's opportunities_explained"
-            )
-            run._finding(
-                t,
-                kind=FindingKind.DROPPED_OPPORTUNITY,
-                opportunity_id=oid,
-                field="id",
-                raw=oid,
-                message=f"Source opportunity {oid} ({t.archetype or 'no archetype'}, "
-                f"{t.cohort or 'no cohort'}) {why}: silently dropped.",
-            )
-
+            run._finding(t, _dropped(oid, t))
     consistency, cons_findings = assess_consistency(memo, pair.memo_path, source, config)
     run.findings.extend(cons_findings)
-
     rows = [_row(oid, t, in_source=True) for oid, t in tallies.items()]
     rows += [_row(oid, t, in_source=False) for oid, t in phantoms.items()]
-    everything = list(tallies.values()) + list(phantoms.values())
-    totals = Totals(
-        figures_total=sum(t.figures_total for t in everything),
-        figures_cited=sum(t.figures_cited for t in everything),
-        entities_total=sum(t.entities_total for t in everything),
-        entities_grounded=sum(t.entities_grounded for t in everything),
-        opps_in_source=len(tallies),
-        opps_addressed=sum(1 for t in tallies.values() if t.has_prose),
-    )
-    scores = Scores(
-        citation_accuracy=_ratio(totals.figures_cited, totals.figures_total, 1.0),
-        hallucination_rate=_ratio(
-            totals.entities_total - totals.entities_grounded, totals.entities_total, 0.0
-        ),
-        coverage=_ratio(totals.opps_addressed, totals.opps_in_source, 1.0),
-        consistency=consistency_score(consistency),
-    )
+    totals = _totals(tallies, phantoms)
     return MemoEvaluation(
         portco_id=memo.portco_id,
         audience=memo.audience,
@@ -607,7 +429,7 @@ def _grade(
         source_sha256=pair.source_sha256,
         grader_version=GRADER_VERSION,
         evaluated_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        scores=scores,
+        scores=_scores(totals, consistency_score(consistency)),
         totals=totals,
         opportunities=rows,
         findings=run.findings,
@@ -615,6 +437,134 @@ def _grade(
         consistency=consistency,
         prose=run.prose,
         config=config,
+    )
+
+
+def _grade_opportunities(
+    run: _Run, memo: MemoSidecar, tallies: dict[str, _OppTally]
+) -> dict[str, _OppTally]:
+    """Grade every memo entry's prose blocks into its opportunity's tally (phantoms get their
+    own tallies, returned); id findings (phantom, case, duplicate) come first per entry."""
+    index = {oid: i for i, oid in enumerate(run.opp_ids)}
+    by_folded: dict[str, list[str]] = {}
+    for oid in run.opp_ids:
+        by_folded.setdefault(oid.casefold(), []).append(oid)
+    fields = run.config.prose_fields
+    explained = memo.opportunities_explained
+    texts = [[opp.prose(name) for name in fields] for opp in explained]
+    run.parse_all([text for block in texts for text in block])  # parse, then match and tally
+    phantoms: dict[str, _OppTally] = {}
+    entries: dict[str, list[int]] = {}
+    for position, opp in enumerate(explained):
+        oid, own, case_match = _resolve(opp.id, index, by_folded)
+        if own is not None:
+            t = tallies[oid]
+        elif oid in phantoms:
+            t = phantoms[oid]
+        else:
+            t = phantoms[oid] = _OppTally(archetype=opp.archetype, cohort=opp.cohort)
+            run._finding(t, _phantom(oid))
+        if case_match is not None:
+            run._finding(t, _case_mismatch(oid, own, case_match, position))
+        seen_at = entries.setdefault(oid, [])
+        seen_at.append(position)
+        suffix = f"#{len(seen_at)}" if len(seen_at) > 1 else ""
+        if suffix:
+            run._finding(t, _duplicate(oid, opp.id, seen_at[0], position, suffix))
+        t.seen = True
+        for name, text in zip(fields, texts[position], strict=True):
+            run.grade_block(oid, own, name + suffix, text, t)
+        if own is not None:  # keep memory flat: one opportunity's scope at a time
+            run.numbers.release(own)
+            run.entities.release(own)
+    return phantoms
+
+
+def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:
+    return Finding(
+        kind=FindingKind.PORTCO_MISMATCH,
+        field="portco_id",
+        raw=memo_portco,
+        nearest_value=source_portco,
+        nearest_path="portco_id",
+        message=f"The memo is about '{memo_portco}' but the source is "
+        f"'{source_portco}': check that the right OpportunityMap was passed.",
+    )
+
+
+def _phantom(oid: str) -> Finding:
+    return Finding(
+        kind=FindingKind.PHANTOM_OPPORTUNITY,
+        opportunity_id=oid,
+        field="id",
+        raw=oid,
+        message=f"The memo explains '{oid}', which is not an opportunity in the "
+        "source: invented, or explained from a different OpportunityMap.",
+    )
+
+
+def _case_mismatch(oid: str, own: int | None, case_match: str, position: int) -> Finding:
+    return Finding(
+        kind=FindingKind.ID_CASE_MISMATCH,
+        opportunity_id=oid,
+        field="id",
+        raw=case_match,
+        nearest_value=oid,
+        nearest_path=f"opportunities[{own}].id",
+        message=f"The memo's id '{case_match}' (opportunities_explained[{position}]) "
+        f"matches the source's '{oid}' only when case is ignored: graded as {oid}; "
+        "ids are compared exactly, so correct it in the memo.",
+    )
+
+
+def _duplicate(oid: str, raw: str, first: int, position: int, suffix: str) -> Finding:
+    return Finding(
+        kind=FindingKind.DUPLICATE_OPPORTUNITY,
+        opportunity_id=oid,
+        field="id",
+        raw=raw,
+        message=f"The memo explains '{oid}' more than once (opportunities_explained"
+        f"[{first}] and [{position}]): both entries are graded (this one's blocks "
+        f"as narrative{suffix} ...); merge them into one.",
+    )
+
+
+def _dropped(oid: str, t: _OppTally) -> Finding:
+    why = (
+        "has only empty prose blocks in the memo"
+        if t.seen
+        else "is missing from the memo's opportunities_explained"
+    )
+    return Finding(
+        kind=FindingKind.DROPPED_OPPORTUNITY,
+        opportunity_id=oid,
+        field="id",
+        raw=oid,
+        message=f"Source opportunity {oid} ({t.archetype or 'no archetype'}, "
+        f"{t.cohort or 'no cohort'}) {why}: silently dropped.",
+    )
+
+
+def _totals(tallies: dict[str, _OppTally], phantoms: dict[str, _OppTally]) -> Totals:
+    everything = [*tallies.values(), *phantoms.values()]
+    return Totals(
+        figures_total=sum(t.figures_total for t in everything),
+        figures_cited=sum(t.figures_cited for t in everything),
+        entities_total=sum(t.entities_total for t in everything),
+        entities_grounded=sum(t.entities_grounded for t in everything),
+        opps_in_source=len(tallies),
+        opps_addressed=sum(1 for t in tallies.values() if t.has_prose),
+    )
+
+
+def _scores(totals: Totals, consistency: float) -> Scores:
+    return Scores(
+        citation_accuracy=_ratio(totals.figures_cited, totals.figures_total, 1.0),
+        hallucination_rate=_ratio(
+            totals.entities_total - totals.entities_grounded, totals.entities_total, 0.0
+        ),
+        coverage=_ratio(totals.opps_addressed, totals.opps_in_source, 1.0),
+        consistency=consistency,
     )
 
 

@@ -107,7 +107,11 @@ def _non_finite(value: Any) -> bool:
     return type(value) is int and abs(value) > _FLOAT_MAX
 
 
-def first_non_finite(value: Any, loc: tuple[int | str, ...] = ()) -> tuple[tuple, Any] | None:
+_Location = tuple[int | str, ...]
+"""Where a value sits in parsed JSON: keys and list indexes from the root."""
+
+
+def first_non_finite(value: Any, loc: _Location = ()) -> tuple[_Location, float] | None:
     """(location, value) of the first NaN/Infinity/out-of-range number in parsed JSON.
 
     >>> first_non_finite({"a": [1, {"b": float("nan")}]})
@@ -133,7 +137,7 @@ def first_non_finite(value: Any, loc: tuple[int | str, ...] = ()) -> tuple[tuple
     return None
 
 
-def undeclared_non_finite(model: BaseModel) -> tuple[tuple, Any] | None:
+def undeclared_non_finite(model: BaseModel) -> tuple[_Location, float] | None:
     """(location, value) of the first non-finite number pydantic does not check itself: in
     extra keys, segment values or row ids, at the top level or in any opportunity.
 
@@ -142,20 +146,20 @@ def undeclared_non_finite(model: BaseModel) -> tuple[tuple, Any] | None:
     >>> undeclared_non_finite(m)
     (('opportunities', 0, 'segment', 'k'), nan)
     """
-    if model.__pydantic_extra__ and (found := first_non_finite(model.__pydantic_extra__)):
+    if model.model_extra and (found := first_non_finite(model.model_extra)):
         return found
     for name in _OPPORTUNITY_LISTS:
         for i, opp in enumerate(getattr(model, name, ())):
-            fields = opp.__dict__
+            declared = type(opp).model_fields
             for key in _ANY_FIELDS:
-                value = fields.get(key)
+                value = getattr(opp, key) if key in declared else None
                 if (
                     value
                     and not _plain(value.values() if type(value) is dict else value)
                     and (found := first_non_finite(value, (name, i, key)))
                 ):
                     return found
-            extra = opp.__pydantic_extra__
+            extra = opp.model_extra
             if (
                 extra
                 and not _plain(extra.values())

@@ -10,14 +10,13 @@ import csv
 import io
 import os
 import secrets
-import tempfile
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
-from pe_eval_core.files import safe_name
+from pe_eval_core.files import atomic_write_bytes, safe_name
 from pe_eval_core.memo.config import GraderConfig
-from pe_eval_core.memo.grader import gc_paused, grade_memo
-from pe_eval_core.memo.result import Finding, MemoEvaluation
+from pe_eval_core.memo.grader import grade_memo
+from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
 
 FINDING_COLUMNS = tuple(Finding.model_fields)
 _FORMULA_START = ("=", "+", "@", "\t", "\r")
@@ -36,12 +35,7 @@ def output_paths(
 
 def evaluation_to_json(evaluation: MemoEvaluation) -> str:
     """The JSON sidecar's text: the whole evaluation, indented."""
-    return _json_bytes(evaluation).decode("utf-8")
-
-
-def _json_bytes(evaluation: MemoEvaluation) -> bytes:
-    # Straight to bytes: a 10,000-opportunity sidecar is tens of MB, worth not copying.
-    return MemoEvaluation.__pydantic_serializer__.to_json(evaluation, indent=2) + b"\n"
+    return evaluation.model_dump_json(indent=2) + "\n"
 
 
 def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
@@ -81,11 +75,8 @@ def write_outputs(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    # The cyclic GC is paused meanwhile: rendering allocates many short-lived strings and no
-    # cycles, and its generation sweeps cost about a third of a 10,000-opportunity render.
-    with gc_paused():
-        html = render_scorecard_html(stamped).encode("utf-8")
-        body = _json_bytes(stamped)
+    html = render_scorecard_html(stamped).encode("utf-8")
+    body = evaluation_to_json(stamped).encode("utf-8")
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
@@ -101,21 +92,10 @@ def write_outputs(
 
 
 def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.*.tmp``), with the
-    permissions a plain ``open()`` would give; the caller renames or removes it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
+    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<random>.tmp``, written
+    by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would give);
+    the caller renames or removes it."""
+    return atomic_write_bytes(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"), data)
 
 
 def _backup(target: Path) -> Path | None:
@@ -170,13 +150,8 @@ def eval_pe_output(
     source_json_path: str | os.PathLike[str],
     *,
     config: GraderConfig | None = None,
-) -> dict:
+) -> SeedResult:
     """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json``, return the dict."""
-    # One GC pause over both steps: between them, a collection would traverse every object
-    # of the fresh evaluation (~30 ms at 10,000 opportunities) only to find no cycle.
-    with gc_paused():
-        evaluation = grade_memo(memo_json_path, source_json_path, config=config)
-        html_path, json_path = write_outputs(evaluation)
-        result = evaluation.seed_dict(html_path, json_path)
-        del evaluation  # freed while paused, so the GC's young count is back where it was
-    return result
+    evaluation = grade_memo(memo_json_path, source_json_path, config=config)
+    html_path, json_path = write_outputs(evaluation)
+    return evaluation.seed_dict(html_path, json_path)

@@ -6,16 +6,15 @@ model, so they can never disagree about what the grader found.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.wording import DIMENSIONS
-
-"""The four score names, in the order every surface shows them."""
 
 
 class Scores(BaseModel):
@@ -115,7 +114,7 @@ class _Lightweight:
 
     __slots__ = ()
 
-    def model_dump(self, mode: str = "python", **_: Any) -> dict[str, Any]:
+    def model_dump(self, mode: str = "python", **_: object) -> dict[str, str | int | float | None]:
         """The fields as a dict (all values are JSON-native, so both modes agree)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
@@ -135,26 +134,6 @@ class Mark(_Lightweight):
     """Figure kind (``usd``, ``percent`` ...) or entity category (``segment value`` ...)."""
     source_path: str | None = None
     source_value: float | str | None = None
-
-
-def _fast_constructor(cls: type) -> Any:
-    """A positional constructor for a frozen slots dataclass that sets each slot through its
-    descriptor: the same instance ``cls(*args)`` builds, in half the time (the generated
-    ``__init__`` goes through ``object.__setattr__`` once per field). The grader builds one
-    mark per figure and entity, tens of thousands for a long memo.
-
-    >>> args = ("a", "narrative", 0, 5, "$1.2M", "figure", "grounded", "usd", "n", 1.0)
-    >>> new_mark(*args) == Mark(*args), hash(new_mark(*args)) == hash(Mark(*args))
-    (True, True)
-    """
-    names = [f.name for f in fields(cls)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for i, name in enumerate(names):
-        namespace[f"_set{i}"] = cls.__dict__[name].__set__
-    params = ", ".join(f"a{i}" for i in range(len(names)))
-    body = "".join(f"    _set{i}(o, a{i})\n" for i in range(len(names)))
-    exec(f"def make({params}):\n    o = _new(_cls)\n{body}    return o\n", namespace)
-    return namespace["make"]
 
 
 class OpportunityRow(BaseModel):
@@ -214,6 +193,20 @@ class ProseBlock(_Lightweight):
     text: str
 
 
+class SeedResult(TypedDict):
+    """What the seed's ``eval_pe_output`` returns (``MemoEvaluation.seed_dict``)."""
+
+    report_path: str
+    json_path: str
+    portco_id: str
+    audience: str
+    scores: dict[str, float]
+    """The four scores by name, in ``DIMENSIONS`` order."""
+    totals: dict[str, int]
+    """``Totals`` as a plain dict."""
+    consistency_note: str
+
+
 class MemoEvaluation(BaseModel):
     """Everything the grader found about one memo, in one serialisable object."""
 
@@ -240,7 +233,9 @@ class MemoEvaluation(BaseModel):
     """Set by ``write_outputs`` on the copy it serialises."""
     json_path: str | None = None
 
-    def seed_dict(self, report_path: str | Any, json_path: str | Any) -> dict[str, Any]:
+    def seed_dict(
+        self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]
+    ) -> SeedResult:
         """The seed's exact return shape for ``eval_pe_output``."""
         return {
             "report_path": str(report_path),
@@ -267,22 +262,7 @@ class MemoEvaluation(BaseModel):
             return f"{c.agreeing}/{c.comparisons} headline comparisons agree"
         raise ValueError(f"unknown dimension {dimension!r}")
 
-    def lowest_dimension(self) -> tuple[str, str]:
-        """The weakest dimension and a one-sentence interpretation of it.
-
-        Returns ``("none", ...)`` when all four dimensions are perfect.
-        """
-        from pe_eval_core.memo.explain import lowest_dimension
-
-        return lowest_dimension(self)
-
     def findings_of(self, *kinds: FindingKind) -> list[Finding]:
         """Findings of the given kinds, in report order."""
         wanted = set(kinds)
         return [f for f in self.findings if f.kind in wanted]
-
-
-new_mark = _fast_constructor(Mark)
-"""``Mark(*fields)`` with all ten fields given positionally, built faster."""
-new_prose_block = _fast_constructor(ProseBlock)
-"""``ProseBlock(opportunity_id, field, text)``, built faster."""

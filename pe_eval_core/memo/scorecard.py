@@ -16,6 +16,7 @@ from functools import lru_cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
 
@@ -31,13 +32,15 @@ class Segment:
 
     @property
     def hover(self) -> str:
-        m = self.mark
-        if m is None:
-            return ""
-        head = f"{m.what} ({m.kind}) {m.status}" if m.kind else f"{m.what} {m.status}"
-        if m.source_path:
-            return f"{head}: {m.source_path} = {m.source_value}"
-        return f"{head}: no source field"
+        return "" if self.mark is None else hover_text(self.mark)
+
+
+def hover_text(m: Mark) -> str:
+    """What a marked figure or entity shows on hover: its verdict and the source field."""
+    head = f"{m.what} ({m.kind}) {m.status}" if m.kind else f"{m.what} {m.status}"
+    if m.source_path:
+        return f"{head}: {m.source_path} = {m.source_value}"
+    return f"{head}: no source field"
 
 
 def segments(text: str, marks: list[Mark]) -> list[Segment]:
@@ -95,24 +98,14 @@ def _prose_html(text: str, marks: list[Mark]) -> str:
             continue
         if start > pos:
             bold = _runs(append, text[pos:start], "", "", bold, plain)
-        status = m.status
-        # ``_hover(m)``, inlined
-        head = f"{m.what} ({m.kind}) {status}" if m.kind else f"{m.what} {status}"
-        path = m.source_path
-        hover = f"{head}: {path} = {m.source_value}" if path else f"{head}: no source field"
+        status: str = m.status
+        hover = hover_text(m)
         if special(hover) is not None:
             hover = _escape(hover)
         if status not in _STATUSES and special(status) is not None:
             status = _escape(status)
         opening = f'<span class="m {status}" title="{hover}">'
-        piece = text[start:end]
-        if "**" in piece:
-            bold = _runs(append, piece, opening, "</span>", bold, plain)
-        elif piece:  # one run, inlined
-            if not plain:
-                piece = _escape(piece)
-            body = f"{opening}{piece}</span>"
-            append(f"<strong>{body}</strong>" if bold else body)
+        bold = _runs(append, text[start:end], opening, "</span>", bold, plain)
         pos = end
     if pos < size:
         _runs(append, text[pos:], "", "", bold, plain)
@@ -122,7 +115,9 @@ def _prose_html(text: str, marks: list[Mark]) -> str:
 def _runs(
     append: Callable[[str], None], piece: str, opening: str, closing: str, bold: bool, plain: bool
 ) -> bool:
-    """``_emit``, skipping the escape of text known to need none (``plain``)."""
+    """Append ``piece`` (escaped unless ``plain``: known to need none), wrapped in
+    ``opening``/``closing``, split at ``**`` into bold and plain runs; return whether the
+    text after it is bold."""
     if "**" not in piece:  # one run
         if piece:
             if not plain:
@@ -153,34 +148,6 @@ _STATUSES = frozenset({"grounded", "ungrounded", "misattributed", "exempt"})
 
 def _mark_order(m: Mark) -> tuple[int, int]:
     return m.start, -m.end
-
-
-def _hover(m: Mark) -> str:
-    """``Segment.hover`` of a marked segment, without building the segment."""
-    head = f"{m.what} ({m.kind}) {m.status}" if m.kind else f"{m.what} {m.status}"
-    if m.source_path:
-        return f"{head}: {m.source_path} = {m.source_value}"
-    return f"{head}: no source field"
-
-
-def _emit(
-    append: Callable[[str], None], piece: str, opening: str, closing: str, bold: bool
-) -> bool:
-    """Append ``piece`` (escaped, wrapped in ``opening``/``closing``) split at ``**`` into
-    bold and plain runs; return whether the text after it is bold."""
-    if not piece:
-        return bold
-    if "**" not in piece:  # the common case: one run
-        body = f"{opening}{html.escape(piece)}{closing}"
-        append(f"<strong>{body}</strong>" if bold else body)
-        return bold
-    for i, run in enumerate(piece.split("**")):
-        if i:
-            bold = not bold
-        if run:
-            body = f"{opening}{html.escape(run)}{closing}"
-            append(f"<strong>{body}</strong>" if bold else body)
-    return bold
 
 
 class _UnmarkedCache(dict[str, str]):
@@ -277,7 +244,7 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
         )
     prose = Markup("".join(parts))
     rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
-    lowest_name, lowest_sentence = ev.lowest_dimension()
+    lowest_name, lowest_sentence = lowest_dimension(ev)
     return (
         _environment()
         .get_template("scorecard.html.j2")

@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
-from functools import lru_cache, partial
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from itertools import chain
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
@@ -165,11 +166,6 @@ class SourceField(NamedTuple):
     """For quarters fields: 'observed', 'total' or '' (either); see ``quarter_role``."""
 
 
-# ``SourceField(*values)`` without the Python-level ``__new__`` frame NamedTuple adds: the
-# grader builds every opportunity's fields, about ten each.
-_new_field = partial(tuple.__new__, SourceField)
-
-
 class _Units(dict[str, str]):
     """``unit_of_key`` memoised in a plain dict (cheaper to read than the lru_cache)."""
 
@@ -302,10 +298,6 @@ class FigureMatch(NamedTuple):
     field: SourceField | None
 
 
-_new_match = partial(tuple.__new__, FigureMatch)
-PERCENT, SCORE = FigureKind.PERCENT, FigureKind.SCORE
-
-
 def tolerance_window(fig: Figure, config: GraderConfig) -> tuple[float, float]:
     """[lo, hi] magnitudes a figure accepts: the wider of its displayed precision and the
     nominal tolerance of its kind (USD relative, percent/score absolute, others exact)."""
@@ -363,32 +355,11 @@ class NumericUniverse:
         prefix = f"{OPPORTUNITIES_KEY}[{i}]"
         opp = self._source.opportunities[i]
         owner = opp.id
-        new = _new_field
         for key, value in _items(opp):
-            t = type(value)
-            if t is str or value is None or key in NON_NUMERIC_KEYS:
+            if type(value) is str or value is None or key in NON_NUMERIC_KEYS:
                 continue  # the common non-numeric cases, without building a path
-            if t is float or t is int:
-                unit = _UNITS[key]
-                if unit == "usd" and math.isfinite(value):  # the common case, inlined
-                    v = float(value)
-                    out.append(new((f"{prefix}.{key}", USD, v, v, unit, i, abs(v), owner, "")))
-                else:
-                    _scalar(value, f"{prefix}.{key}", key, i, out, owner)
-            elif t is list:  # e.g. the "k of m quarters" pair: _walk, one level inlined
-                for j, x in enumerate(value):
-                    tx = type(x)
-                    if tx is float or tx is int:
-                        _scalar(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
-                    else:
-                        _walk(x, f"{prefix}.{key}[{j}]", key, i, out, owner)
-            else:
-                _walk(value, f"{prefix}.{key}", key, i, out, owner)
+            _walk(value, f"{prefix}.{key}", key, i, out, owner)
         return out
-
-    def local(self, i: int) -> _Scope:
-        """Opportunity ``i``'s fields by kind."""
-        return _by_kind(self.opportunity_fields(i))
 
     def own(self, i: int, kind: FigureKind) -> list[SourceField]:
         """Opportunity ``i``'s fields of ``kind``, in ``opportunity_fields`` order (built on
@@ -410,8 +381,8 @@ class NumericUniverse:
         shape = self._shapes.get(i)
         if shape is None:
             opp = self._source.opportunities[i]
-            d = opp.__dict__
-            extra = opp.__pydantic_extra__
+            d = _declared(opp)
+            extra = opp.model_extra
             shape = self._shapes[i] = [(d, _plans(tuple(d), _nested_keys(d)))]
             if extra:
                 shape.append((extra, _plans(tuple(extra), _nested_keys(extra))))
@@ -437,7 +408,6 @@ class NumericUniverse:
         True
         """
         out: list[SourceField] = []
-        prefix = None
         shape = self._shapes.get(i)
         for values, plans in shape if shape is not None else self._shape(i):
             plan = plans.get(kind)
@@ -447,39 +417,55 @@ class NumericUniverse:
                 value = values[key]
                 t = type(value)
                 if t is float or t is int:
-                    if code == _SAME:  # compared as stored: inlined
-                        v = float(value) if t is int else value
-                        m = -v if v < 0 else v
-                        if lo <= m <= hi and math.isfinite(v):
-                            if prefix is None:
-                                prefix = f"{OPPORTUNITIES_KEY}[{i}]"
-                            out.append(self._same(i, kind, f"{prefix}.{key}", key, v))
-                        continue
-                    if code == _OTHER:
-                        continue
-                elif t is str or value is None:
-                    continue
+                    if code == _SAME:  # compared as stored: checked before its field is built
+                        self._add_same(i, kind, key, key, value, lo, hi, out)
+                    elif code == _CONVERTED:
+                        self._general(i, kind, key, key, value, lo, hi, out)
                 elif t is list and code == _SAME:
-                    for j, x in enumerate(value):
-                        tx = type(x)
-                        if tx is float or tx is int:
-                            v = float(x) if tx is int else x
-                            m = -v if v < 0 else v
-                            if lo <= m <= hi and math.isfinite(v):
-                                if prefix is None:
-                                    prefix = f"{OPPORTUNITIES_KEY}[{i}]"
-                                out.append(self._same(i, kind, f"{prefix}.{key}[{j}]", key, v))
-                        elif not (tx is str or x is None or tx is bool):
-                            self._general(i, kind, f"{key}[{j}]", key, x, lo, hi, out)
-                    continue
-                self._general(i, kind, key, key, value, lo, hi, out)
+                    self._list_in_window(i, kind, key, value, lo, hi, out)
+                elif not (t is str or value is None):
+                    self._general(i, kind, key, key, value, lo, hi, out)
         return out
+
+    def _list_in_window(
+        self,
+        i: int,
+        kind: FigureKind,
+        key: str,
+        values: list[Any],
+        lo: float,
+        hi: float,
+        out: list[SourceField],
+    ) -> None:
+        """``in_window`` for a list under a key whose unit compares as stored."""
+        for j, x in enumerate(values):
+            tx = type(x)
+            if tx is float or tx is int:
+                self._add_same(i, kind, f"{key}[{j}]", key, x, lo, hi, out)
+            elif not (tx is str or x is None or tx is bool):
+                self._general(i, kind, f"{key}[{j}]", key, x, lo, hi, out)
+
+    def _add_same(
+        self,
+        i: int,
+        kind: FigureKind,
+        tail: str,
+        key: str,
+        value: float,
+        lo: float,
+        hi: float,
+        out: list[SourceField],
+    ) -> None:
+        """Append the field of a number compared as stored if its magnitude is in [lo, hi]."""
+        v = float(value)
+        if lo <= abs(v) <= hi and math.isfinite(v):
+            out.append(self._same(i, kind, f"{OPPORTUNITIES_KEY}[{i}].{tail}", key, v))
 
     def _same(self, i: int, kind: FigureKind, path: str, key: str, v: float) -> SourceField:
         """The field of a value of ``kind`` compared as stored."""
         role = quarter_role(path) if kind is QUARTERS else ""
         owner = self._source.opportunities[i].id
-        return _new_field((path, kind, v, v, _UNITS[key], i, abs(v), owner, role))
+        return SourceField(path, kind, v, v, _UNITS[key], i, abs(v), owner, role)
 
     def _general(
         self,
@@ -547,50 +533,15 @@ class NumericUniverse:
         (misattributed, still cited); a match of the wrong sign only (sign finding);
         otherwise the nearest field of the kind (ungrounded).
         """
-        kind = fig.kind
-        value = fig.value
-        mag = -value if value < 0 else value
-        # ``tolerance_window``, inlined (this runs once per figure of a long memo)
-        lo, hi = fig.lo, fig.hi
-        lo = -lo if lo < 0 else lo
-        hi = -hi if hi < 0 else hi
-        if lo > hi:
-            lo, hi = hi, lo
-        if kind is USD:
-            nominal = mag * config.usd_rel_tol
-        elif kind is PERCENT:
-            nominal = config.percent_abs_tol
-        elif kind is SCORE:
-            nominal = config.score_abs_tol
-        else:
-            nominal = 0.0
-        slack = 1e-9 * (mag if mag > 1.0 else 1.0)
-        low = mag - nominal
-        lo = (lo if lo < low else low) - slack
-        high = mag + nominal
-        hi = (hi if hi > high else high) + slack
-        if kind is QUARTERS and fig.role in _QUARTER_ROLES:
+        lo, hi = tolerance_window(fig, config)
+        if fig.kind is QUARTERS and fig.role in _QUARTER_ROLES:
             return self._match_role(fig, opp, config, (lo, hi))
-        negative = fig.negative or value < 0
-        best: SourceField | None = None
-        wrong_sign: SourceField | None = None
-        if opp is not None:
-            for f in self.in_window(opp, kind, lo, hi):  # one opportunity's, in the window
-                m = f.magnitude
-                if lo <= m <= hi:
-                    if negative and f.value >= 0:
-                        wrong_sign = wrong_sign or f
-                    elif best is None or abs(m - mag) < abs(best.magnitude - mag):
-                        best = f
-        for f in self.portfolio.get(kind, ()):  # and the portfolio's
-            m = f.magnitude
-            if lo <= m <= hi:
-                if negative and f.value >= 0:
-                    wrong_sign = wrong_sign or f
-                elif best is None or abs(m - mag) < abs(best.magnitude - mag):
-                    best = f
+        kind, mag = fig.kind, abs(fig.value)
+        negative = fig.negative or fig.value < 0
+        own = self.in_window(opp, kind, lo, hi) if opp is not None else []
+        best, wrong_sign = _closest(chain(own, self.portfolio.get(kind, ())), mag, lo, hi, negative)
         if best is not None:
-            return _new_match(("grounded", best))
+            return FigureMatch("grounded", best)
         every, negatives = self._global()
         # Another opportunity's field? Only values of the right sign, nearest first; own and
         # portfolio fields in the window were rejected above, so at most a few are skipped.
@@ -620,10 +571,10 @@ class NumericUniverse:
         if opp is not None:  # the usual answer: the opportunity's own [k, m] pair
             for f in self.in_window(opp, kind, lo, hi):
                 if f.role == role or not f.role:
-                    return _new_match(("grounded", f))
+                    return FigureMatch("grounded", f)
         for f in self.portfolio.get(kind, ()):
             if lo <= f.magnitude <= hi and (f.role == role or not f.role):
-                return _new_match(("grounded", f))
+                return FigureMatch("grounded", f)
         index = self._global()[0].get(kind)
         if index is None:
             return FigureMatch("ungrounded", None)
@@ -636,11 +587,34 @@ class NumericUniverse:
         return FigureMatch("ungrounded", nearest or index.nearest(mag))
 
 
-def _items(model: Any) -> Iterator[tuple[str, Any]]:
+def _closest(
+    fields: Iterable[SourceField], mag: float, lo: float, hi: float, negative: bool
+) -> tuple[SourceField | None, SourceField | None]:
+    """(the field in [lo, hi] nearest ``mag`` with the figure's sign, the first in [lo, hi]
+    with the wrong sign): a negative figure is only grounded by a negative value."""
+    best: SourceField | None = None
+    wrong_sign: SourceField | None = None
+    for f in fields:
+        m = f.magnitude
+        if lo <= m <= hi:
+            if negative and f.value >= 0:
+                wrong_sign = wrong_sign or f
+            elif best is None or abs(m - mag) < abs(best.magnitude - mag):
+                best = f
+    return best, wrong_sign
+
+
+def _declared(model: BaseModel) -> dict[str, Any]:
+    """A pydantic model's declared fields as {name: value}, in declaration order."""
+    return {name: getattr(model, name) for name in type(model).model_fields}
+
+
+def _items(model: BaseModel) -> Iterator[tuple[str, Any]]:
     """A pydantic model's declared fields and its extra keys, as (key, value)."""
-    yield from model.__dict__.items()
-    if model.__pydantic_extra__:
-        yield from model.__pydantic_extra__.items()
+    for name in type(model).model_fields:
+        yield name, getattr(model, name)
+    if model.model_extra:
+        yield from model.model_extra.items()
 
 
 def _by_kind(fields: list[SourceField]) -> _Scope:
@@ -665,10 +639,10 @@ def _scalar(
     unit = _UNITS[key]
     pairs = comparable_values(unit, v)
     if not pairs:
-        out.append(_new_field((path, None, v, v, unit, opp, abs(v), owner, "")))
+        out.append(SourceField(path, None, v, v, unit, opp, abs(v), owner, ""))
     role = quarter_role(path) if unit == "quarters" else ""
     for kind, cv in pairs:
-        out.append(_new_field((path, kind, cv, v, unit, opp, abs(cv), owner, role)))
+        out.append(SourceField(path, kind, cv, v, unit, opp, abs(cv), owner, role))
 
 
 _SAME, _CONVERTED, _OTHER = 0, 1, 2

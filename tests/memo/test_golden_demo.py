@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pe_eval_core.memo import FindingKind, eval_pe_output, grade_memo
+from pe_eval_core.memo.explain import lowest_dimension
 
 DEMO = Path(__file__).resolve().parents[2] / "finance_output"
 
@@ -77,7 +78,7 @@ def test_clean_demo_memos_are_perfect(portco, audience):
     }
     assert [f.kind for f in ev.findings] == [FindingKind.TEMPLATE_EXEMPT] * exempt
     assert (ev.consistency.comparisons, ev.consistency.agreeing) == (2, 2)
-    assert ev.lowest_dimension()[0] == "none"
+    assert lowest_dimension(ev)[0] == "none"
 
 
 @pytest.mark.parametrize(("portco", "opp", "raw", "path"), ROUNDED)
@@ -136,7 +137,7 @@ def test_southeast_board_defects_fabricated_misattributed_stale_headline():
     }
     assert ev.consistency.source_total == 18_991_450
     assert ev.consistency.memo_headline == 17_118_000
-    assert ev.lowest_dimension()[1].startswith(
+    assert lowest_dimension(ev)[1].startswith(
         "Consistency is 0% — the headline $17.1M disagrees with its source total ($19.0M"
     )
 

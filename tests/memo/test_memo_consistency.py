@@ -6,6 +6,7 @@ import pytest
 from memo_builders import make_memo, write_json
 
 from pe_eval_core.memo import FindingKind, GraderConfig, grade_memo
+from pe_eval_core.memo.explain import lowest_dimension
 
 
 def _memo(source, audience="board", headline=None):
@@ -31,7 +32,7 @@ def test_memo_disagreeing_with_its_own_source_is_inconsistent_without_siblings(s
     (f,) = ev.findings_of(FindingKind.HEADLINE_MISMATCH)
     assert f.nearest_value == total and f.nearest_path == "total_projected_impact_usd_annual"
     assert "disagrees with its source total" in ev.consistency.note
-    assert ev.lowest_dimension()[0] == "consistency"
+    assert lowest_dimension(ev)[0] == "consistency"
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from memo_builders import (
 )
 
 from pe_eval_core.memo import FindingKind, TemplateConstant, grade_memo
+from pe_eval_core.memo.explain import lowest_dimension
 
 
 def verdict(ev, raw: str) -> str:
@@ -42,7 +43,7 @@ def test_clean_shape_a_memo_is_perfect(tmp_path, shape_a):
     assert ev.totals.figures_total == ev.totals.figures_cited == 22
     assert ev.totals.entities_total == ev.totals.entities_grounded == 11
     assert ev.findings == []
-    assert ev.lowest_dimension()[0] == "none"
+    assert lowest_dimension(ev)[0] == "none"
 
 
 def test_clean_shape_b_memo_is_perfect_with_the_template_constant_exempt(tmp_path, shape_b):
@@ -343,7 +344,7 @@ def test_dropped_opportunity(tmp_path, shape_a):
     (f,) = ev.findings_of(FindingKind.DROPPED_OPPORTUNITY)
     assert f.opportunity_id == "opp_02"
     assert "missing" in f.message
-    assert ev.lowest_dimension() == (
+    assert lowest_dimension(ev) == (
         "coverage",
         "Coverage is 66.7% — memo addresses 2 of 3 opportunities; opp_02 is silently dropped.",
     )

@@ -25,6 +25,7 @@ from pe_eval_core.memo import (
     render_scorecard_html,
     write_outputs,
 )
+from pe_eval_core.memo.explain import lowest_dimension
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -151,7 +152,7 @@ def test_html_is_self_contained_and_complete(tmp_path, shape_a):
     assert "1/7 entities ungrounded" in html
     assert "2/3 opportunities addressed" in html
     assert "1/1 headline comparisons agree" in html
-    assert ev.lowest_dimension()[1].replace("'", "&#39;") in html
+    assert lowest_dimension(ev)[1].replace("'", "&#39;") in html
     for kind in ("ungrounded_figure", "misattributed_figure", "ungrounded_entity"):
         assert kind in html
     assert "dropped_opportunity" in html

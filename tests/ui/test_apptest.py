@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.wording import fmt_pct, pct_points
 from ui import state
 
@@ -111,7 +112,7 @@ def test_scorecard_renders_the_demo_board_memo_with_core_scores(app):
     deltas = {m.label: m.delta for m in at.metric}
     assert deltas["Citation accuracy"] == ev.score_context("citation_accuracy")
     assert any(
-        ev.lowest_dimension()[1][:30] in box.value for box in [*at.success, *at.warning, *at.error]
+        lowest_dimension(ev)[1][:30] in box.value for box in [*at.success, *at.warning, *at.error]
     )
     assert len(at.get("vega_lite_chart")) >= 2
 

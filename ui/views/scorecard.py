@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
+from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.scorecard import mark_css, mark_legend_html, marked_prose_html
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
@@ -153,7 +154,7 @@ def render_tiles(ev: MemoEvaluation) -> None:
             help=f"{label}: {band(field, score)} band"
             + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
         )
-    dim, sentence = ev.lowest_dimension()
+    dim, sentence = lowest_dimension(ev)
     box = BAND_BOX[band(dim, getattr(ev.scores, dim)) if dim in DIMENSION_LABELS else Band.PASS]
     box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
 
