@@ -317,6 +317,19 @@ def _same(given: str | None, expected: str) -> bool:
 # --- Anthropic -----------------------------------------------------------------------------
 
 
+JUDGE_MODEL_ENV = "PE_EVAL_JUDGE_MODEL"
+
+
+def default_judge_model() -> str:
+    """``$PE_EVAL_JUDGE_MODEL`` if set, else the default model (``targets.default_model``).
+
+    The judge's own setting: a target's ``--model`` never changes it.
+    """
+    from pe_eval_core.scenarios.targets import default_model
+
+    return os.environ.get(JUDGE_MODEL_ENV) or default_model()
+
+
 class AnthropicJudge(AnthropicClientOwner):
     """The live judge: Claude with one forced tool, temperature 0, the SDK's retries.
 
@@ -336,8 +349,6 @@ class AnthropicJudge(AnthropicClientOwner):
         timeout_s: float = 60.0,
         max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS,
     ):
-        from pe_eval_core.scenarios.targets import default_model
-
         super().__init__(
             api_key,
             http_client,
@@ -345,7 +356,7 @@ class AnthropicJudge(AnthropicClientOwner):
             timeout_s=timeout_s,
             max_tokens=max_tokens,
         )
-        self.model = model or os.environ.get("PE_EVAL_JUDGE_MODEL") or default_model()
+        self.model = model or default_judge_model()
         self.prompt_version = JUDGE_PROMPT_VERSION
 
     def request(self, response: str, expected: Sequence[str]) -> dict[str, Any]:
