@@ -22,7 +22,6 @@ from typing import Any, Protocol
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.gc_batch import fewer_collections
 from pe_eval_core.scenarios.judge import Judge
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
@@ -145,7 +144,6 @@ async def run_scenarios(
             task.cancel()
 
     async with contextlib.AsyncExitStack() as stack:
-        stack.enter_context(fewer_collections())  # results pile up; none are garbage
         for resource in (target, judge):
             if resource is not None and hasattr(resource, "__aenter__"):
                 await stack.enter_async_context(resource)  # type: ignore[arg-type]
