@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from pe_eval_core.errors import (
     DuplicateScenarioError,
@@ -177,8 +177,13 @@ def _parse_json_or_jsonl(text: str, path: str) -> list[tuple[Any, str]]:
 
 def write_recorded(path: PathLike, responses: Iterable[RecordedResponse]) -> Path:
     """Save responses atomically as a JSON array that ``load_recorded`` reads back."""
-    rows = [r.model_dump(mode="json", exclude_defaults=False) for r in responses]
-    return atomic_write_text(path, json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    rows = _RECORDED_LIST.dump_json(list(responses), indent=2).decode("utf-8")
+    return atomic_write_text(path, rows + "\n")
+
+
+_RECORDED_LIST: TypeAdapter[list[RecordedResponse]] = TypeAdapter(list[RecordedResponse])
+"""Serialises a recorded file in pydantic's serializer (the same JSON as ``json.dumps`` with
+``indent=2``, without Python's slow pure-Python indenting encoder)."""
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:

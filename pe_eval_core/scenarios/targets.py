@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
-from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse, trusted
+from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -95,8 +95,7 @@ class RecordedTarget:
                 error=f"recorded entry for {scenario.name!r}{self._where()} has neither "
                 "response nor error"
             )
-        return trusted(  # the record was validated when the file was loaded
-            TargetResponse,
+        return TargetResponse(
             text=rec.response,
             latency_ms=rec.latency_ms,
             tokens_in=rec.tokens_in,
