@@ -16,7 +16,6 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pe_eval_core.cli import plain_doc
 from pe_eval_core.errors import PeEvalError
@@ -53,7 +52,7 @@ OUT_FILES = {
 }
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "scenarios",
         help="run Mimic scenarios against an agent and score them",

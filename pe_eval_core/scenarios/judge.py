@@ -108,8 +108,15 @@ class Judge(Protocol):
     Implementations may also be async context managers (opened once per run by the runner).
     """
 
-    model: str
-    prompt_version: str
+    @property
+    def model(self) -> str:
+        """The model id stamped on every verdict (``recorded:<model>`` for recorded ones)."""
+        ...
+
+    @property
+    def prompt_version(self) -> str:
+        """The judge prompt's version (hashes prompt and schema; cached verdicts key on it)."""
+        ...
 
     async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
         """One verdict per ``expected`` entry. Raise ``JudgeError`` when no verdict is possible."""
@@ -296,12 +303,12 @@ def verdicts_from_tool_input(
             by_index[i] = v
     out = []
     for i, text in enumerate(expected):
-        v = by_index.get(i)
+        given = by_index.get(i)
         verdict = JudgeVerdict(
             expected=text,
-            verdict=v.verdict if v else "missed",
-            evidence=v.evidence if v else "",
-            reason=(v.reason if v else "the judge returned no verdict for this phrase"),
+            verdict=given.verdict if given else "missed",
+            evidence=given.evidence if given else "",
+            reason=(given.reason if given else "the judge returned no verdict for this phrase"),
             model=model,
             prompt_version=prompt_version,
         )

@@ -40,7 +40,7 @@ LIVE_CONFIRM_THRESHOLD = 20
 
 CANCELLED = "cancelled before this scenario finished"
 
-ProgressCallback = Callable[[int, int, ScenarioResult], Any]
+ProgressCallback = Callable[[int, int, ScenarioResult], object]
 """``progress(done, total, latest_result)``, called once per finished scenario."""
 
 
@@ -250,7 +250,8 @@ def _cost(
 
 
 def _responses_path(save_responses: bool | str | os.PathLike[str], run_id: str) -> Path:
-    if save_responses is True:
+    """Where to save the run's responses: a given path, else under ``$PE_EVAL_HOME/runs``."""
+    if isinstance(save_responses, bool):
         return pe_eval_home() / "runs" / run_id / "responses.json"
     return Path(save_responses)
 

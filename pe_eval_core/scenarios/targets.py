@@ -54,11 +54,20 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 class Target(Protocol):
     """An agent under test."""
 
-    name: str
-    """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
-    live: bool
-    """True when each call costs money (the runner's cost guard applies)."""
-    model: str | None
+    @property
+    def name(self) -> str:
+        """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
+        ...
+
+    @property
+    def live(self) -> bool:
+        """True when each call costs money (the runner's cost guard applies)."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The target's model, when it has one (None for recorded and HTTP agents)."""
+        ...
 
     async def respond(self, scenario: Scenario) -> TargetResponse:
         """The agent's reply to ``scenario.input``; failures as ``TargetResponse(error=...)``."""
