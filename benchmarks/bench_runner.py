@@ -13,7 +13,13 @@
    Also printed, outside the ratio: the cost of writing the run's JSON report, which reads
    the numbers scoring stopped short of (a result reads them on first use).
 
+3. Whole process. ``python -m pe_eval_core scenarios score --no-judge`` on the same 10,000
+   recorded responses (history recorded, responses saved, report printed, under a scratch
+   ``PE_EVAL_HOME``): median wall time of ``--cli-repeat`` runs. Printed, no target; compare
+   before and after a change on the same machine.
+
     python benchmarks/bench_runner.py [--scenarios 60] [--offline 10000] [--repeat 3]
+                                      [--cli-repeat 5] [--only cli|pool|offline]
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import argparse
 import asyncio
 import heapq
 import json
+import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -296,18 +304,46 @@ def bench_offline(n: int, repeat: int) -> bool:
     return ok
 
 
+def bench_cli(n: int, repeat: int) -> bool:
+    """Median wall time of the whole ``scenarios score`` process on ``n`` recorded responses."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sp, rp = write_offline_files(n, Path(tmp))
+        env = {**os.environ, "PE_EVAL_HOME": str(Path(tmp) / "home")}
+        cmd = [sys.executable, "-m", "pe_eval_core", "scenarios", "score", "--scenarios",
+               str(sp), "--responses", str(rp), "--no-judge"]  # fmt: skip
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, check=False)
+            times.append(time.perf_counter() - started)
+            if done.returncode not in (0, 1):  # 1: some scenarios fail, as in the demo
+                print(done.stderr.decode(errors="replace"), file=sys.stderr)
+                return False
+    print(f"3. whole process: scenarios score --no-judge on {n:,} recorded responses")
+    print(f"   median of {repeat}: {statistics.median(times):.2f} s "
+          f"(runs: {', '.join(f'{t:.2f}' for t in times)})")  # fmt: skip
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=60)
     parser.add_argument("--offline", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cli-repeat", type=int, default=5)
+    parser.add_argument("--only", choices=("pool", "offline", "cli"))
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the agent process
     args = parser.parse_args(argv)
     if args.serve:
         serve(args.serve)
         return 0
-    ok = bench_pool(args.scenarios, args.repeat)
-    ok &= bench_offline(args.offline, args.repeat)
+    ok = True
+    if args.only in (None, "pool"):
+        ok &= bench_pool(args.scenarios, args.repeat)
+    if args.only in (None, "offline"):
+        ok &= bench_offline(args.offline, args.repeat)
+    if args.only in (None, "cli"):
+        ok &= bench_cli(args.offline, args.cli_repeat)
     return 0 if ok else 1
 
 

@@ -13,20 +13,18 @@ that needs one reports ``judge error`` saying how to configure one.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pe_eval_core.cli import plain_doc
-from pe_eval_core.errors import PeEvalError, TargetConfigError
+from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.store import record_or_warn
-from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
 from pe_eval_core.scenarios.judge_cache import CachedJudge
 from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.models import KNOWN_TIERS, ScenarioRun
+from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.report import (
     render_markdown_report,
     run_to_csv,
@@ -34,17 +32,16 @@ from pe_eval_core.scenarios.report import (
     run_to_junit_xml,
 )
 from pe_eval_core.scenarios.runner import run_scenarios_sync
-from pe_eval_core.scenarios.targets import (
-    DEFAULT_SKILL,
-    AnthropicTarget,
-    HttpTarget,
-    RecordedTarget,
-    Target,
+from pe_eval_core.scenarios.setup import (
+    RESPONSES_BESIDE,
+    VERDICTS_BESIDE,
+    choose_judge,
+    make_target,
 )
+from pe_eval_core.scenarios.targets import DEFAULT_SKILL, Target
+from pe_eval_core.wording import tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
-RESPONSES_BESIDE = "recorded-responses.json"
-VERDICTS_BESIDE = "judge-verdicts.json"
 
 OUT_FILES = {
     "markdown": "report.md",
@@ -55,7 +52,7 @@ OUT_FILES = {
 }
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "scenarios",
         help="run Mimic scenarios against an agent and score them",
@@ -132,7 +129,11 @@ def _common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"use the Anthropic judge even if a {VERDICTS_BESIDE} sits beside the scenarios",
     )
-    p.add_argument("--judge-model", help="judge model (default $PE_EVAL_JUDGE_MODEL or --model)")
+    p.add_argument(
+        "--judge-model",
+        help="judge model (default $PE_EVAL_JUDGE_MODEL, else $PE_EVAL_MODEL or claude-sonnet-5-5;"
+        " the target's --model does not change it)",
+    )
     p.add_argument(
         "--judge-cache",
         type=Path,
@@ -187,13 +188,13 @@ def handle_run(args: argparse.Namespace) -> int:
             fix="Pass a folder path (it is created if missing).",
         )
     scenarios = load_scenarios(args.scenarios)
-    tiers = sorted({s.tier for s in scenarios}, key=_tier_order)
+    tiers = tier_order(s.tier for s in scenarios)
     _note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
     target = _target(args)
     judge = _judge(args)
     _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
 
-    def progress(done: int, total: int, result: Any) -> None:
+    def progress(done: int, total: int, result: ScenarioResult) -> None:
         if args.verbose:
             _note(f"[{done}/{total}] {result.name}: {result.status}")
 
@@ -244,35 +245,27 @@ def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
 
 
 def _target(args: argparse.Namespace) -> Target:
-    if args.target == "recorded":
-        return RecordedTarget(args.responses or args.scenarios.parent / RESPONSES_BESIDE)
-    if args.target == "anthropic":
-        return AnthropicTarget(args.skill, model=args.model, timeout_s=args.timeout)
-    if not args.agent_url:
-        raise TargetConfigError(
-            "--target http needs --agent-url",
-            diagnosis="The http target posts each scenario to the agent's URL",
-            fix="Pass --agent-url http://host:port/path.",
-        )
-    return HttpTarget(args.agent_url, timeout_s=args.timeout)
+    return make_target(
+        args.target,
+        scenarios_path=args.scenarios,
+        responses=args.responses,
+        skill=getattr(args, "skill", DEFAULT_SKILL),
+        model=getattr(args, "model", None),
+        agent_url=getattr(args, "agent_url", None),
+        timeout_s=getattr(args, "timeout", 120.0),
+    )
 
 
 def _judge(args: argparse.Namespace) -> Judge | None:
-    if args.no_judge:
-        return None
-    if args.judge_verdicts is not None:
-        return RecordedJudge(args.judge_verdicts)
-    beside = args.scenarios.parent / VERDICTS_BESIDE
-    if args.target == "recorded" and not args.live_judge and beside.is_file():
-        return RecordedJudge(beside)
-    if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-        model = args.judge_model or getattr(args, "model", None)
-        return CachedJudge(
-            AnthropicJudge(model, timeout_s=getattr(args, "timeout", 60.0)), args.judge_cache
-        )
-    return UnavailableJudge(
-        "no paraphrase judge is configured: set ANTHROPIC_API_KEY for the live judge, pass "
-        "--judge-verdicts FILE, or pass --no-judge to leave candidate misses missed"
+    return choose_judge(
+        scenarios_path=args.scenarios,
+        use_judge=not args.no_judge,
+        verdicts=args.judge_verdicts,
+        recorded_target=args.target == "recorded",
+        live_judge=args.live_judge,
+        judge_model=args.judge_model,  # the judge's own model, never the target's --model
+        cache=args.judge_cache,
+        timeout_s=getattr(args, "timeout", 60.0),
     )
 
 
@@ -295,10 +288,6 @@ def _cost_line(run: ScenarioRun) -> str:
         f"{run.judge_tokens_in} in / {run.judge_tokens_out} out in {run.judge_calls} calls; "
         f"estimated cost {cost}."
     )
-
-
-def _tier_order(tier: str) -> tuple[int, str]:
-    return (KNOWN_TIERS.index(tier), "") if tier in KNOWN_TIERS else (len(KNOWN_TIERS), tier)
 
 
 def _note(line: str) -> None:

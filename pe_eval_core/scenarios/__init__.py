@@ -8,8 +8,6 @@ clients are imported only when a live target or judge makes its first call.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.judge import (
     JUDGE_PROMPT_VERSION,
@@ -36,8 +34,16 @@ from pe_eval_core.scenarios.models import (
     TargetResponse,
     TierSummary,
 )
+from pe_eval_core.scenarios.report import (
+    render_markdown_report,
+    run_from_json,
+    run_to_csv,
+    run_to_json,
+    run_to_junit_xml,
+)
 from pe_eval_core.scenarios.runner import run_scenarios, run_scenarios_sync
 from pe_eval_core.scenarios.scoring import ascore_response, score_response
+from pe_eval_core.scenarios.setup import choose_judge, make_target
 from pe_eval_core.scenarios.targets import (
     AnthropicTarget,
     HttpTarget,
@@ -72,10 +78,12 @@ __all__ = [
     "TierSummary",
     "UnavailableJudge",
     "ascore_response",
+    "choose_judge",
     "default_cache_path",
     "default_model",
     "load_recorded",
     "load_scenarios",
+    "make_target",
     "pe_eval_home",
     "render_markdown_report",
     "run_from_json",
@@ -87,21 +95,3 @@ __all__ = [
     "score_response",
     "write_recorded",
 ]
-
-# The writers live in pe_eval_core.render and import this package's models, so they are
-# re-exported lazily (an eager import would be circular when the writer module loads first).
-_WRITERS = (
-    "render_markdown_report",
-    "run_from_json",
-    "run_to_csv",
-    "run_to_json",
-    "run_to_junit_xml",
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WRITERS:
-        from pe_eval_core.scenarios import report as scenario_report
-
-        return getattr(scenario_report, name)
-    raise AttributeError(f"module 'pe_eval_core.scenarios' has no attribute {name!r}")

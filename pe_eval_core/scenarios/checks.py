@@ -1,13 +1,15 @@
-"""The deterministic checks: strict substring, numeric range, excluded phrases, latency budget.
+"""The deterministic checks and the pass rule: strict substring, numeric range, excluded
+phrases, latency budget, and the seed's decision built from them.
 
-Same inputs, same verdict: nothing here calls a model.
+Same inputs, same verdict: nothing here calls a model. The pass rule lives here and only
+here (``meets_pass_ratio``, ``failure_reasons``, ``passes``); the scorer calls it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pe_eval_core.scenarios.models import NumericRange, NumericResult, trusted
+from pe_eval_core.scenarios.models import NumericRange, NumericResult
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
@@ -46,13 +48,9 @@ def check_numeric(numbers: Sequence[float], rng: NumericRange) -> NumericResult:
     lo, hi = rng.min, rng.max
     for value in numbers:
         if lo <= value <= hi:
-            make = trusted if type(value) is float else _validated  # the scorer passes floats
-            return make(
-                NumericResult, field=rng.field, min=lo, max=hi, satisfied=True, matched=value
-            )
+            return NumericResult(field=rng.field, min=lo, max=hi, satisfied=True, matched=value)
     nearest = min(numbers, key=lambda v: _distance(v, rng), default=None)
-    make = trusted if nearest is None or type(nearest) is float else _validated
-    return make(NumericResult, field=rng.field, min=lo, max=hi, satisfied=False, nearest=nearest)
+    return NumericResult(field=rng.field, min=lo, max=hi, satisfied=False, nearest=nearest)
 
 
 def check_numeric_ranges(
@@ -96,10 +94,6 @@ def check_numeric_ranges(
     return [check_numeric(seen, r) for r in ranges], seen
 
 
-def _validated(cls: type[NumericResult], **values: object) -> NumericResult:
-    return cls(**values)  # type: ignore[arg-type]
-
-
 def _distance(value: float, rng: NumericRange) -> float:
     return rng.min - value if value < rng.min else value - rng.max
 
@@ -132,3 +126,66 @@ def meets_pass_ratio(satisfied: int, total: int) -> bool:
     [True, True, False, False, True]
     """
     return 5 * satisfied >= 4 * total
+
+
+def failure_reasons(
+    *,
+    satisfied: int,
+    total: int,
+    numeric_checks: Sequence[NumericResult],
+    hits: Sequence[str],
+    latency_failed: bool,
+    reachable: int = 0,
+) -> list[str]:
+    """Why the scenario fails by the seed's rule (empty: it passes), counting ``reachable``
+    more expectations as met: the candidate misses a judge could still accept. With
+    ``reachable`` > 0 an empty list means "a judge could still make it pass".
+
+    >>> failure_reasons(satisfied=2, reachable=1, total=4, numeric_checks=[],
+    ...                 hits=["refund issued"], latency_failed=False)
+    ['excluded phrase present: "refund issued"', 'at most 3 of 4 expectations can be met (< 80%)']
+    >>> failure_reasons(satisfied=3, reachable=2, total=5, numeric_checks=[], hits=[],
+    ...                 latency_failed=False)
+    []
+    """
+    reasons = [
+        f"numeric range {c.field or 'value'} out of range"
+        for c in numeric_checks
+        if not c.satisfied
+    ]
+    if hits:
+        reasons.append("excluded phrase present: " + ", ".join(f'"{h}"' for h in hits))
+    best = satisfied + reachable
+    if not meets_pass_ratio(best, total):
+        reasons.append(f"at most {best} of {total} expectations can be met (< 80%)")
+    if latency_failed:
+        reasons.append("latency over the enforced budget")
+    return reasons
+
+
+def passes(
+    *,
+    satisfied: int,
+    total: int,
+    numeric_checks: Sequence[NumericResult],
+    hits: Sequence[str],
+    latency_failed: bool,
+) -> bool:
+    """The seed's pass rule: (satisfied + paraphrase) / total >= 0.8, every numeric range
+    satisfied, no excluded phrase present, and (when enforced) the latency budget met.
+
+    >>> r = NumericRange(field="mrr", min=1, max=2)
+    >>> passes(satisfied=4, total=5, numeric_checks=[check_numeric([1.5], r)], hits=[],
+    ...        latency_failed=False)
+    True
+    >>> passes(satisfied=5, total=5, numeric_checks=[check_numeric([3.0], r)], hits=[],
+    ...        latency_failed=False)
+    False
+    """
+    return not failure_reasons(
+        satisfied=satisfied,
+        total=total,
+        numeric_checks=numeric_checks,
+        hits=hits,
+        latency_failed=latency_failed,
+    )

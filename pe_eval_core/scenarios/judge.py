@@ -108,8 +108,15 @@ class Judge(Protocol):
     Implementations may also be async context managers (opened once per run by the runner).
     """
 
-    model: str
-    prompt_version: str
+    @property
+    def model(self) -> str:
+        """The model id stamped on every verdict (``recorded:<model>`` for recorded ones)."""
+        ...
+
+    @property
+    def prompt_version(self) -> str:
+        """The judge prompt's version (hashes prompt and schema; cached verdicts key on it)."""
+        ...
 
     async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
         """One verdict per ``expected`` entry. Raise ``JudgeError`` when no verdict is possible."""
@@ -296,12 +303,12 @@ def verdicts_from_tool_input(
             by_index[i] = v
     out = []
     for i, text in enumerate(expected):
-        v = by_index.get(i)
+        given = by_index.get(i)
         verdict = JudgeVerdict(
             expected=text,
-            verdict=v.verdict if v else "missed",
-            evidence=v.evidence if v else "",
-            reason=(v.reason if v else "the judge returned no verdict for this phrase"),
+            verdict=given.verdict if given else "missed",
+            evidence=given.evidence if given else "",
+            reason=(given.reason if given else "the judge returned no verdict for this phrase"),
             model=model,
             prompt_version=prompt_version,
         )
@@ -315,6 +322,19 @@ def _same(given: str | None, expected: str) -> bool:
 
 
 # --- Anthropic -----------------------------------------------------------------------------
+
+
+JUDGE_MODEL_ENV = "PE_EVAL_JUDGE_MODEL"
+
+
+def default_judge_model() -> str:
+    """``$PE_EVAL_JUDGE_MODEL`` if set, else the default model (``targets.default_model``).
+
+    The judge's own setting: a target's ``--model`` never changes it.
+    """
+    from pe_eval_core.scenarios.targets import default_model
+
+    return os.environ.get(JUDGE_MODEL_ENV) or default_model()
 
 
 class AnthropicJudge(AnthropicClientOwner):
@@ -336,8 +356,6 @@ class AnthropicJudge(AnthropicClientOwner):
         timeout_s: float = 60.0,
         max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS,
     ):
-        from pe_eval_core.scenarios.targets import default_model
-
         super().__init__(
             api_key,
             http_client,
@@ -345,7 +363,7 @@ class AnthropicJudge(AnthropicClientOwner):
             timeout_s=timeout_s,
             max_tokens=max_tokens,
         )
-        self.model = model or os.environ.get("PE_EVAL_JUDGE_MODEL") or default_model()
+        self.model = model or default_judge_model()
         self.prompt_version = JUDGE_PROMPT_VERSION
 
     def request(self, response: str, expected: Sequence[str]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from pe_eval_core.errors import (
     DuplicateScenarioError,
@@ -26,7 +26,6 @@ from pe_eval_core.errors import (
     ScenariosNotFoundError,
 )
 from pe_eval_core.files import atomic_write_text, parse_json_text, read_json
-from pe_eval_core.scenarios.gc_batch import fewer_collections
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario
 
 PathLike = str | os.PathLike[str]
@@ -45,12 +44,11 @@ def load_scenarios(path: PathLike) -> list[Scenario]:
     p = Path(path)
     if p.is_file() and not p.read_bytes().strip():
         raise EmptyScenariosError(f"{p} is empty")
-    with fewer_collections():  # thousands of objects, all kept
-        data = read_json(p, not_found=ScenariosNotFoundError, malformed=MalformedScenariosError)
-        items = _unwrap_scenarios(data, str(p))
-        if not items:
-            raise EmptyScenariosError(f"{p} holds an empty list of scenarios")
-        return _validate_scenarios(items, p)
+    data = read_json(p, not_found=ScenariosNotFoundError, malformed=MalformedScenariosError)
+    items = _unwrap_scenarios(data, str(p))
+    if not items:
+        raise EmptyScenariosError(f"{p} holds an empty list of scenarios")
+    return _validate_scenarios(items, p)
 
 
 def _validate_scenarios(items: list[Any], p: Path) -> list[Scenario]:
@@ -127,8 +125,7 @@ def load_recorded(path: PathLike) -> dict[str, RecordedResponse]:
         raise MalformedRecordedError(str(p), 1, exc.start + 1, "file is not UTF-8 text") from exc
     if not text.strip():
         raise RecordedSchemaError(str(p), "(file)", "the file is empty")
-    with fewer_collections():  # thousands of models, all kept
-        return _validate_recorded(_parse_json_or_jsonl(text, str(p)), p)
+    return _validate_recorded(_parse_json_or_jsonl(text, str(p)), p)
 
 
 def _validate_recorded(rows: list[tuple[Any, str]], p: Path) -> dict[str, RecordedResponse]:
@@ -180,8 +177,13 @@ def _parse_json_or_jsonl(text: str, path: str) -> list[tuple[Any, str]]:
 
 def write_recorded(path: PathLike, responses: Iterable[RecordedResponse]) -> Path:
     """Save responses atomically as a JSON array that ``load_recorded`` reads back."""
-    rows = [r.model_dump(mode="json", exclude_defaults=False) for r in responses]
-    return atomic_write_text(path, json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    rows = _RECORDED_LIST.dump_json(list(responses), indent=2).decode("utf-8")
+    return atomic_write_text(path, rows + "\n")
+
+
+_RECORDED_LIST: TypeAdapter[list[RecordedResponse]] = TypeAdapter(list[RecordedResponse])
+"""Serialises a recorded file in pydantic's serializer (the same JSON as ``json.dumps`` with
+``indent=2``, without Python's slow pure-Python indenting encoder)."""
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
-from pydantic_core import PydanticUndefined
 
 from pe_eval_core.numbers import number_values
+from pe_eval_core.wording import TIERS
 
-KNOWN_TIERS = ("smoke", "functional", "adversarial")
-"""The seed's tiers, reported in this order; any other tier is kept and listed after them."""
+KNOWN_TIERS = TIERS
+"""The seed's tiers (``wording.TIERS``), reported in this order; any other tier is kept and
+listed after them."""
 
 UNTIERED = "untiered"
 """The tier reported for a scenario whose metadata names none."""
@@ -290,7 +291,7 @@ class ScenarioResult(BaseModel):
         numbers = self.numbers_read
         if numbers is None:
             numbers = number_values(self.response) if self.response else []
-            self.__dict__["numbers_read"] = numbers
+            self.numbers_read = numbers
         return numbers
 
     def __eq__(self, other: object) -> bool:
@@ -461,80 +462,6 @@ class ScenarioRun(BaseModel):
         if self.cancelled:
             line += " (Run cancelled before every scenario finished.)"
         return line
-
-
-M = TypeVar("M", bound=BaseModel)
-
-_IMMUTABLE_DEFAULTS = (str, int, float, bool, type(None))
-
-
-class _Spec(NamedTuple):
-    defaults: dict[str, Any]
-    """Every field in order: its plain default, or ``PydanticUndefined`` (factory/required)."""
-    factories: tuple[tuple[str, Any], ...]
-    required: frozenset[str]
-
-
-_TRUSTED_SPECS: dict[type[BaseModel], _Spec] = {}
-
-
-def trusted(cls: type[M], **values: Any) -> M:
-    """``cls(**values)`` without validation, for values already of the fields' exact types.
-
-    The scorer builds several results per scenario from validated inputs; validating them
-    again was a third of scoring 10,000 recorded responses (pydantic's own
-    ``model_construct`` is slower still). The instance is the one validation would build:
-    the same ``__dict__`` in field order, defaults filled, the same ``model_fields_set``.
-    Only for models without extras, private attributes or mutable plain defaults.
-
-    >>> a = trusted(ExpectationResult, text="x", method="strict", satisfied=True)
-    >>> b = ExpectationResult(text="x", method="strict", satisfied=True)
-    >>> a == b, a.model_fields_set == b.model_fields_set, a.model_dump_json() == b.model_dump_json()
-    (True, True, True)
-    >>> trusted(ExpectationResult, method="strict")
-    Traceback (most recent call last):
-    TypeError: ExpectationResult: missing required field(s) ['text']
-    """
-    spec = _TRUSTED_SPECS.get(cls)
-    if spec is None:
-        spec = _TRUSTED_SPECS[cls] = _trusted_spec(cls)
-    data = {**spec.defaults, **values}
-    if len(data) != len(spec.defaults):
-        unknown = sorted(set(values) - set(spec.defaults))
-        raise TypeError(f"{cls.__name__}: unknown field(s) {unknown}")
-    if not spec.required <= values.keys():
-        missing = sorted(spec.required - set(values))
-        raise TypeError(f"{cls.__name__}: missing required field(s) {missing}")
-    for name, factory in spec.factories:
-        if name not in values:
-            data[name] = factory()
-    obj = cls.__new__(cls)
-    _setattr(obj, "__dict__", data)
-    _setattr(obj, "__pydantic_fields_set__", set(values))
-    _setattr(obj, "__pydantic_extra__", None)
-    _setattr(obj, "__pydantic_private__", None)
-    return obj
-
-
-_setattr = object.__setattr__
-
-
-def _trusted_spec(cls: type[BaseModel]) -> _Spec:
-    if cls.model_config.get("extra") == "allow" or cls.__private_attributes__:
-        raise TypeError(f"{cls.__name__} has extras or private attributes: validate it")
-    defaults: dict[str, Any] = {}
-    factories = []
-    required = set()
-    for name, info in cls.model_fields.items():
-        default = info.default
-        if info.default_factory is not None:
-            factories.append((name, info.default_factory))
-        elif default is PydanticUndefined:
-            required.add(name)
-        elif not isinstance(default, _IMMUTABLE_DEFAULTS):
-            raise TypeError(f"{cls.__name__}.{name} has a mutable default: validate it")
-        defaults[name] = default
-    return _Spec(defaults, tuple(factories), frozenset(required))
 
 
 def format_pct(part: int, total: int) -> str:

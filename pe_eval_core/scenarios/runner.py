@@ -22,7 +22,6 @@ from typing import Any, Protocol
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.gc_batch import fewer_collections
 from pe_eval_core.scenarios.judge import Judge
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
@@ -41,7 +40,7 @@ LIVE_CONFIRM_THRESHOLD = 20
 
 CANCELLED = "cancelled before this scenario finished"
 
-ProgressCallback = Callable[[int, int, ScenarioResult], Any]
+ProgressCallback = Callable[[int, int, ScenarioResult], object]
 """``progress(done, total, latest_result)``, called once per finished scenario."""
 
 
@@ -73,18 +72,8 @@ async def run_scenarios(
     ``$PE_EVAL_HOME/runs/<run_id>/responses.json``; a path saves them there; False skips it.
     ``clock`` fixes the run timestamps (reproducible reports).
     """
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise PeEvalError(
-            f"concurrency must be a whole number >= 1, got {concurrency!r}",
-            diagnosis="The worker pool needs at least one worker",
-            fix="Pass --concurrency 1 or more (default 3).",
-        )
+    _check_run_allowed(len(scenarios), target, concurrency, confirm_live)
     live = bool(getattr(target, "live", False))
-    if live and len(scenarios) > LIVE_CONFIRM_THRESHOLD and not confirm_live:
-        raise LiveRunNotConfirmedError(
-            f"{len(scenarios)} scenarios against the live target {target.name} "
-            f"(more than {LIVE_CONFIRM_THRESHOLD}) were not confirmed"
-        )
     now = clock or (lambda: datetime.now(UTC))
     started = now()
     run_id = run_id or f"{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
@@ -92,30 +81,14 @@ async def run_scenarios(
     results: list[ScenarioResult | None] = [None] * total
     recorded: list[RecordedResponse | None] = [None] * total
     done = 0
-    cancelled = False
     queue = iter(range(total))
 
     async def one(i: int) -> None:
         nonlocal done
         scenario = scenarios[i]
-        t0 = time.perf_counter()
-        try:
-            response = await target.respond(scenario)
-        except Exception as exc:  # a target bug must not stop the other scenarios
-            response = TargetResponse(error=f"target raised {type(exc).__name__}: {exc}")
-        measured = (time.perf_counter() - t0) * 1000.0
-        latency = response.latency_ms if response.latency_ms is not None else measured
+        response, latency = await _respond(target, scenario)
         if save_responses is not False:
-            recorded[i] = RecordedResponse(
-                name=scenario.name,
-                response=response.text,
-                latency_ms=round(latency, 3),
-                error=response.error,
-                tokens_in=response.tokens_in,
-                tokens_out=response.tokens_out,
-                tool_calls=response.tool_calls,
-                model=response.model,
-            )
+            recorded[i] = _record(scenario, response, latency)
         result = await ascore_response(
             scenario,
             response,
@@ -135,60 +108,24 @@ async def run_scenarios(
                 return
             await one(i)
 
-    async def watch(tasks: list[asyncio.Task[None]]) -> None:
-        nonlocal cancelled
-        assert cancel is not None
-        while not cancel.is_set():
-            await asyncio.sleep(0.05)
-        cancelled = True
-        for task in tasks:
-            task.cancel()
-
     async with contextlib.AsyncExitStack() as stack:
-        stack.enter_context(fewer_collections())  # results pile up; none are garbage
         for resource in (target, judge):
             if resource is not None and hasattr(resource, "__aenter__"):
                 await stack.enter_async_context(resource)  # type: ignore[arg-type]
         workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, total))]
-        watcher = asyncio.create_task(watch(workers)) if cancel is not None and workers else None
-        try:
-            if workers:
-                finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
-                failed = [t for t in finished if not t.cancelled() and t.exception()]
-                if failed:
-                    raise failed[0].exception()  # type: ignore[misc]
-        finally:
-            for task in [*workers, *([watcher] if watcher else [])]:
-                task.cancel()
-            await asyncio.gather(*workers, *([watcher] if watcher else []), return_exceptions=True)
-    if cancel is not None and cancel.is_set():
-        cancelled = True
+        watcher = (
+            asyncio.create_task(_watch(cancel, workers)) if cancel is not None and workers else None
+        )
+        await _pool(workers, watcher)
+    cancelled = cancel is not None and cancel.is_set()
 
-    final: list[ScenarioResult] = []
-    for i, result in enumerate(results):
-        if result is None:
-            s = scenarios[i]
-            result = ScenarioResult(
-                index=i + 1,
-                name=s.name,
-                tier=s.tier,
-                platform=s.metadata.platform,
-                source_fact=s.metadata.source_fact,
-                status="error",
-                error=CANCELLED,
-                excludes=list(s.expect.response_excludes),
-                max_latency_ms=s.expect.max_latency_ms,
-            )
-        final.append(result)
-
+    final = [r if r is not None else _cancelled(i, scenarios[i]) for i, r in enumerate(results)]
     tokens_in = sum(r.tokens_in for r in final)
     tokens_out = sum(r.tokens_out for r in final)
     judge_in = sum(r.judge_tokens_in for r in final)
     judge_out = sum(r.judge_tokens_out for r in final)
     target_model = getattr(target, "model", None)
-    target_cost = estimate_cost_usd(target_model, tokens_in, tokens_out) if live else 0.0
-    judge_cost = estimate_cost_usd(judge.model if judge else None, judge_in, judge_out)
-    cost = None if target_cost is None or judge_cost is None else round(target_cost + judge_cost, 6)
+    cost = _cost(live, target_model, judge, tokens_in, tokens_out, judge_in, judge_out)
 
     run = ScenarioRun(
         run_id=run_id,
@@ -212,14 +149,111 @@ async def run_scenarios(
         estimated_cost_usd=cost,
     )
     if save_responses is not False:
-        path = (
-            pe_eval_home() / "runs" / run_id / "responses.json"
-            if save_responses is True
-            else Path(save_responses)
-        )
-        saved = write_recorded(path, [r for r in recorded if r is not None])
+        saved = write_recorded(_responses_path(save_responses, run_id), [r for r in recorded if r])
         run.responses_path = str(saved)
     return run
+
+
+async def _respond(target: Target, scenario: Scenario) -> tuple[TargetResponse, float]:
+    """The target's response and its latency (the target's own figure, else measured here)."""
+    t0 = time.perf_counter()
+    try:
+        response = await target.respond(scenario)
+    except Exception as exc:  # a target bug must not stop the other scenarios
+        response = TargetResponse(error=f"target raised {type(exc).__name__}: {exc}")
+    measured = (time.perf_counter() - t0) * 1000.0
+    return response, response.latency_ms if response.latency_ms is not None else measured
+
+
+def _record(scenario: Scenario, response: TargetResponse, latency: float) -> RecordedResponse:
+    """The response as a line of a recorded file (re-scored offline later)."""
+    return RecordedResponse(
+        name=scenario.name,
+        response=response.text,
+        latency_ms=round(latency, 3),
+        error=response.error,
+        tokens_in=response.tokens_in,
+        tokens_out=response.tokens_out,
+        tool_calls=response.tool_calls,
+        model=response.model,
+    )
+
+
+def _check_run_allowed(count: int, target: Target, concurrency: int, confirm_live: bool) -> None:
+    """Refuse a pool without workers, and an unconfirmed large run against a paid target."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise PeEvalError(
+            f"concurrency must be a whole number >= 1, got {concurrency!r}",
+            diagnosis="The worker pool needs at least one worker",
+            fix="Pass --concurrency 1 or more (default 3).",
+        )
+    if getattr(target, "live", False) and count > LIVE_CONFIRM_THRESHOLD and not confirm_live:
+        raise LiveRunNotConfirmedError(
+            f"{count} scenarios against the live target {target.name} "
+            f"(more than {LIVE_CONFIRM_THRESHOLD}) were not confirmed"
+        )
+
+
+async def _watch(cancel: CancelSignal, tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel the workers once ``cancel`` is set."""
+    while not cancel.is_set():
+        await asyncio.sleep(0.05)
+    for task in tasks:
+        task.cancel()
+
+
+async def _pool(workers: list[asyncio.Task[None]], watcher: asyncio.Task[None] | None) -> None:
+    """Wait for the workers; the first worker failure is raised, every task is cleaned up."""
+    tasks = [*workers, *([watcher] if watcher else [])]
+    try:
+        if workers:
+            finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+            failed = [t for t in finished if not t.cancelled() and t.exception()]
+            if failed:
+                raise failed[0].exception()  # type: ignore[misc]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _cancelled(i: int, s: Scenario) -> ScenarioResult:
+    """The result of a scenario the run was cancelled before it finished."""
+    return ScenarioResult(
+        index=i + 1,
+        name=s.name,
+        tier=s.tier,
+        platform=s.metadata.platform,
+        source_fact=s.metadata.source_fact,
+        status="error",
+        error=CANCELLED,
+        excludes=list(s.expect.response_excludes),
+        max_latency_ms=s.expect.max_latency_ms,
+    )
+
+
+def _cost(
+    live: bool,
+    target_model: str | None,
+    judge: Judge | None,
+    tokens_in: int,
+    tokens_out: int,
+    judge_in: int,
+    judge_out: int,
+) -> float | None:
+    """Live target plus judge tokens at list price; None when a used model's price is unknown."""
+    target_cost = estimate_cost_usd(target_model, tokens_in, tokens_out) if live else 0.0
+    judge_cost = estimate_cost_usd(judge.model if judge else None, judge_in, judge_out)
+    if target_cost is None or judge_cost is None:
+        return None
+    return round(target_cost + judge_cost, 6)
+
+
+def _responses_path(save_responses: bool | str | os.PathLike[str], run_id: str) -> Path:
+    """Where to save the run's responses: a given path, else under ``$PE_EVAL_HOME/runs``."""
+    if isinstance(save_responses, bool):
+        return pe_eval_home() / "runs" / run_id / "responses.json"
+    return Path(save_responses)
 
 
 def run_scenarios_sync(scenarios: Sequence[Scenario], target: Target, **kwargs: Any) -> ScenarioRun:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
-from functools import partial
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.numbers import iter_number_values
@@ -27,19 +26,22 @@ from pe_eval_core.scenarios.checks import (
     check_numeric,
     check_numeric_ranges,
     excluded_hits,
+    failure_reasons,
     latency_exceeded,
-    meets_pass_ratio,
+    passes,
+    strict_span,
 )
 from pe_eval_core.scenarios.judge import Judge, enforce_evidence, numbers_never_stated
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
+    Method,
+    NumericRange,
     NumericResult,
     Scenario,
     ScenarioResult,
     Status,
     TargetResponse,
-    trusted,
 )
 from pe_eval_core.scenarios.paraphrase import ResponseView, rule_match
 
@@ -49,55 +51,236 @@ JUDGE_SKIPPED = "judge not called: the outcome is already decided"
 JUDGE_MOOT = "judge error ignored: no verdict could make the scenario pass"
 """Note on candidate misses left missed when the judge failed but could not change the fail."""
 
+NO_JUDGE = "no judge (--no-judge): candidate miss left missed"
+"""Note on candidate misses left missed because no judge was given."""
+
 ASSERTS_NOTHING = (
     "scenario asserts nothing: no response_contains, response_excludes or numeric_range"
 )
 
 
-def _expectation_builder(
-    fixed: dict[str, Any], given: tuple[str, ...]
-) -> Callable[..., ExpectationResult]:
-    """A constructor for the scorer's two common ``ExpectationResult`` shapes (a strict hit, a
-    candidate miss): ``trusted(ExpectationResult, **fixed, **dict(zip(given, args)))``
-    without the keyword handling, as it runs for every expectation of every response.
+# --- working records (internal: plain slots dataclasses, no validation) ---------------------
+
+
+@dataclass(slots=True)
+class _Expectation:
+    """One ``response_contains`` entry while it is scored; becomes an ``ExpectationResult``."""
+
+    text: str
+    method: Method | None = None
+    satisfied: bool = False
+    evidence: str = ""
+    note: str = ""
+    judge_model: str | None = None
+    judge_prompt_version: str | None = None
+
+    def fields(self) -> dict[str, object]:
+        """The ``ExpectationResult`` fields, for pydantic to validate inside the result."""
+        return {
+            "text": self.text,
+            "method": self.method,
+            "satisfied": self.satisfied,
+            "evidence": self.evidence,
+            "note": self.note,
+            "judge_model": self.judge_model,
+            "judge_prompt_version": self.judge_prompt_version,
+        }
+
+    def result(self) -> ExpectationResult:
+        return ExpectationResult.model_validate(self.fields())
+
+
+@dataclass(slots=True)
+class _Numeric:
+    """The numeric ranges' checks and the numbers read for them (None: not all were read)."""
+
+    checks: list[NumericResult]
+    numbers: list[float] | None
+
+
+@dataclass(slots=True)
+class _Judged:
+    """What asking (or not asking) the judge produced."""
+
+    outcome: JudgeOutcome | None = None
+    error: str | None = None
+    numbers: list[float] | None = None
+    """Every number in the response, when the judge step had to read them all."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    """The facts the pass rule needs besides the expectation counts."""
+
+    total: int
+    numeric_checks: Sequence[NumericResult]
+    hits: Sequence[str]
+    latency_failed: bool
+
+    def reasons(self, satisfied: int, reachable: int) -> list[str]:
+        """Why the scenario fails even if ``reachable`` more expectations were met."""
+        return failure_reasons(
+            satisfied=satisfied,
+            reachable=reachable,
+            total=self.total,
+            numeric_checks=self.numeric_checks,
+            hits=self.hits,
+            latency_failed=self.latency_failed,
+        )
+
+    def passes(self, satisfied: int) -> bool:
+        return passes(
+            satisfied=satisfied,
+            total=self.total,
+            numeric_checks=self.numeric_checks,
+            hits=self.hits,
+            latency_failed=self.latency_failed,
+        )
+
+
+# --- the checks, each returning data --------------------------------------------------------
+
+
+def strict_check(expected: Sequence[str], text: str, lowered: str) -> list[_Expectation]:
+    """The seed's strict pass (``checks.strict_span``) on every expectation."""
+    out = []
+    for wanted in expected:
+        span = strict_span(text, wanted, lowered)
+        if span is None:
+            out.append(_Expectation(wanted))
+        else:  # an empty span: lowercasing changed lengths, so the expected text stands in
+            evidence = text[span[0] : span[1]] if span[1] > span[0] else wanted
+            out.append(_Expectation(wanted, "strict", True, evidence))
+    return out
+
+
+def rule_check(found: list[_Expectation], view: ResponseView) -> list[int]:
+    """The deterministic paraphrase rules on the strict misses; returns those still missed."""
+    remaining = []
+    for i, e in enumerate(found):
+        if e.satisfied:
+            continue
+        match = rule_match(e.text, view)
+        if match is None:
+            remaining.append(i)
+        else:
+            found[i] = _Expectation(e.text, "rule", True, match.evidence, match.rule)
+    return remaining
+
+
+def numeric_check(text: str, ranges: Sequence[NumericRange], view: ResponseView | None) -> _Numeric:
+    """The numeric ranges. Reuses the mentions a paraphrase rule already read; otherwise reads
+    numbers only until every range has its first hit (the result reads the rest on demand)."""
+    if view is not None and view.has_mentions:
+        numbers = [m.value for m in view.mentions]
+        return _Numeric([check_numeric(numbers, rng) for rng in ranges], numbers)
+    checks, numbers_read = check_numeric_ranges(iter_number_values(text), ranges)
+    return _Numeric(checks, numbers_read)
+
+
+async def judge_on_misses(
+    judge: Judge | None,
+    scenario: str,
+    view: ResponseView,
+    found: list[_Expectation],
+    remaining: list[int],
+    decision: _Decision,
+) -> _Judged:
+    """Ask the judge about the remaining candidate misses, only if its verdict could decide."""
+    if judge is None:
+        for i in remaining:
+            found[i].note = NO_JUDGE
+        return _Judged()
+    decided = decision.reasons(len(found) - len(remaining), reachable=len(remaining))
+    if decided:
+        note = f"{JUDGE_SKIPPED} ({'; '.join(decided)})"
+        for i in remaining:
+            found[i].note = note
+        return _Judged()
+    judged = await _ask_judge(judge, scenario, view.text, found, remaining)
+    if judged.error is not None:
+        _moot_judge_error(judged, view, found, remaining, decision)
+    return judged
+
+
+def _moot_judge_error(
+    judged: _Judged,
+    view: ResponseView,
+    found: list[_Expectation],
+    remaining: list[int],
+    decision: _Decision,
+) -> None:
+    """Drop the judge error when no verdict could have passed the scenario anyway.
+
+    A candidate whose numbers the response states nowhere cannot pass: the evidence check
+    downgrades every paraphrase of it.
     """
-    template = {**trusted(ExpectationResult, text="", **fixed).__dict__}
-    fields_set = frozenset({"text", *fixed, *given})
-    new, setattr_ = object.__new__, object.__setattr__
-
-    def build(*args: str) -> ExpectationResult:
-        data = template.copy()
-        data.update(zip(given, args, strict=True))
-        obj = new(ExpectationResult)
-        setattr_(obj, "__dict__", data)
-        setattr_(obj, "__pydantic_fields_set__", set(fields_set))
-        setattr_(obj, "__pydantic_extra__", None)
-        setattr_(obj, "__pydantic_private__", None)
-        return obj
-
-    return build
-
-
-_strict_hit = _expectation_builder({"method": "strict", "satisfied": True}, ("text", "evidence"))
-"""``_strict_hit(text, evidence)``: an expectation the strict check satisfied."""
-_candidate = _expectation_builder({}, ("text",))
-"""``_candidate(text)``: an expectation the strict check missed (a paraphrase candidate)."""
+    numbers = [m.value for m in view.mentions]
+    judged.numbers = numbers
+    unjudged = [i for i in remaining if found[i].judge_model is None]
+    unstated = {
+        i: missing for i in unjudged if (missing := numbers_never_stated(found[i].text, numbers))
+    }
+    met = sum(1 for e in found if e.satisfied)
+    decided = decision.reasons(met, reachable=len(unjudged) - len(unstated))
+    if not decided:
+        return
+    for i in unjudged:
+        never = unstated.get(i)
+        found[i].note = (
+            f"{JUDGE_MOOT} ({'; '.join(decided)}"
+            + (f"; the response states no {', '.join(never)}" if never else "")
+            + f"): {judged.error}"
+        )
+    judged.error = None
 
 
-async def ascore_response(
+async def _ask_judge(
+    judge: Judge,
+    scenario: str,
+    text: str,
+    found: list[_Expectation],
+    remaining: list[int],
+) -> _Judged:
+    """One judge call for the remaining candidate misses; updates ``found`` in place."""
+    asked = list(dict.fromkeys(found[i].text for i in remaining))
+    try:
+        outcome = await judge.judge(scenario, text, asked)
+    except JudgeError as exc:
+        return _Judged(error=str(exc))
+    judged = _Judged(outcome=outcome)
+    by_text = {v.expected: enforce_evidence(v, text) for v in outcome.verdicts}
+    for i in remaining:
+        v = by_text.get(found[i].text)
+        if v is None:
+            judged.error = f"judge returned no verdict for {found[i].text!r}"
+            continue
+        accepted = v.verdict == "paraphrase"
+        found[i] = _Expectation(
+            text=v.expected,
+            method="judge" if accepted else None,
+            satisfied=accepted,
+            evidence=v.evidence if accepted else "",
+            note="; ".join(filter(None, [v.reason, "cached verdict" * v.cached])),
+            judge_model=v.model,
+            judge_prompt_version=v.prompt_version,
+        )
+    return judged
+
+
+# --- composed -------------------------------------------------------------------------------
+
+
+def _base_fields(
     scenario: Scenario,
     response: TargetResponse,
-    judge: Judge | None = None,
-    *,
-    enforce_latency: bool = False,
-    index: int = 0,
-    latency_ms: float | None = None,
-) -> ScenarioResult:
-    """Score ``response`` for ``scenario``; ``latency_ms`` overrides ``response.latency_ms``."""
+    latency: float | None,
+    over: bool,
+    enforce_latency: bool,
+    index: int,
+) -> dict[str, object]:
     expect = scenario.expect
-    latency = latency_ms if latency_ms is not None else response.latency_ms
-    over = latency_exceeded(latency, expect.max_latency_ms)
-    base: dict[str, Any] = {
+    return {
         "index": index,
         "name": scenario.name,
         "tier": scenario.tier,
@@ -113,234 +296,68 @@ async def ascore_response(
         "tokens_out": response.tokens_out,
         "tool_calls": list(response.tool_calls),
     }
-    # Speed: results are built from validated inputs, so they skip re-validation (``trusted``)
-    # whenever the caller's own arguments have the exact field types.
-    exact = (
-        type(index) is int
-        and type(enforce_latency) is bool
-        and (latency is None or type(latency) is float)
-    )
-    result = partial(trusted, ScenarioResult) if exact else ScenarioResult
+
+
+async def ascore_response(
+    scenario: Scenario,
+    response: TargetResponse,
+    judge: Judge | None = None,
+    *,
+    enforce_latency: bool = False,
+    index: int = 0,
+    latency_ms: float | None = None,
+) -> ScenarioResult:
+    """Score ``response`` for ``scenario``; ``latency_ms`` overrides ``response.latency_ms``."""
+    expect = scenario.expect
+    latency = latency_ms if latency_ms is not None else response.latency_ms
+    over = latency_exceeded(latency, expect.max_latency_ms)
+    base = _base_fields(scenario, response, latency, over, enforce_latency, index)
     if not expect.asserts_something():
-        return result(status="error", error=ASSERTS_NOTHING, **base)
+        return ScenarioResult.model_validate({**base, "status": "error", "error": ASSERTS_NOTHING})
     if response.error is not None or response.text is None:
-        return result(
-            status="error",
-            error=response.error or "the target returned no response",
-            expectations=[trusted(ExpectationResult, text=t) for t in expect.response_contains],
-            **base,
+        return ScenarioResult.model_validate(
+            {
+                **base,
+                "status": "error",
+                "error": response.error or "the target returned no response",
+                "expectations": [ExpectationResult(text=t) for t in expect.response_contains],
+            }
         )
 
     text = response.text
     lowered = text.lower()
-    same_length = len(lowered) == len(text)
-    expectations: list[ExpectationResult] = []
-    candidates: list[int] = []
-    for i, wanted in enumerate(expect.response_contains):
-        # The strict check (``checks.strict_span``), inlined: it runs for every expectation.
-        needle = wanted.lower()
-        at = lowered.find(needle)
-        if at < 0:
-            expectations.append(_candidate(wanted))
-            candidates.append(i)
-        else:
-            evidence = text[at : at + len(needle)] if same_length else wanted
-            expectations.append(_strict_hit(wanted, evidence))
-
-    hits = (
-        excluded_hits(text, expect.response_excludes, lowered) if expect.response_excludes else []
-    )
-
+    found = strict_check(expect.response_contains, text, lowered)
+    hits = excluded_hits(text, expect.response_excludes, lowered)
     view: ResponseView | None = None
     remaining: list[int] = []
-    if candidates:
+    if len(found) > sum(1 for e in found if e.satisfied):
         view = ResponseView(text, None, lowered)  # number mentions read only if a rule needs them
-        for i in candidates:
-            match = rule_match(expectations[i].text, view)
-            if match is None:
-                remaining.append(i)
-            else:
-                expectations[i] = trusted(
-                    ExpectationResult,
-                    text=expectations[i].text,
-                    method="rule",
-                    satisfied=True,
-                    evidence=match.evidence,
-                    note=match.rule,
-                )
-
-    # The numeric ranges: reuse the mentions a paraphrase rule already read; otherwise read
-    # numbers only until every range has its first hit (the result reads the rest on demand).
-    numbers: list[float] | None
-    if view is not None and view.has_mentions:
-        numbers = [m.value for m in view.mentions]
-        numeric_checks = [check_numeric(numbers, rng) for rng in expect.numeric_ranges]
-    elif len(expect.numeric_ranges) == 1:  # the usual case, without the general loop
-        rng = expect.numeric_ranges[0]
-        lo, hi = rng.min, rng.max
-        numbers = None
-        seen: list[float] = []
-        for value in iter_number_values(text):
-            if lo <= value <= hi:
-                hit = trusted(
-                    NumericResult, field=rng.field, min=lo, max=hi, satisfied=True, matched=value
-                )
-                numeric_checks = [hit]
-                break
-            seen.append(value)
-        else:  # no number in range: every number was read, the nearest one is reported
-            numbers = seen
-            numeric_checks = [check_numeric(seen, rng)]
-    else:
-        numeric_checks, numbers = check_numeric_ranges(
-            iter_number_values(text), expect.numeric_ranges
-        )
-
-    judge_error: str | None = None
-    outcome: JudgeOutcome | None = None
-    if remaining and judge is None:
-        for i in remaining:
-            expectations[i].note = "no judge (--no-judge): candidate miss left missed"
-    elif remaining and judge is not None:
+        remaining = rule_check(found, view)
+    numeric = numeric_check(text, expect.numeric_ranges, view)
+    decision = _Decision(len(found), numeric.checks, hits, enforce_latency and over)
+    judged = _Judged()
+    if remaining:
         assert view is not None  # remaining candidates went through the rules
-        decide = partial(
-            decided_failure,
-            satisfied=len(expectations) - len(remaining),
-            total=len(expectations),
-            numeric_checks=numeric_checks,
-            hits=hits,
-            latency_failed=enforce_latency and over,
-        )
-        decided = decide(reachable=len(remaining))
-        if decided:
-            note = f"{JUDGE_SKIPPED} ({'; '.join(decided)})"
-            for i in remaining:
-                expectations[i].note = note
-        else:
-            outcome, judge_error = await _ask_judge(
-                judge, scenario.name, text, expectations, remaining
-            )
-        if judge_error is not None:
-            # Could any verdict still have made it pass? A candidate whose numbers the response
-            # states nowhere cannot: the evidence check downgrades every paraphrase of it.
-            numbers = [m.value for m in view.mentions]
-            unjudged = [i for i in remaining if expectations[i].judge_model is None]
-            unstated = {
-                i: missing
-                for i in unjudged
-                if (missing := numbers_never_stated(expectations[i].text, numbers))
-            }
-            met = sum(1 for e in expectations if e.satisfied)
-            decided = decide(satisfied=met, reachable=len(unjudged) - len(unstated))
-            if decided:
-                for i in unjudged:
-                    never = unstated.get(i)
-                    expectations[i].note = (
-                        f"{JUDGE_MOOT} ({'; '.join(decided)}"
-                        + (f"; the response states no {', '.join(never)}" if never else "")
-                        + f"): {judge_error}"
-                    )
-                judge_error = None
+        judged = await judge_on_misses(judge, scenario.name, view, found, remaining, decision)
 
-    satisfied = (
-        sum(1 for e in expectations if e.satisfied)
-        if outcome
-        else len(expectations) - len(remaining)
-    )
-    passed = (
-        meets_pass_ratio(satisfied, len(expectations))
-        and all(c.satisfied for c in numeric_checks)
-        and not hits
-        and not (enforce_latency and over)
-    )
-    status: Status = "pass" if passed else "fail"
-    if judge_error is not None:
+    status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
+    if judged.error is not None:
         status = "judge error"
-    return result(
-        status=status,
-        expectations=expectations,
-        numeric_checks=numeric_checks,
-        excluded_hits=hits,
-        numbers_read=numbers,
-        error=judge_error,
-        judge_calls=outcome.calls if outcome else 0,
-        judge_tokens_in=outcome.tokens_in if outcome else 0,
-        judge_tokens_out=outcome.tokens_out if outcome else 0,
-        **base,
+    outcome = judged.outcome
+    return ScenarioResult.model_validate(
+        {
+            **base,
+            "status": status,
+            "expectations": [e.fields() for e in found],  # validated in one call, below
+            "numeric_checks": numeric.checks,
+            "excluded_hits": hits,
+            "numbers": judged.numbers if judged.numbers is not None else numeric.numbers,
+            "error": judged.error,
+            "judge_calls": outcome.calls if outcome else 0,
+            "judge_tokens_in": outcome.tokens_in if outcome else 0,
+            "judge_tokens_out": outcome.tokens_out if outcome else 0,
+        }
     )
-
-
-def decided_failure(
-    *,
-    satisfied: int,
-    reachable: int,
-    total: int,
-    numeric_checks: Sequence[NumericResult],
-    hits: Sequence[str],
-    latency_failed: bool,
-) -> list[str]:
-    """Why the scenario fails whatever a judge says about its candidate misses (empty: it may
-    pass, so the judge decides).
-
-    ``satisfied`` counts the expectations met by strict and rule matches; ``reachable`` the
-    candidate misses a judge could still accept, so at best ``satisfied + reachable`` are met.
-
-    >>> decided_failure(satisfied=2, reachable=1, total=4, numeric_checks=[],
-    ...                 hits=["refund issued"], latency_failed=False)
-    ['excluded phrase present: "refund issued"', 'at most 3 of 4 expectations can be met (< 80%)']
-    >>> decided_failure(satisfied=3, reachable=2, total=5, numeric_checks=[], hits=[],
-    ...                 latency_failed=False)
-    []
-    """
-    reasons = [
-        f"numeric range {c.field or 'value'} out of range"
-        for c in numeric_checks
-        if not c.satisfied
-    ]
-    if hits:
-        reasons.append("excluded phrase present: " + ", ".join(f'"{h}"' for h in hits))
-    best = satisfied + reachable
-    if not meets_pass_ratio(best, total):
-        reasons.append(f"at most {best} of {total} expectations can be met (< 80%)")
-    if latency_failed:
-        reasons.append("latency over the enforced budget")
-    return reasons
-
-
-async def _ask_judge(
-    judge: Judge,
-    scenario: str,
-    text: str,
-    expectations: list[ExpectationResult],
-    remaining: list[int],
-) -> tuple[JudgeOutcome | None, str | None]:
-    """One judge call for the remaining candidate misses; updates ``expectations`` in place.
-
-    Returns the outcome (None if the call failed) and the judge error, if any.
-    """
-    asked = list(dict.fromkeys(expectations[i].text for i in remaining))
-    try:
-        outcome = await judge.judge(scenario, text, asked)
-    except JudgeError as exc:
-        return None, str(exc)
-    judge_error = None
-    by_text = {v.expected: enforce_evidence(v, text) for v in outcome.verdicts}
-    for i in remaining:
-        v = by_text.get(expectations[i].text)
-        if v is None:
-            judge_error = f"judge returned no verdict for {expectations[i].text!r}"
-            continue
-        accepted = v.verdict == "paraphrase"
-        expectations[i] = ExpectationResult(
-            text=v.expected,
-            method="judge" if accepted else None,
-            satisfied=accepted,
-            evidence=v.evidence if accepted else "",
-            note="; ".join(filter(None, [v.reason, "cached verdict" * v.cached])),
-            judge_model=v.model,
-            judge_prompt_version=v.prompt_version,
-        )
-    return outcome, judge_error
 
 
 def score_response(

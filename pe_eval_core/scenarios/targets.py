@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
-from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse, trusted
+from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -54,11 +54,20 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 class Target(Protocol):
     """An agent under test."""
 
-    name: str
-    """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
-    live: bool
-    """True when each call costs money (the runner's cost guard applies)."""
-    model: str | None
+    @property
+    def name(self) -> str:
+        """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
+        ...
+
+    @property
+    def live(self) -> bool:
+        """True when each call costs money (the runner's cost guard applies)."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The target's model, when it has one (None for recorded and HTTP agents)."""
+        ...
 
     async def respond(self, scenario: Scenario) -> TargetResponse:
         """The agent's reply to ``scenario.input``; failures as ``TargetResponse(error=...)``."""
@@ -95,8 +104,7 @@ class RecordedTarget:
                 error=f"recorded entry for {scenario.name!r}{self._where()} has neither "
                 "response nor error"
             )
-        return trusted(  # the record was validated when the file was loaded
-            TargetResponse,
+        return TargetResponse(
             text=rec.response,
             latency_ms=rec.latency_ms,
             tokens_in=rec.tokens_in,

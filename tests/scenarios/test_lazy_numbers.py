@@ -82,23 +82,25 @@ def test_iter_number_values_reads_exactly_number_values(text):
 
 
 def test_validated_results_read_numbers_lazily_too():
-    # An int latency takes the validating constructor instead of ``trusted``.
+    # An int latency is validated to a float like any other input.
     s = make_scenario(response_contains=["Lost"], numeric_range={"min": 4800, "max": 4840})
     r = asyncio.run(ascore_response(s, TargetResponse(text=TEXT), latency_ms=5))
     assert type(r.latency_ms) is float and r.numbers_read is None
     assert r.numbers == number_values(TEXT)
 
 
-def test_the_scorers_fast_expectation_builders_equal_validated_results():
+def test_the_scorers_working_records_become_plain_validated_results():
     from pe_eval_core.scenarios.models import ExpectationResult
-    from pe_eval_core.scenarios.scoring import _candidate, _strict_hit
+    from pe_eval_core.scenarios.scoring import strict_check
 
+    found = strict_check(["a", "b"], "xA", "xa")
     hit = ExpectationResult(text="a", method="strict", satisfied=True, evidence="A")
     miss = ExpectationResult(text="b")
-    for fast, slow in ((_strict_hit("a", "A"), hit), (_candidate("b"), miss)):
-        assert fast == slow and fast.model_fields_set == slow.model_fields_set
-        assert list(fast.__dict__) == list(slow.__dict__)
-        assert fast.model_dump_json() == slow.model_dump_json()
-    one, two = _candidate("x"), _candidate("x")
-    one.note = "changed"  # each result owns its dict and fields set
-    assert two.note == "" and "note" not in two.model_fields_set
+    assert [e.result() for e in found] == [hit, miss]
+    assert [e.result().model_dump_json() for e in found] == [
+        hit.model_dump_json(),
+        miss.model_dump_json(),
+    ]
+    one, two = strict_check(["x"], "", ""), strict_check(["x"], "", "")
+    one[0].note = "changed"  # each record owns its data
+    assert two[0].note == "" and two[0].result().note == ""

@@ -106,16 +106,23 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
 
     Configuration problems show as an error here without hiding the last run's results.
     """
-    from pe_eval_core.scenarios import AnthropicTarget, HttpTarget, RecordedTarget, default_model
+    from pe_eval_core.scenarios import default_model
+    from pe_eval_core.scenarios.setup import make_target
+
+    scenarios_path = state.scenarios_file()
 
     kind = st.radio("Target", [RECORDED, ANTHROPIC, HTTP], key=K.TARGET, horizontal=True)
     if kind == RECORDED:
-        default = state.scenarios_file().parent / "recorded-responses.json"
+        default = scenarios_path.parent / "recorded-responses.json"
         st.session_state.setdefault(K.RESPONSES, str(default))
         path = state.resolve(st.text_input("Recorded responses file", key=K.RESPONSES))
         with guarded(stop=False, not_found_fix=RESPONSES_FIX):
             st.caption(f"{data.recorded_count(path)} recorded responses, replayed offline.")
-            return (lambda: RecordedTarget(path)), False, None
+            return (
+                (lambda: make_target("recorded", scenarios_path=scenarios_path, responses=path)),
+                False,
+                None,
+            )
         return None
     if kind == ANTHROPIC:
         left, right = st.columns(2)
@@ -129,7 +136,13 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
             return None
         st.caption(f"Using the API key from {where}.")
         with guarded(stop=False):
-            target = AnthropicTarget(state.resolve(skill), model, api_key=key)
+            target = make_target(
+                "anthropic",
+                scenarios_path=scenarios_path,
+                skill=state.resolve(skill),
+                model=model,
+                api_key=key,
+            )
             return (lambda: target), True, key
         return None
     url = st.text_input("Agent URL", key=K.HTTP_URL, placeholder="http://127.0.0.1:8000/agent")
@@ -144,20 +157,17 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
         fix="Enter the agent's http(s) endpoint in Agent URL, e.g. "
         "http://127.0.0.1:8000/agent (Mimic's test.agent URL).",
     ):
-        target = HttpTarget(url, timeout)
+        target = make_target(
+            "http", scenarios_path=scenarios_path, agent_url=url, timeout_s=timeout
+        )
         return (lambda: target), True, None
     return None
 
 
-def build_judge(is_live: bool, key: str | None) -> Any | None:
-    """Judge on/off. Recorded verdicts for the demo when present, else a cached Anthropic judge."""
-    from pe_eval_core.scenarios import (
-        AnthropicJudge,
-        CachedJudge,
-        RecordedJudge,
-        default_cache_path,
-        default_model,
-    )
+def build_judge(is_live: bool, key: str | None) -> Judge | None:
+    """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI)."""
+    from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
+    from pe_eval_core.scenarios.setup import choose_judge
 
     on = st.toggle(
         "LLM judge on candidate misses",
@@ -165,22 +175,29 @@ def build_judge(is_live: bool, key: str | None) -> Any | None:
         key=K.JUDGE,
         help="Off: a substring the strict and rule checks miss stays missed.",
     )
-    if not on:
-        return None
-    verdicts = state.scenarios_file().parent / "judge-verdicts.json"
-    if not is_live and verdicts.is_file():
-        st.caption(f"Judge: recorded verdicts from {md_code(verdicts.name)} (not live calls).")
-        with guarded(stop=False):
-            return RecordedJudge(verdicts)
-        return None
     if key is None:
         key = os.environ.get("ANTHROPIC_API_KEY") or st.session_state.get(K.API_KEY) or None
-    if not key:
-        st.caption("Judge: no API key and no recorded verdicts, so candidate misses stay missed.")
-        return None
-    st.caption("Judge: Anthropic, verdicts cached so a re-run makes no repeated calls.")
     with guarded(stop=False):
-        return CachedJudge(AnthropicJudge(default_model(), api_key=key), default_cache_path())
+        judge = choose_judge(
+            scenarios_path=state.scenarios_file(),
+            use_judge=on,
+            recorded_target=not is_live,
+            api_key=key,
+        )
+        if isinstance(judge, RecordedJudge):
+            name = md_code(judge.path.name)
+            st.caption(f"Judge: recorded verdicts from {name} (not live calls).")
+        elif isinstance(judge, CachedJudge):
+            st.caption(
+                f"Judge: Anthropic ({md_code(judge.model)}), verdicts cached so a re-run makes "
+                "no repeated calls."
+            )
+        elif isinstance(judge, UnavailableJudge):
+            st.caption(
+                "Judge: no API key and no recorded verdicts, so a scenario that needs the judge "
+                "reports judge error."
+            )
+        return judge
     return None
 
 

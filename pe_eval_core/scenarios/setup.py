@@ -1,0 +1,124 @@
+"""Build the target and choose the judge: the one policy every surface calls.
+
+The CLI, the dashboard (and, later, the gate and the MCP server) describe what the user asked
+for; these two functions turn it into a ``Target`` and a ``Judge``, so the surfaces cannot
+drift apart.
+
+Judge policy, first match wins:
+
+1. ``use_judge=False``: no judge; candidate misses stay missed.
+2. ``verdicts``: recorded verdicts from that file.
+3. Recorded responses (``recorded_target``) without ``live_judge``: a ``judge-verdicts.json``
+   beside the scenarios file, when present (the shipped demo verdicts).
+4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``): the
+   live judge behind its SQLite cache. Its model is ``judge_model``, else
+   ``$PE_EVAL_JUDGE_MODEL``, else the default model; never the target's model.
+5. Otherwise an ``UnavailableJudge``: a scenario that needs a judge reports ``judge error``
+   saying how to configure one (never a silent pass or a silent miss).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pe_eval_core.errors import TargetConfigError
+from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.scenarios.targets import (
+    DEFAULT_SKILL,
+    AnthropicTarget,
+    HttpTarget,
+    RecordedTarget,
+    Target,
+)
+
+TargetKind = Literal["recorded", "anthropic", "http"]
+"""The agents under test a surface can pick."""
+
+RESPONSES_BESIDE = "recorded-responses.json"
+"""The recorded responses looked for beside the scenarios file when none is named."""
+
+VERDICTS_BESIDE = "judge-verdicts.json"
+"""The recorded judge verdicts used beside the scenarios file for recorded responses."""
+
+NO_JUDGE_CONFIGURED = (
+    "no paraphrase judge is configured: set ANTHROPIC_API_KEY for the live judge, pass "
+    "--judge-verdicts FILE, or pass --no-judge to leave candidate misses missed"
+)
+"""The reason an ``UnavailableJudge`` gives (the CLI's wording, kept as it was)."""
+
+
+def make_target(
+    kind: TargetKind,
+    *,
+    scenarios_path: str | os.PathLike[str],
+    responses: str | os.PathLike[str] | None = None,
+    skill: str | os.PathLike[str] = DEFAULT_SKILL,
+    model: str | None = None,
+    agent_url: str | None = None,
+    timeout_s: float = 120.0,
+    api_key: str | None = None,
+) -> Target:
+    """The agent under test.
+
+    ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
+    ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill``; ``http`` posts to
+    ``agent_url``. Configuration problems raise ``TargetConfigError`` (or a subclass).
+
+    >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
+    'recorded:.mimic/exports/recorded-responses.json'
+    """
+    if kind == "recorded":
+        return RecordedTarget(responses or Path(scenarios_path).parent / RESPONSES_BESIDE)
+    if kind == "anthropic":
+        return AnthropicTarget(skill, model=model, api_key=api_key, timeout_s=timeout_s)
+    if not agent_url:
+        raise TargetConfigError(
+            "--target http needs --agent-url",
+            diagnosis="The http target posts each scenario to the agent's URL",
+            fix="Pass --agent-url http://host:port/path.",
+        )
+    return HttpTarget(agent_url, timeout_s=timeout_s)
+
+
+def anthropic_key_available(api_key: str | None = None) -> bool:
+    """Whether a live Anthropic call has credentials: ``api_key`` or the environment."""
+    return bool(
+        api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+    )
+
+
+def choose_judge(
+    *,
+    scenarios_path: str | os.PathLike[str],
+    use_judge: bool = True,
+    verdicts: str | os.PathLike[str] | None = None,
+    recorded_target: bool = True,
+    live_judge: bool = False,
+    judge_model: str | None = None,
+    cache: str | os.PathLike[str] | None = None,
+    api_key: str | None = None,
+    timeout_s: float = 60.0,
+) -> Judge | None:
+    """The paraphrase judge, by the policy in this module's docstring (None: no judge).
+
+    ``judge_model`` is the judge's own model; the target's model is never used for it.
+    ``cache`` is the verdict cache file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``).
+
+    >>> choose_judge(scenarios_path=".mimic/exports/mimic-scenarios.json").model
+    'recorded:claude-sonnet-4-5'
+    >>> choose_judge(scenarios_path="x.json", use_judge=False) is None
+    True
+    """
+    if not use_judge:
+        return None
+    if verdicts is not None:
+        return RecordedJudge(verdicts)
+    beside = Path(scenarios_path).parent / VERDICTS_BESIDE
+    if recorded_target and not live_judge and beside.is_file():
+        return RecordedJudge(beside)
+    if anthropic_key_available(api_key):
+        return CachedJudge(AnthropicJudge(judge_model, api_key=api_key, timeout_s=timeout_s), cache)
+    return UnavailableJudge(NO_JUDGE_CONFIGURED)
