@@ -183,8 +183,9 @@ def handle_run(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise PeEvalError(
             f"--out {args.out} exists and is not a folder",
-            diagnosis="The reports are written as files inside the --out folder",
-            fix="Pass a folder path (it is created if missing).",
+            diagnosis="The reports are written as files inside the report folder",
+            fix="Name a folder (it is created if missing).",
+            input="out",
         )
     scenarios = load_scenarios(args.scenarios)
     tiers = sorted({s.tier for s in scenarios}, key=_tier_order)
@@ -252,7 +253,8 @@ def _target(args: argparse.Namespace) -> Target:
         raise TargetConfigError(
             "--target http needs --agent-url",
             diagnosis="The http target posts each scenario to the agent's URL",
-            fix="Pass --agent-url http://host:port/path.",
+            fix="Give the agent URL, e.g. http://host:port/path.",
+            input="agent_url",
         )
     return HttpTarget(args.agent_url, timeout_s=args.timeout)
 

@@ -77,7 +77,8 @@ async def run_scenarios(
         raise PeEvalError(
             f"concurrency must be a whole number >= 1, got {concurrency!r}",
             diagnosis="The worker pool needs at least one worker",
-            fix="Pass --concurrency 1 or more (default 3).",
+            fix="Use a concurrency of 1 or more (default 3).",
+            input="concurrency",
         )
     live = bool(getattr(target, "live", False))
     if live and len(scenarios) > LIVE_CONFIRM_THRESHOLD and not confirm_live:
