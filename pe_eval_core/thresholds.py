@@ -84,8 +84,9 @@ def _canonical(name: str, names: Mapping[str, str] | None, input: str) -> str:
         return name
     if name in names:
         return names[name]
-    hint = ""
-    if "halluc" in name:
-        hint = "; the hallucination rate is lower-is-better, so give it as a maximum instead"
     known = ", ".join(sorted(k for k in names if "_" not in k))
-    raise ThresholdSpecError(f"unknown memo dimension {name!r} (known: {known}){hint}", input=input)
+    message = f"unknown memo dimension {name!r} (known: {known})"
+    if "halluc" in name:  # lower-is-better: it has its own input, a maximum
+        message += "; the hallucination rate is lower-is-better, so give it as a maximum"
+        input = "max_hallucination"
+    raise ThresholdSpecError(message, input=input)
