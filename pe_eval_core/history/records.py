@@ -44,6 +44,7 @@ SCENARIO_DETAIL_KEYS = (
     "tokens_out",
 )
 """The parts of a scenario result kept in ``ScenarioResultRow.detail``."""
+_DETAIL_FIELDS = set(SCENARIO_DETAIL_KEYS)
 
 
 class RunFilters(BaseModel):
@@ -227,7 +228,10 @@ def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord
         grader_version=evaluation.grader_version,
         note=evaluation.consistency.note,
         scores={"scores": scores, "totals": evaluation.totals.model_dump(mode="json")},
-        **{dim: float(scores[dim]) for dim in MEMO_DIMENSIONS},
+        citation_accuracy=evaluation.scores.citation_accuracy,
+        hallucination_rate=evaluation.scores.hallucination_rate,
+        coverage=evaluation.scores.coverage,
+        consistency=evaluation.scores.consistency,
     )
     findings = [
         MemoFindingRow(
@@ -268,9 +272,10 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
     Counts and per-tier pass rates come from the run itself (``ScenarioRun.by_tier``), the
     same figures the store computes in SQL once the record is written.
     """
+    # One serialiser call for every result's detail, not one per result.
+    details = run.model_dump(mode="json", include={"results": {"__all__": _DETAIL_FIELDS}})
     results = []
-    for r in run.results:
-        dumped = r.model_dump(mode="json")
+    for r, dumped in zip(run.results, details["results"], strict=True):
         results.append(
             ScenarioResultRow(
                 name=r.name,
