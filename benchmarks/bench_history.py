@@ -27,9 +27,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -37,45 +36,49 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pe_eval_core.history.store import RunStore  # noqa: E402
+from pe_eval_core.memo import MemoEvaluation, grade_memo  # noqa: E402
+from pe_eval_core.scenarios import ScenarioRun  # noqa: E402
 
 TIERS = ["smoke"] * 6 + ["functional"] * 8 + ["adversarial"] * 5
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def scenario_run(i: int) -> dict[str, Any]:
-    return {
-        "run_id": f"bench-{i}",
-        "started_at": (T0 + timedelta(minutes=i)).isoformat(),
-        "scenarios_path": "/bench/mimic-scenarios.json",
-        "target": "recorded:/bench/responses.json",
-        "results": [
-            {
-                "name": f"scenario-{j}",
-                "tier": tier,
-                "status": "pass" if (i + j) % 5 else "fail",
-                "expectations": [{"text": "$4,820", "satisfied": True, "method": "strict"}],
-                "numbers": [4820.0, 15.0, 100.0],
-                "response": "x" * 1500,
-            }
-            for j, tier in enumerate(TIERS)
-        ],
-    }
+def scenario_run(i: int) -> ScenarioRun:
+    start = T0 + timedelta(minutes=i)
+    return ScenarioRun.model_validate(
+        {
+            "run_id": f"bench-{i}",
+            "started_at": start,
+            "finished_at": start + timedelta(seconds=3),
+            "scenarios_path": "/bench/mimic-scenarios.json",
+            "target": "recorded:/bench/responses.json",
+            "results": [
+                {
+                    "name": f"scenario-{j}",
+                    "tier": tier,
+                    "status": "pass" if (i + j) % 5 else "fail",
+                    "expectations": [{"text": "$4,820", "satisfied": True, "method": "strict"}],
+                    "numbers": [4820.0, 15.0, 100.0],
+                    "response": "x" * 1500,
+                }
+                for j, tier in enumerate(TIERS)
+            ],
+        }
+    )
 
 
-def memo_eval(i: int) -> dict[str, Any]:
-    return {
-        "portco_id": f"P{i % 3}",
-        "audience": "board",
-        "evaluated_at": (T0 + timedelta(minutes=i)).isoformat(),
-        "scores": {
-            "citation_accuracy": 1.0,
-            "hallucination_rate": 0.0,
-            "coverage": 1.0,
-            "consistency": 1.0,
-        },
-        "findings": [{"kind": "ungrounded_figure", "raw": "$1M", "message": "m"}] * 3,
-        "opportunities": [{"id": f"opp_{k}", "findings": 1} for k in range(4)],
-    }
+_DEMO = ROOT / "finance_output"
+
+
+@cache
+def _demo_memo() -> MemoEvaluation:
+    return grade_memo(_DEMO / "explain_MortgageCo_board.json", _DEMO / "dx_report_MortgageCo.json")
+
+
+def memo_eval(i: int) -> MemoEvaluation:
+    """The demo MortgageCo board evaluation, re-dated and re-named per run."""
+    when = (T0 + timedelta(minutes=i)).isoformat()
+    return _demo_memo().model_copy(update={"portco_id": f"P{i % 3}", "evaluated_at": when})
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:

@@ -1,41 +1,151 @@
 """Every failure pe-eval reports on purpose: one exception type each, with a diagnosis and fix.
 
 The diagnosis/fix pairs for the memo grader come from the seed specification's failure table,
-so the CLI, the dashboard and the MCP server all show the user the same advice.
+so the CLI, the dashboard and the MCP server all show the user the same advice. A hint says
+what is wrong and what to do in product terms and never names a CLI flag: ``input`` names the
+input at fault (a key of :data:`INPUT_LABELS`), and each surface adds its own words for it
+(the CLI its option, the MCP server its tool argument, the dashboard its field).
+
+The hierarchy::
+
+    Exception
+    ├── JudgeError                      recorded on the scenario, never shown as an error
+    └── PeEvalError                     a problem with the user's inputs or configuration
+        ├── InputNotFoundError          a named file does not exist
+        │   ├── MemoNotFoundError
+        │   │   └── PairNotFoundError
+        │   ├── SourceNotFoundError
+        │   ├── ScenariosNotFoundError
+        │   ├── RecordedResponsesNotFoundError
+        │   ├── JudgeVerdictsNotFoundError
+        │   └── SkillNotFoundError
+        ├── MalformedJSONError          not valid JSON (line and column)
+        │   ├── MalformedMemoError
+        │   ├── MalformedSourceError
+        │   ├── MalformedScenariosError
+        │   ├── MalformedRecordedError
+        │   └── MalformedJudgeVerdictsError
+        ├── SchemaMismatchError         valid JSON of the wrong shape (names the field)
+        │   ├── MemoSchemaError
+        │   ├── SourceSchemaError
+        │   ├── ScenarioSchemaError
+        │   │   └── DuplicateScenarioError
+        │   ├── RecordedSchemaError
+        │   └── JudgeVerdictsSchemaError
+        ├── InvalidNameError            a name that could walk a path
+        ├── PathOutsideRootError        a path outside the allowed folders
+        ├── EmptyMemoError
+        ├── ThresholdSpecError          a threshold spec that cannot be read
+        ├── UsageError                  memo options that do not fit together
+        ├── OutputWriteError            the scorecard could not be written
+        ├── EmptyScenariosError
+        ├── LiveRunNotConfirmedError
+        ├── TargetConfigError
+        ├── AllowedRootError            the MCP server's allowed folders
+        ├── KindMismatchError           comparing a memo run with a scenario run
+        ├── GateConfigError             the gate's thresholds or inputs
+        └── HistoryError                the run-history database
+            ├── HistorySchemaTooNewError
+            └── RunNotFoundError
 """
 
 from __future__ import annotations
+
+INPUT_LABELS: dict[str, str] = {
+    "memo": "memo file",
+    "source": "source file (OpportunityMap)",
+    "data_dir": "data folder",
+    "portco": "portco name",
+    "audience": "audience",
+    "out_dir": "scorecard folder",
+    "fail_under": "minimum memo scores",
+    "max_hallucination": "maximum hallucination rate",
+    "memo_thresholds": "memo thresholds",
+    "max_misattributed": "maximum mis-attributed figures",
+    "min_pass_rate": "minimum pass rate",
+    "scenarios": "scenarios file",
+    "responses": "recorded responses file",
+    "judge_verdicts": "recorded judge verdicts file",
+    "scenario_run": "scenario run",
+    "baseline": "baseline run",
+    "target": "target agent",
+    "skill": "skill file",
+    "agent_url": "agent URL",
+    "concurrency": "concurrency",
+    "confirm": "live-run confirmation",
+    "out": "report folder",
+    "db": "history database",
+    "run": "run reference",
+    "kind": "run kind",
+    "allowed_roots": "allowed folders",
+    "mcp_config": "MCP server configuration (.mcp.json)",
+    "agent_bounds": "agent limits (turns, tool calls, tokens)",
+}
+"""The inputs an error can name, by key, with the words a surface without its own may use."""
 
 
 class PeEvalError(Exception):
     """Base class: a problem with the user's inputs or configuration, never a bug.
 
-    ``diagnosis`` says what is wrong, ``fix`` says what to do about it. ``str(err)`` joins the
-    specific message with both, so any surface can print it as is.
+    ``diagnosis`` says what is wrong, ``fix`` says what to do about it, ``input`` (a key of
+    :data:`INPUT_LABELS`, or None) names the input at fault. ``str(err)`` joins the specific
+    message with diagnosis and fix, so any surface can print it as is.
     """
 
     diagnosis: str = "pe-eval could not complete the request"
     fix: str = "Check the inputs named in the message."
+    input: str | None = None
 
-    def __init__(self, message: str, *, diagnosis: str | None = None, fix: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        diagnosis: str | None = None,
+        fix: str | None = None,
+        input: str | None = None,
+    ):
         super().__init__(message)
         self.message = message
         if diagnosis is not None:
             self.diagnosis = diagnosis
         if fix is not None:
             self.fix = fix
+        if input is not None:
+            self.input = input
 
     def __str__(self) -> str:
         return f"{self.message} ({self.diagnosis}). Fix: {self.fix}"
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, str | None]:
         """The error as data, for JSON output and MCP tool errors."""
         return {
             "error": type(self).__name__,
             "message": self.message,
             "diagnosis": self.diagnosis,
             "fix": self.fix,
+            "input": self.input,
         }
+
+
+def input_of(err: PeEvalError) -> str | None:
+    """The key of the input an error is about (see :data:`INPUT_LABELS`), for a surface to
+    name in its own words: the CLI's option, the MCP tool's argument, the dashboard's field.
+
+    >>> input_of(ScenariosNotFoundError("x.json does not exist"))
+    'scenarios'
+    >>> input_of(PeEvalError("boom")) is None
+    True
+    """
+    return err.input
+
+
+def input_label(err: PeEvalError) -> str | None:
+    """The plain-words name of the input at fault (``"scenarios file"``), or None.
+
+    >>> input_label(SkillNotFoundError("SKILL.md does not exist"))
+    'skill file'
+    """
+    return INPUT_LABELS.get(err.input) if err.input else None
 
 
 class InputNotFoundError(PeEvalError):
@@ -76,7 +186,8 @@ class InvalidNameError(PeEvalError):
     """A portco/audience name that could escape the data folder or is not a plain name."""
 
     diagnosis = "Names used to build file paths may contain only letters, digits, '_', '.', '-'"
-    fix = "Use the portco id exactly as in the data folder (see --list)."
+    fix = "Use the portco id exactly as in the data folder (listing the memo pairs shows them)."
+    input = "portco"
 
 
 class PathOutsideRootError(PeEvalError):
@@ -92,48 +203,56 @@ class PathOutsideRootError(PeEvalError):
 class MemoNotFoundError(InputNotFoundError):
     diagnosis = "Memo JSON not found: the path passed doesn't exist"
     fix = "Run explain_decision first to produce the memo sidecar."
+    input = "memo"
 
 
 class SourceNotFoundError(InputNotFoundError):
     diagnosis = "Source JSON not found: the DX OpportunityMap is missing"
     fix = "Run diagnose_decisions to produce the source."
+    input = "source"
 
 
 class MalformedMemoError(MalformedJSONError):
     diagnosis = "Memo JSON is malformed: the sidecar got corrupted"
     fix = "Regenerate with explain_decision."
+    input = "memo"
 
 
 class MalformedSourceError(MalformedJSONError):
     diagnosis = "Source JSON is malformed: the OpportunityMap got corrupted"
     fix = "Regenerate with diagnose_decisions."
+    input = "source"
 
 
 class MemoSchemaError(SchemaMismatchError):
     diagnosis = "Memo JSON does not match the explain_* sidecar schema"
     fix = "Regenerate with explain_decision."
+    input = "memo"
 
 
 class SourceSchemaError(SchemaMismatchError):
     diagnosis = "Source JSON does not match the OpportunityMap schema"
     fix = "Regenerate with diagnose_decisions."
+    input = "source"
 
 
 class EmptyMemoError(PeEvalError):
     diagnosis = "zero opportunities_explained: the memo is empty"
     fix = "Memo generator failed silently — re-run upstream tool."
+    input = "memo"
 
 
 # --- memo grader: usage, thresholds, outputs -----------------------------------------------
 
 
 class ThresholdSpecError(PeEvalError):
-    """A --fail-under / --max-hallucination value that cannot be parsed."""
+    """A threshold (minimum scores, maximum hallucination, pass rates) that cannot be read."""
 
     diagnosis = "The threshold specification is not valid"
     fix = (
-        "Use --fail-under citation=1.0,coverage=1.0,consistency=1.0 (values in 0..1) and "
-        "--max-hallucination 0.0."
+        "Use NAME=VALUE pairs with values in 0..1 or 0%..100%, e.g. citation=1.0,coverage=1.0 "
+        "for memo scores or smoke=1.0,functional=0.9 for pass rates; the hallucination rate "
+        "is a maximum (e.g. 0.0)."
     )
 
 
@@ -142,8 +261,8 @@ class UsageError(PeEvalError):
 
     diagnosis = "The memo command's options do not fit together"
     fix = (
-        "Name a portco (python -m pe_eval_core memo MortgageCo), or pass --memo (and --source "
-        "if the memo names no source_opportunity_map), or --list."
+        "Name a portco (e.g. MortgageCo), or give a memo file (and its source file if the "
+        "memo names no source_opportunity_map), or list the memo pairs."
     )
 
 
@@ -151,7 +270,8 @@ class OutputWriteError(PeEvalError):
     """The scorecard files could not be written (permissions, full disk, missing folder)."""
 
     diagnosis = "The scorecard could not be written next to the memo"
-    fix = "Make the folder writable, or write elsewhere with --out-dir."
+    fix = "Make the folder writable, or write the scorecard to another folder."
+    input = "out_dir"
 
 
 class PairNotFoundError(MemoNotFoundError):
@@ -159,7 +279,8 @@ class PairNotFoundError(MemoNotFoundError):
     typo or the wrong audience, not a missing explain_decision run."""
 
     diagnosis = "No memo for that portco and audience in the data folder"
-    fix = "Check the spelling against the memos listed (or run --list), or pass --audience."
+    fix = "Check the spelling against the memo pairs in the data folder, or pick the audience."
+    input = "portco"
 
 
 # --- scenario evaluation -------------------------------------------------------------------
@@ -167,12 +288,14 @@ class PairNotFoundError(MemoNotFoundError):
 
 class ScenariosNotFoundError(InputNotFoundError):
     diagnosis = "The scenarios file doesn't exist"
-    fix = "Pass --scenarios PATH, or run `mimic test --export mimic` to create it."
+    fix = "Name an existing scenarios file, or run `mimic test --export mimic` to create it."
+    input = "scenarios"
 
 
 class MalformedScenariosError(MalformedJSONError):
     diagnosis = "The scenarios file is not valid JSON"
     fix = "Re-export it with `mimic test --export mimic`, or fix the JSON at the position shown."
+    input = "scenarios"
 
 
 class ScenarioSchemaError(SchemaMismatchError):
@@ -180,6 +303,7 @@ class ScenarioSchemaError(SchemaMismatchError):
 
     diagnosis = "A scenario does not match Mimic's scenario schema"
     fix = "Fix the named field of that scenario, or re-export the file with Mimic."
+    input = "scenarios"
 
     def __init__(
         self,
@@ -209,31 +333,40 @@ class DuplicateScenarioError(ScenarioSchemaError):
 class EmptyScenariosError(PeEvalError):
     diagnosis = "The scenarios file contains no scenarios"
     fix = "Re-export it with `mimic test --export mimic`; check the persona has facts."
+    input = "scenarios"
 
 
 class RecordedResponsesNotFoundError(InputNotFoundError):
     diagnosis = "The recorded responses file doesn't exist"
-    fix = "Pass --responses PATH (a file a previous run saved), or run a live target first."
+    fix = "Name a recorded responses file a previous run saved, or run a live target first."
+    input = "responses"
 
 
 class MalformedRecordedError(MalformedJSONError):
     diagnosis = "The recorded responses file is not valid JSON or JSON Lines"
     fix = "Use the file a previous pe-eval run saved, or fix the JSON at the position shown."
+    input = "responses"
 
 
 class RecordedSchemaError(SchemaMismatchError):
     diagnosis = "The recorded responses file does not have the {name, response} shape"
     fix = "Each entry needs `name` and `response` (or `error`); optional `latency_ms`."
+    input = "responses"
 
 
 class JudgeVerdictsNotFoundError(InputNotFoundError):
     diagnosis = "The recorded judge verdicts file doesn't exist"
-    fix = "Pass --judge-verdicts PATH, use --no-judge, or set ANTHROPIC_API_KEY for a live judge."
+    fix = (
+        "Name an existing recorded judge verdicts file, run without the judge, or set "
+        "ANTHROPIC_API_KEY for a live judge."
+    )
+    input = "judge_verdicts"
 
 
 class MalformedJudgeVerdictsError(MalformedJSONError):
     diagnosis = "The recorded judge verdicts file is not valid JSON"
     fix = "Fix the JSON at the position shown, or regenerate the verdicts."
+    input = "judge_verdicts"
 
 
 class JudgeVerdictsSchemaError(SchemaMismatchError):
@@ -242,23 +375,28 @@ class JudgeVerdictsSchemaError(SchemaMismatchError):
         'Use {"label", "model", "prompt_version", '
         '"verdicts": [{scenario, expected, verdict, evidence}]}.'
     )
+    input = "judge_verdicts"
 
 
 class LiveRunNotConfirmedError(PeEvalError):
     diagnosis = "More than 20 scenarios against a live (paid) target need explicit confirmation"
-    fix = (
-        "Re-run with --yes (CLI) or tick the confirmation box (dashboard), or pass fewer scenarios."
-    )
+    fix = "Confirm the live run, or run fewer scenarios."
+    input = "confirm"
 
 
 class TargetConfigError(PeEvalError):
     diagnosis = "The target agent is not configured"
-    fix = "Check --target and the options it needs (--skill, --agent-url, ANTHROPIC_API_KEY)."
+    fix = (
+        "Check the target agent and what it needs: a skill file and ANTHROPIC_API_KEY for "
+        "the anthropic target, the agent URL for the http target."
+    )
+    input = "target"
 
 
 class SkillNotFoundError(InputNotFoundError):
     diagnosis = "The target skill file doesn't exist"
-    fix = "Pass --skill PATH (default skills/revenue-recovery/SKILL.md)."
+    fix = "Name an existing skill file (default skills/revenue-recovery/SKILL.md)."
+    input = "skill"
 
 
 class JudgeError(Exception):
@@ -271,7 +409,8 @@ class JudgeError(Exception):
 
 class AllowedRootError(PeEvalError):
     diagnosis = "An allowed root for the MCP server is not an existing folder"
-    fix = "Pass existing folders to --allow-root (or PE_EVAL_ALLOWED_ROOTS)."
+    fix = "Allow only existing folders (check PE_EVAL_ALLOWED_ROOTS too)."
+    input = "allowed_roots"
 
 
 # --- run history, comparison and the gate --------------------------------------------------
@@ -282,17 +421,18 @@ class KindMismatchError(PeEvalError):
         "Only runs of the same kind can be compared (memo with memo, scenarios with scenarios)"
     )
     fix = (
-        "Pick two runs of the same kind: `history compare latest~1 latest --kind scenarios` "
-        "(or --kind memo); `history list --kind ...` shows them."
+        "Pick two runs of the same kind (e.g. the latest two scenario runs); listing the runs "
+        "of one kind shows them."
     )
+    input = "kind"
 
 
 class GateConfigError(PeEvalError):
     diagnosis = "The gate's thresholds or inputs are not usable"
     fix = (
-        "Use NAME=VALUE pairs with values in 0..1 (e.g. --memo-thresholds citation=1.0,"
-        "coverage=1.0 --min-pass-rate smoke=1.0,functional=0.9) and give a --data-dir and/or "
-        "a scenario run."
+        "Give memo thresholds with a data folder and/or pass-rate thresholds (or a baseline) "
+        "with a scenario run; thresholds are NAME=VALUE pairs with values in 0..1, e.g. "
+        "citation=1.0,coverage=1.0 or smoke=1.0,functional=0.9."
     )
 
 
@@ -300,21 +440,24 @@ class HistoryError(PeEvalError):
     """The history database could not be opened, read or written."""
 
     diagnosis = "The run-history database could not be used"
-    fix = "Check the --db path (or PE_EVAL_HOME) points to a writable folder, or delete the file."
+    fix = (
+        "Check the history database path (or PE_EVAL_HOME) points to a writable folder, or "
+        "delete the file."
+    )
+    input = "db"
 
 
 class HistorySchemaTooNewError(HistoryError):
     diagnosis = (
         "The history database was written by a newer pe-eval (its schema is ahead of this one)"
     )
-    fix = "Upgrade pe-eval, or point --db / PE_EVAL_HOME at a different history file."
+    fix = "Upgrade pe-eval, or use a different history database file (or PE_EVAL_HOME)."
 
 
 class RunNotFoundError(HistoryError):
     diagnosis = "No run in the history matches that reference"
-    fix = (
-        "List runs with `python -m pe_eval_core history list` and use an id from the first column."
-    )
+    fix = "List the recorded runs and use an id from the first column."
+    input = "run"
 
 
 # --- agent tools (MCP servers for the agent under test, its tool-use loop) -----------------
@@ -326,9 +469,10 @@ class McpConfigError(PeEvalError):
     diagnosis = "The MCP server configuration for the agent under test is not usable"
     fix = (
         'Give .mcp.json as {"mcpServers": {"<name>": {"type": "http", "url": "http://..."}}} '
-        '(or {"command": ..., "args": [...], "env": {...}} for stdio), or pass '
-        "--mcp-server NAME=URL."
+        '(or {"command": ..., "args": [...], "env": {...}} for stdio), or name a server as '
+        "NAME=URL."
     )
+    input = "mcp_config"
 
 
 class McpServerUnreachableError(McpConfigError):
@@ -337,7 +481,7 @@ class McpServerUnreachableError(McpConfigError):
     diagnosis = "An MCP server for the agent under test could not be reached"
     fix = (
         "Start the server (for Mimic: `python3 scripts/mimic_stack.py start`), or correct its "
-        "URL in .mcp.json / --mcp-server NAME=URL."
+        "URL in .mcp.json or the NAME=URL server override."
     )
 
     def __init__(self, name: str, where: str, reason: str, **kwargs: str):
@@ -351,4 +495,5 @@ class AgentBoundsError(PeEvalError):
     """A bound of the agent's tool-use loop (turns, tool calls, timeout, sizes) is invalid."""
 
     diagnosis = "A bound of the agent's tool-use loop is not a positive number"
-    fix = "Use positive values for --max-turns, --max-tool-calls and --max-tokens."
+    fix = "Use positive whole numbers for the turn, tool-call and token limits."
+    input = "agent_bounds"

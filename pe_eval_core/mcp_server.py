@@ -12,24 +12,27 @@ Tools:
 Every path is confined to the allowed roots (default: the working directory; ``--allow-root``
 or ``PE_EVAL_ALLOWED_ROOTS``, ``os.pathsep``-separated). A ``PeEvalError`` comes back as an
 MCP tool error whose text and structured content carry the message, diagnosis and fix.
-Evaluations are recorded in the run history unless ``--no-record``.
+Evaluations are recorded in the run history unless ``--no-record``. An error names the tool
+argument at fault (``argument``), in the tool's own words.
+
+This module holds the tools only; ``pe_eval_core.cli.mcp`` is the ``pe-eval mcp`` command.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pe_eval_core.cli import plain_doc
 from pe_eval_core.errors import (
     AllowedRootError,
     MemoNotFoundError,
+    PathOutsideRootError,
     PeEvalError,
     SourceNotFoundError,
+    input_of,
 )
 from pe_eval_core.files import confine
 from pe_eval_core.history.store import record_or_warn
@@ -43,6 +46,15 @@ INSTRUCTIONS = (
     "roots. Report the HTML scorecard path, the four scores with their n/total context, and "
     "the lowest-scoring dimension."
 )
+TOOL_ARGUMENTS: dict[str, str] = {
+    "memo": "memo_json_path",
+    "source": "source_json_path",
+    "data_dir": "data_dir",
+    "scenarios": "scenarios_path",
+    "responses": "responses_path",
+    "judge_verdicts": "judge_verdicts_path",
+}
+"""Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as a tool argument."""
 
 
 def allowed_roots(cli_roots: Sequence[str] | None = None) -> list[Path]:
@@ -77,14 +89,18 @@ class PeEvalTools:
         self.db = db
         self.record = record
 
-    def _confine(self, path: str) -> Path:
-        return confine(path, self.roots)
+    def _confine(self, path: str, input: str) -> Path:
+        try:
+            return confine(path, self.roots)
+        except PathOutsideRootError as err:
+            err.input = input
+            raise
 
     def eval_pe_output(self, memo_json_path: str, source_json_path: str) -> dict[str, Any]:
         from pe_eval_core.memo import grade_memo, write_outputs
 
-        memo = self._confine(memo_json_path)
-        source = self._confine(source_json_path)
+        memo = self._confine(memo_json_path, "memo")
+        source = self._confine(source_json_path, "source")
         # The seed's failure table names a missing memo before a missing source.
         if not memo.is_file():
             raise MemoNotFoundError(f"{memo_json_path} does not exist")
@@ -99,7 +115,7 @@ class PeEvalTools:
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo import find_memo_pairs
 
-        folder = self._confine(data_dir)
+        folder = self._confine(data_dir, "data_dir")
         pairs = find_memo_pairs(folder)
         return {
             "data_dir": str(folder),
@@ -126,9 +142,11 @@ class PeEvalTools:
             run_scenarios_sync,
         )
 
-        scenarios = self._confine(scenarios_path)
-        responses = self._confine(responses_path)
-        judge = RecordedJudge(self._confine(judge_verdicts_path)) if judge_verdicts_path else None
+        scenarios = self._confine(scenarios_path, "scenarios")
+        responses = self._confine(responses_path, "responses")
+        judge = None
+        if judge_verdicts_path:
+            judge = RecordedJudge(self._confine(judge_verdicts_path, "judge_verdicts"))
         run = run_scenarios_sync(
             load_scenarios(scenarios),
             RecordedTarget(responses),
@@ -166,11 +184,15 @@ class PeEvalTools:
 
 
 def tool_error(err: PeEvalError) -> Any:
-    """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix."""
+    """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix, and the
+    tool argument at fault (``argument``) when the error names one."""
     from mcp.types import CallToolResult, TextContent
 
     data = err.as_dict()
-    text = f"{err.message}\ndiagnosis: {err.diagnosis}\nfix: {err.fix}\n{json.dumps(data)}"
+    argument = TOOL_ARGUMENTS.get(input_of(err) or "")
+    data["argument"] = argument
+    fix = err.fix + (f" (argument {argument})" if argument else "")
+    text = f"{err.message}\ndiagnosis: {err.diagnosis}\nfix: {fix}\n{json.dumps(data)}"
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=data, is_error=True
     )
@@ -233,31 +255,3 @@ def build_server(
         return _guard(tools.score_scenarios, scenarios_path, responses_path, judge_verdicts_path)
 
     return server
-
-
-# --- CLI ----------------------------------------------------------------------------------
-
-
-def register(subparsers: Any) -> None:
-    """Add ``mcp``: serve the tools over stdio."""
-    parser = subparsers.add_parser(
-        "mcp",
-        help="serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
-        description=plain_doc(__doc__),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--allow-root",
-        action="append",
-        metavar="DIR",
-        help=f"folder the tools may read (repeatable; default ${ALLOWED_ROOTS_ENV} or the cwd)",
-    )
-    parser.add_argument("--db", default=None, help="history database file")
-    parser.add_argument("--no-record", action="store_true", help="do not record runs in history")
-    parser.set_defaults(func=_serve)
-
-
-def _serve(args: argparse.Namespace) -> int:
-    server = build_server(allowed_roots(args.allow_root), db=args.db, record=not args.no_record)
-    server.run("stdio")
-    return 0

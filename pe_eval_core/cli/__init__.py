@@ -1,13 +1,66 @@
 """The command line, outside the library: one argparse tree (``main``), one module per command.
 
 Every command shares :class:`ExitCode`; this module also holds the one helper every command's
-help text uses.
+help text uses, and the CLI's words for the inputs errors name (:func:`flag_for`).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 from enum import IntEnum
+from typing import TypeAlias
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""What ``register(subparsers)`` receives (argparse does not export the type)."""
+
+CLI_FLAGS: dict[str, str] = {
+    "memo": "--memo",
+    "source": "--source",
+    "data_dir": "--data-dir",
+    "portco": "PORTCO",
+    "audience": "--audience",
+    "out_dir": "--out-dir",
+    "fail_under": "--fail-under",
+    "max_hallucination": "--max-hallucination",
+    "memo_thresholds": "--memo-thresholds",
+    "max_misattributed": "--max-misattributed",
+    "min_pass_rate": "--min-pass-rate",
+    "scenarios": "--scenarios",
+    "responses": "--responses",
+    "judge_verdicts": "--judge-verdicts",
+    "scenario_run": "--scenario-run",
+    "baseline": "--baseline",
+    "target": "--target",
+    "skill": "--skill",
+    "agent_url": "--agent-url",
+    "concurrency": "--concurrency",
+    "confirm": "--yes",
+    "out": "--out",
+    "db": "--db",
+    "run": "RUN",
+    "kind": "--kind",
+    "allowed_roots": "--allow-root",
+    "mcp_config": "--mcp-config / --mcp-server",
+    "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
+}
+"""Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""
+
+
+def flag_for(input_key: str | None) -> str | None:
+    """The CLI's words for an error's input, appended to its fix.
+
+    >>> flag_for("scenarios")
+    'option --scenarios'
+    >>> flag_for("portco")
+    'argument PORTCO'
+    >>> flag_for(None) is None
+    True
+    """
+    flag = CLI_FLAGS.get(input_key or "")
+    if flag is None:
+        return None
+    return f"option {flag}" if flag.startswith("--") else f"argument {flag}"
 
 
 class ExitCode(IntEnum):

@@ -9,18 +9,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
-from pe_eval_core.cli import plain_doc
+from pe_eval_core.cli import ExitCode, Subparsers, flag_for, plain_doc
+from pe_eval_core.errors import RunNotFoundError
 from pe_eval_core.history.compare import (
     compare_runs,
     comparison_to_dict,
     render_comparison_markdown,
 )
-from pe_eval_core.history.gate import evaluate_gate, parse_thresholds
-from pe_eval_core.history.store import RunFilters, RunNotFoundError, RunStore, RunSummary
+from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
+from pe_eval_core.history.records import RunFilters, RunSummary
+from pe_eval_core.history.store import RunStore
+from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
 
-EXIT_OK, EXIT_BELOW = 0, 1
+GATE_EXIT_CODES = {
+    GateVerdict.PASSED: ExitCode.OK,
+    GateVerdict.BELOW_THRESHOLD: ExitCode.BELOW_THRESHOLD,
+    GateVerdict.CANNOT_EVALUATE: ExitCode.CANNOT_EVALUATE,
+}
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +38,7 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     """Add the ``history`` and ``gate`` subcommands."""
     history = subparsers.add_parser(
         "history", help="list, show and compare recorded runs", description=plain_doc(__doc__)
@@ -131,7 +137,7 @@ def _list(args: argparse.Namespace) -> int:
     store = RunStore(args.db)
     if not store.path.exists():
         print(f"no runs recorded in {store.path}")
-        return EXIT_OK
+        return ExitCode.OK
     filters = RunFilters(
         kind=args.kind,
         portco_id=args.portco,
@@ -143,15 +149,15 @@ def _list(args: argparse.Namespace) -> int:
     runs = store.list_runs(filters, limit=args.limit)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     if not runs:
         print(f"no runs recorded in {store.path}")
-        return EXIT_OK
+        return ExitCode.OK
     print(format_runs_table(runs))
     total = store.count_runs(filters)
     if total > len(runs):
         print(f"({len(runs)} of {total} runs shown; use --limit)")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def format_runs_table(runs: list[RunSummary]) -> str:
@@ -188,7 +194,7 @@ def _show(args: argparse.Namespace) -> int:
     record = _existing_store(args).get_run(args.run)
     if args.json:
         print(record.model_dump_json(indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     s = record.summary
     print(f"run #{s.id} ({s.kind}, uid {s.uid}) created {s.created_at}, recorded by {s.origin}")
     print(f"  {s.subject}: {_headline(s)}")
@@ -211,7 +217,7 @@ def _show(args: argparse.Namespace) -> int:
                 print(
                     f"    - {r.name} ({r.tier}): {r.status}" + (f": {r.error}" if r.error else "")
                 )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -223,32 +229,40 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_comparison_markdown(cmp))
     if args.fail_on_regression and cmp.has_regressions:
-        return EXIT_BELOW
-    return EXIT_OK
+        return ExitCode.BELOW_THRESHOLD
+    return ExitCode.OK
 
 
-def _gate(args: argparse.Namespace) -> int:
-    memo = parse_thresholds(args.memo_thresholds)
+def gate_request(args: argparse.Namespace) -> GateRequest:
+    """The gate's typed request from the command line (thresholds read by the one parser)."""
+    memo = parse_thresholds(args.memo_thresholds, names=MEMO_BOUNDS, input="memo_thresholds")
     if args.max_hallucination is not None:
-        memo.update(parse_thresholds(f"hallucination={args.max_hallucination}"))
-    result = evaluate_gate(
+        memo["hallucination_rate"] = check_fraction(
+            args.max_hallucination, what="maximum hallucination rate", input="max_hallucination"
+        )
+    return GateRequest(
         data_dir=args.data_dir,
         memo_thresholds=memo,
         max_misattributed=args.max_misattributed,
         scenario_run=args.scenario_run,
-        scenarios_path=args.scenarios,
-        responses_path=args.responses,
-        verdicts_path=args.judge_verdicts,
-        min_pass_rate=parse_thresholds(args.min_pass_rate, tiers=True),
+        scenarios=args.scenarios,
+        responses=args.responses,
+        judge_verdicts=args.judge_verdicts,
+        min_pass_rate=parse_thresholds(args.min_pass_rate, input="min_pass_rate"),
         baseline=args.baseline,
-        store=RunStore(args.db),
         record=not args.no_record,
         write_reports=args.write_reports,
     )
+
+
+def _gate(args: argparse.Namespace) -> int:
+    result = evaluate_gate(gate_request(args), RunStore(args.db))
+    code = GATE_EXIT_CODES[result.verdict]
     if args.json:
         data = result.model_dump(mode="json")
-        data["exit_code"] = result.exit_code
+        data["verdict"] = result.verdict.value
+        data["exit_code"] = int(code)
         print(json.dumps(data, indent=2))
     else:
-        sys.stdout.write(result.render_text())
-    return result.exit_code
+        sys.stdout.write(result.render_text(flag_for, cannot_note=f"(exit {int(code)})"))
+    return code

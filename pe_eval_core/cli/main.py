@@ -12,8 +12,8 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
-from pe_eval_core.cli import ExitCode
-from pe_eval_core.errors import PeEvalError
+from pe_eval_core.cli import ExitCode, flag_for
+from pe_eval_core.errors import PeEvalError, input_of
 
 # Each module defines ``register(subparsers)``, which adds its parser(s) and sets
 # ``func(args) -> int`` as the handler.
@@ -21,7 +21,7 @@ SUBCOMMAND_MODULES = (
     "pe_eval_core.cli.memo",
     "pe_eval_core.cli.scenarios",
     "pe_eval_core.cli.history",
-    "pe_eval_core.mcp_server",
+    "pe_eval_core.cli.mcp",
 )
 
 
@@ -50,10 +50,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except PeEvalError as err:
-        print(f"error: {err.message}", file=sys.stderr)
-        print(f"  diagnosis: {err.diagnosis}", file=sys.stderr)
-        print(f"  fix: {err.fix}", file=sys.stderr)
+        print_error(err)
         return ExitCode.CANNOT_EVALUATE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+
+
+def print_error(err: PeEvalError) -> None:
+    """An error on stderr: message, diagnosis, and the fix with the option at fault."""
+    flag = flag_for(input_of(err))
+    print(f"error: {err.message}", file=sys.stderr)
+    print(f"  diagnosis: {err.diagnosis}", file=sys.stderr)
+    print(f"  fix: {err.fix}" + (f" ({flag})" if flag else ""), file=sys.stderr)

@@ -11,22 +11,15 @@ import argparse
 import json
 from pathlib import Path
 
-from pe_eval_core.errors import ThresholdSpecError, UsageError
+from pe_eval_core.cli import ExitCode, Subparsers
+from pe_eval_core.errors import UsageError
 from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
+from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
-
-EXIT_OK, EXIT_BELOW_THRESHOLD = 0, 1
-
-_ALIASES = {
-    "citation": "citation_accuracy",
-    "citation_accuracy": "citation_accuracy",
-    "coverage": "coverage",
-    "consistency": "consistency",
-}
 
 
 def parse_fail_under(spec: str | None) -> dict[str, float]:
@@ -35,34 +28,7 @@ def parse_fail_under(spec: str | None) -> dict[str, float]:
     >>> parse_fail_under("citation=1.0, coverage=0.9")
     {'citation_accuracy': 1.0, 'coverage': 0.9}
     """
-    out: dict[str, float] = {}
-    if not spec:
-        return out
-    for item in spec.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, sep, value = item.partition("=")
-        key = _ALIASES.get(name.strip().lower())
-        if not sep or key is None:
-            hint = (
-                " (hallucination is lower-is-better: use --max-hallucination)"
-                if ("halluc" in name.lower())
-                else ""
-            )
-            raise ThresholdSpecError(f"--fail-under: cannot read {item!r}{hint}")
-        out[key] = _unit_interval(value, f"--fail-under {name.strip()}")
-    return out
-
-
-def _unit_interval(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ThresholdSpecError(f"{what}: {text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise ThresholdSpecError(f"{what}: {value} is outside 0..1")
-    return value
+    return parse_thresholds(spec, names=MEMO_MINIMUMS, input="fail_under")
 
 
 def failed_thresholds(
@@ -83,7 +49,7 @@ def failed_thresholds(
     return out
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "memo",
         help="grade a memo sidecar against its OpportunityMap",
@@ -141,15 +107,15 @@ def _list(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-        return EXIT_OK
+        return ExitCode.OK
     if not pairs:
         print(f"No explain_*.json memos in {args.data_dir}.")
-        return EXIT_OK
+        return ExitCode.OK
     print(f"Memo/source pairs in {args.data_dir}:")
     for p in pairs:
         missing = "" if p.source_exists else "   (source missing)"
         print(f"  {p.portco_id:<24} {p.audience:<10} {p.memo_path.name}{missing}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 INFORMATIONAL_KINDS = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIBLING})
@@ -184,7 +150,8 @@ def source_named_by_memo(memo_path: Path) -> Path:
     if not named:
         raise UsageError(
             f"{memo_path} names no source_opportunity_map, so --source is needed",
-            fix="Pass --source PATH (the dx_report_<portco>.json the memo was drawn from).",
+            fix="Name the source file (the dx_report_<portco>.json the memo was drawn from).",
+            input="source",
         )
     candidate = Path(named)
     if not candidate.is_absolute() and (memo_path.parent / candidate).is_file():
@@ -198,7 +165,9 @@ def handle(args: argparse.Namespace) -> int:
     fail_under = parse_fail_under(args.fail_under)
     max_h = None
     if args.max_hallucination is not None:
-        max_h = _unit_interval(str(args.max_hallucination), "--max-hallucination")
+        max_h = check_fraction(
+            args.max_hallucination, what="maximum hallucination rate", input="max_hallucination"
+        )
     if args.list:
         return _list(args)
     if args.source is not None and args.memo is None:
@@ -241,4 +210,4 @@ def handle(args: argparse.Namespace) -> int:
             )
         for line in failures:
             print(f"FAIL: {line}")
-    return EXIT_BELOW_THRESHOLD if failures else EXIT_OK
+    return ExitCode.BELOW_THRESHOLD if failures else ExitCode.OK

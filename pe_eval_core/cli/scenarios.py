@@ -184,8 +184,9 @@ def handle_run(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise PeEvalError(
             f"--out {args.out} exists and is not a folder",
-            diagnosis="The reports are written as files inside the --out folder",
-            fix="Pass a folder path (it is created if missing).",
+            diagnosis="The reports are written as files inside the report folder",
+            fix="Name a folder (it is created if missing).",
+            input="out",
         )
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)

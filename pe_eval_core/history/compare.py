@@ -14,15 +14,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from pe_eval_core.errors import KindMismatchError
-from pe_eval_core.history.store import (
+from pe_eval_core.history.records import (
     MEMO_DIMENSIONS,
     PASS,
     MemoFindingRow,
     RunRecord,
-    RunStore,
     RunSummary,
     ScenarioResultRow,
 )
+from pe_eval_core.history.store import RunStore
 
 EPS = 1e-9
 LOWER_IS_BETTER = frozenset({"hallucination_rate"})

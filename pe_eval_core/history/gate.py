@@ -1,43 +1,47 @@
 """The CI regression gate: thresholds over memo scores and scenario pass rates, one verdict.
 
-Exit code contract (shared with the CLI): 0 every check passed; 1 quality below a threshold
-(or a regression against the baseline run); 2 something could not be evaluated (missing or
-malformed inputs, bad thresholds, nothing to check). "Could not evaluate" wins over "below
-threshold": a gate that could not see everything must not look like an ordinary failure.
+The verdict (:class:`GateVerdict`): *passed* when every check passed; *below threshold* when
+quality is below a threshold (or a scenario regressed against the baseline run); *cannot
+evaluate* when something could not be evaluated (missing or malformed inputs, bad thresholds,
+nothing to check). "Cannot evaluate" wins over "below threshold": a gate that could not see
+everything must not look like an ordinary failure. The CLI maps the verdict to its exit code.
 
->>> parse_thresholds("citation=1.0, coverage=0.95")
-{'citation_accuracy': 1.0, 'coverage': 0.95}
->>> parse_thresholds("smoke=1,functional=90%", tiers=True)
-{'smoke': 1.0, 'functional': 0.9}
->>> parse_thresholds("citation")
-Traceback (most recent call last):
-...
-pe_eval_core.errors.GateConfigError: threshold 'citation' is not NAME=VALUE ...
+Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo command uses).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pe_eval_core.errors import GateConfigError, PeEvalError
-from pe_eval_core.history.store import MEMO_DIMENSIONS, RunRecord, RunStore, TierCount
+from pe_eval_core.history.records import (
+    MEMO_DIMENSIONS,
+    UNRECORDED_ID,
+    RunRecord,
+    TierCount,
+    scenario_record,
+)
+from pe_eval_core.history.store import RunStore
 
-EXIT_OK, EXIT_BELOW, EXIT_CANNOT = 0, 1, 2
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.models import ScenarioRun
+
 EPS = 1e-9
-DIMENSION_ALIASES = {
-    "citation": "citation_accuracy",
-    "citation_accuracy": "citation_accuracy",
-    "hallucination": "hallucination_rate",
-    "hallucination_rate": "hallucination_rate",
-    "coverage": "coverage",
-    "consistency": "consistency",
-}
 OVERALL = "overall"
+
+
+class GateVerdict(StrEnum):
+    """The gate's one answer."""
+
+    PASSED = "passed"
+    BELOW_THRESHOLD = "below threshold"
+    CANNOT_EVALUATE = "cannot evaluate"
 
 
 class GateCheck(BaseModel):
@@ -54,12 +58,14 @@ class GateCheck(BaseModel):
 
 
 class GateProblem(BaseModel):
-    """Something the gate could not evaluate (turns the verdict into exit 2)."""
+    """Something the gate could not evaluate (turns the verdict into "cannot evaluate")."""
 
     subject: str
     message: str
     diagnosis: str
     fix: str
+    input: str | None = None
+    """The input at fault (a key of ``pe_eval_core.errors.INPUT_LABELS``), if one is."""
 
 
 class GateResult(BaseModel):
@@ -72,71 +78,63 @@ class GateResult(BaseModel):
         return [c for c in self.checks if not c.passed]
 
     @property
-    def exit_code(self) -> int:
+    def verdict(self) -> GateVerdict:
         if self.problems or not self.checks:
-            return EXIT_CANNOT
-        return EXIT_BELOW if self.failed else EXIT_OK
+            return GateVerdict.CANNOT_EVALUATE
+        return GateVerdict.BELOW_THRESHOLD if self.failed else GateVerdict.PASSED
 
     def add_problem(self, subject: str, err: PeEvalError) -> None:
         self.problems.append(
-            GateProblem(subject=subject, message=err.message, diagnosis=err.diagnosis, fix=err.fix)
+            GateProblem(
+                subject=subject,
+                message=err.message,
+                diagnosis=err.diagnosis,
+                fix=err.fix,
+                input=err.input,
+            )
         )
 
-    def render_text(self) -> str:
-        lines = []
-        for c in self.checks:
-            mark = "PASS" if c.passed else "FAIL"
-            value = "-" if c.value is None else f"{c.value:.4g}"
-            if c.op == "no regressions":
-                lines.append(f"{mark}  {c.subject}: {c.metric} {c.detail}".rstrip())
-            else:
-                lines.append(
-                    f"{mark}  {c.subject}: {c.metric} = {value} (needs {c.op} {c.threshold:g})"
-                    + (f" {c.detail}" if c.detail else "")
-                )
+    def render_text(
+        self, name_input: Callable[[str], str | None] | None = None, cannot_note: str = ""
+    ) -> str:
+        """The verdict as lines of text. A surface adds its own words: ``name_input`` names a
+        problem's input (the CLI's option, appended to the fix), ``cannot_note`` follows the
+        verdict line when the gate could not evaluate everything (the CLI's exit code)."""
+        lines = [_check_line(c) for c in self.checks]
         for p in self.problems:
+            where = name_input(p.input) if name_input and p.input else None
             lines.append(f"ERROR {p.subject}: {p.message}")
             lines.append(f"        diagnosis: {p.diagnosis}")
-            lines.append(f"        fix: {p.fix}")
-        verdict = {
-            EXIT_OK: "gate passed",
-            EXIT_BELOW: f"gate FAILED: {len(self.failed)} check(s) below threshold",
-            EXIT_CANNOT: "gate could not evaluate everything (exit 2)",
-        }[self.exit_code]
-        if not self.checks and not self.problems:
-            verdict = "gate had nothing to check (exit 2)"
+            lines.append(f"        fix: {p.fix}" + (f" ({where})" if where else ""))
+        verdict = self._verdict_line()
+        if cannot_note and self.verdict is GateVerdict.CANNOT_EVALUATE:
+            verdict += f" {cannot_note}"
         lines.append(verdict)
         return "\n".join(lines) + "\n"
+
+    def _verdict_line(self) -> str:
+        if not self.checks and not self.problems:
+            return "gate had nothing to check"
+        return {
+            GateVerdict.PASSED: "gate passed",
+            GateVerdict.BELOW_THRESHOLD: f"gate FAILED: {len(self.failed)} check(s) below "
+            "threshold",
+            GateVerdict.CANNOT_EVALUATE: "gate could not evaluate everything",
+        }[self.verdict]
+
+
+def _check_line(c: GateCheck) -> str:
+    mark = "PASS" if c.passed else "FAIL"
+    if c.op == "no regressions":
+        return f"{mark}  {c.subject}: {c.metric} {c.detail}".rstrip()
+    value = "-" if c.value is None else f"{c.value:.4g}"
+    return f"{mark}  {c.subject}: {c.metric} = {value} (needs {c.op} {c.threshold:g})" + (
+        f" {c.detail}" if c.detail else ""
+    )
 
 
 MISATTRIBUTED_KINDS = frozenset({"misattributed_figure", "misattributed_entity"})
 """Finding kinds for a value quoted under the wrong opportunity (cited, but misleading)."""
-
-
-def parse_thresholds(text: str | None, *, tiers: bool = False) -> dict[str, float]:
-    """``"a=1.0,b=0.9"`` -> dict. Memo names accept short aliases; values are 0..1 or ``90%``."""
-    out: dict[str, float] = {}
-    for part in (text or "").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        name, sep, raw = part.partition("=")
-        name, raw = name.strip().lower(), raw.strip()
-        if not sep or not name or not raw:
-            raise GateConfigError(f"threshold {part!r} is not NAME=VALUE")
-        try:
-            value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-        except ValueError as exc:
-            raise GateConfigError(f"threshold {part!r}: {raw!r} is not a number") from exc
-        if not 0.0 <= value <= 1.0:
-            raise GateConfigError(f"threshold {part!r}: {value:g} is outside 0..1")
-        if not tiers:
-            if name not in DIMENSION_ALIASES:
-                known = ", ".join(sorted({"citation", "hallucination", "coverage", "consistency"}))
-                raise GateConfigError(f"unknown memo dimension {name!r} (known: {known})")
-            name = DIMENSION_ALIASES[name]
-        out[name] = value
-    return out
 
 
 def _memo_check(subject: str, dim: str, value: float, threshold: float) -> GateCheck:
@@ -186,7 +184,8 @@ def gate_memos(
             GateConfigError(
                 f"no explain_<portco>_<audience>.json memos in {data_dir}",
                 diagnosis="The data folder holds no memo sidecars to grade",
-                fix="Point --data-dir at the folder holding explain_*.json and dx_report_*.json.",
+                fix="Point the data folder at the one holding explain_*.json and dx_report_*.json.",
+                input="data_dir",
             ),
         )
         return
@@ -225,25 +224,45 @@ def gate_memos(
 def load_scenario_record(ref: str, store: RunStore, *, record: bool) -> RunRecord:
     """A scenario run from a history reference (id, ``latest``, uid) or a run JSON file
     (``run_to_json`` output). A file is recorded in ``store`` when ``record`` is true;
-    otherwise it goes through a throwaway store so the same SQL aggregates apply."""
+    otherwise it is checked as read, with the counts the run itself gives."""
     path = Path(ref)
-    if path.suffix.lower() == ".json" or path.is_file():
-        from pe_eval_core.files import read_json
+    if not _is_run_file(ref):
+        return store.get_run(store.resolve(ref, kind="scenarios"))
+    from pe_eval_core.files import read_json
+    from pe_eval_core.scenarios.models import ScenarioRun
 
-        data = read_json(path)
-        if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-            raise GateConfigError(
-                f"{path} is not a scenario run JSON (no 'results' list)",
-                diagnosis="The file is not the JSON a scenario run writes",
-                fix="Pass the report.json written by "
-                "`python -m pe_eval_core scenarios run --out DIR`, or a run id.",
-            )
-        if record:
-            return store.get_run(store.record_scenario_run(data, origin="gate"))
-        with tempfile.TemporaryDirectory(prefix="pe-eval-gate-") as tmp:
-            scratch = RunStore(Path(tmp) / "scratch.sqlite")
-            return scratch.get_run(scratch.record_scenario_run(data, origin="gate"))
-    return store.get_run(store.resolve(ref, kind="scenarios"))
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise GateConfigError(
+            f"{path} is not a scenario run JSON (no 'results' list)",
+            diagnosis="The file is not the JSON a scenario run writes",
+            fix="Use the report.json a scenario run writes to its report folder, or a run id.",
+            input="scenario_run",
+        )
+    try:
+        run = ScenarioRun.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise GateConfigError(
+            f"{path}: field {field!r}: {first['msg']}",
+            diagnosis="The file is not the JSON a scenario run writes",
+            fix="Use the report.json a scenario run writes to its report folder, or a run id.",
+            input="scenario_run",
+        ) from None
+    return _current_record(run, store, record=record)
+
+
+def _is_run_file(ref: str) -> bool:
+    path = Path(ref)
+    return path.suffix.lower() == ".json" or path.is_file()
+
+
+def _current_record(run: ScenarioRun, store: RunStore, *, record: bool) -> RunRecord:
+    """The record the gate checks for a fresh run: stored when ``record``, else in memory."""
+    if record:
+        return store.get_run(store.record(scenario_record(run, origin="gate")))
+    return scenario_record(run, origin="gate")
 
 
 def gate_scenarios(
@@ -273,7 +292,9 @@ def gate_scenarios(
                 GateConfigError(
                     f"no scenarios in tier {tier!r} (tiers in this run: {known})",
                     diagnosis="A pass-rate threshold names a tier the run does not contain",
-                    fix="Fix the tier name in --min-pass-rate or the scenarios' metadata.tier.",
+                    fix="Fix the tier name in the pass-rate thresholds or the scenarios' "
+                    "metadata.tier.",
+                    input="min_pass_rate",
                 ),
             )
             continue
@@ -288,37 +309,44 @@ def gate_scenarios(
                 detail=f"({counts.passed}/{counts.total})",
             )
         )
-    if baseline is not None and baseline.summary.uid == run.summary.uid:
+    if baseline is not None:
+        _check_baseline(result, run, baseline, subject)
+
+
+def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, subject: str) -> None:
+    """Fail on every scenario that passed in ``baseline`` and does not pass in ``run``."""
+    if baseline.summary.uid == run.summary.uid:
         result.add_problem(
             subject,
             GateConfigError(
                 f"the baseline is the run being gated (run {run.summary.uid})",
                 diagnosis="Comparing a run with itself can never find a regression",
-                fix="Pass the earlier run as --baseline (e.g. latest~1), or score fresh "
-                "responses with --scenarios/--responses against --baseline latest.",
+                fix="Use the earlier run as the baseline (e.g. latest~1), or score fresh "
+                "responses against the latest run.",
+                input="baseline",
             ),
         )
-    elif baseline is not None:
-        from pe_eval_core.history.compare import compare_scenario_records
+        return
+    from pe_eval_core.history.compare import compare_scenario_records
 
-        cmp = compare_scenario_records(baseline, run)
-        names = ", ".join(c.name for c in cmp.regressions)
-        result.checks.append(
-            GateCheck(
-                subject=subject,
-                metric=f"vs baseline run #{baseline.summary.id}",
-                value=float(len(cmp.regressions)),
-                threshold=0.0,
-                op="no regressions",
-                passed=not cmp.regressions,
-                detail=f"{len(cmp.regressions)} regression(s)" + (f": {names}" if names else ""),
-            )
+    cmp = compare_scenario_records(baseline, run)
+    names = ", ".join(c.name for c in cmp.regressions)
+    result.checks.append(
+        GateCheck(
+            subject=subject,
+            metric=f"vs baseline run #{baseline.summary.id}",
+            value=float(len(cmp.regressions)),
+            threshold=0.0,
+            op="no regressions",
+            passed=not cmp.regressions,
+            detail=f"{len(cmp.regressions)} regression(s)" + (f": {names}" if names else ""),
         )
+    )
 
 
 def run_recorded_scenarios(
     scenarios_path: str, responses_path: str, verdicts_path: str | None = None
-) -> Any:
+) -> ScenarioRun:
     """Score a scenarios file against recorded responses (and, optionally, recorded judge
     verdicts): no network, so it suits CI."""
     from pe_eval_core.scenarios import (
@@ -338,84 +366,136 @@ def run_recorded_scenarios(
     )
 
 
-def evaluate_gate(
-    *,
-    data_dir: str | None = None,
-    memo_thresholds: dict[str, float] | None = None,
-    max_misattributed: int | None = None,
-    scenario_run: str | None = None,
-    scenarios_path: str | None = None,
-    responses_path: str | None = None,
-    verdicts_path: str | None = None,
-    min_pass_rate: dict[str, float] | None = None,
-    baseline: str | None = None,
-    store: RunStore | None = None,
-    record: bool = True,
-    write_reports: bool = False,
-) -> GateResult:
-    """Run every requested check; never raises for input problems (they become exit 2)."""
+class GateRequest(BaseModel):
+    """What the gate should check; each surface builds one from its own inputs.
+
+    Field names are the input keys errors name (``pe_eval_core.errors.INPUT_LABELS``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data_dir: str | None = None
+    """Folder of explain_*.json memos and their dx_report_*.json sources."""
+    memo_thresholds: dict[str, float] = Field(default_factory=dict)
+    """Memo dimension -> bound (``hallucination_rate`` a maximum, the others minimums)."""
+    max_misattributed: int | None = None
+    """Most mis-attributed figures/entities allowed per memo."""
+    scenario_run: str | None = None
+    """A recorded run (id, ``latest``, uid) or a scenario run JSON file."""
+    scenarios: str | None = None
+    """A scenarios file to score against ``responses`` (with it, instead of ``scenario_run``)."""
+    responses: str | None = None
+    judge_verdicts: str | None = None
+    """Recorded judge verdicts for ``scenarios`` (no network)."""
+    min_pass_rate: dict[str, float] = Field(default_factory=dict)
+    """Tier (or ``overall``) -> minimum pass rate."""
+    baseline: str | None = None
+    """A recorded run: any scenario that passed there and does not pass now fails the gate."""
+    record: bool = True
+    """Record the memo evaluations and the scenario run in the history."""
+    write_reports: bool = False
+    """Also write the eval_* scorecards beside the memos."""
+
+    @property
+    def has_scenarios(self) -> bool:
+        return bool(self.scenario_run or self.scenarios)
+
+    @property
+    def has_memo_checks(self) -> bool:
+        return bool(self.memo_thresholds) or self.max_misattributed is not None
+
+    def problems(self) -> list[GateConfigError]:
+        """Inputs that do not fit together (the gate evaluates nothing when there are any)."""
+        rules: list[tuple[bool, str, str]] = [
+            (
+                bool(self.scenarios) != bool(self.responses),
+                "a scenarios file and a recorded responses file go together",
+                "responses",
+            ),
+            (
+                bool(self.judge_verdicts) and not self.scenarios,
+                "recorded judge verdicts need a scenarios file",
+                "judge_verdicts",
+            ),
+            (
+                bool(self.scenario_run and self.scenarios),
+                "give either a scenario run or a scenarios file, not both",
+                "scenario_run",
+            ),
+            (
+                self.max_misattributed is not None and self.max_misattributed < 0,
+                "the maximum mis-attributed count must be 0 or more",
+                "max_misattributed",
+            ),
+            (
+                self.data_dir is None and self.has_memo_checks,
+                "memo thresholds given without a data folder",
+                "data_dir",
+            ),
+            (
+                self.data_dir is not None and not self.has_memo_checks,
+                "a data folder given without memo thresholds",
+                "memo_thresholds",
+            ),
+            (
+                not self.has_scenarios and bool(self.min_pass_rate or self.baseline),
+                "pass-rate thresholds given without a run",
+                "scenario_run",
+            ),
+            (
+                self.has_scenarios and not (self.min_pass_rate or self.baseline),
+                "a scenario run given without pass-rate thresholds or a baseline",
+                "min_pass_rate",
+            ),
+            (not self.data_dir and not self.has_scenarios, "nothing to check", ""),
+        ]
+        return [GateConfigError(msg, input=key or None) for bad, msg, key in rules if bad]
+
+
+def evaluate_gate(request: GateRequest, store: RunStore | None = None) -> GateResult:
+    """Run every requested check; never raises for input problems (they become problems,
+    and the verdict "cannot evaluate")."""
     result = GateResult()
-    store = store or RunStore()
-    memo_thresholds = memo_thresholds or {}
-    min_pass_rate = min_pass_rate or {}
-    has_scenarios = bool(scenario_run or scenarios_path)
-    if bool(scenarios_path) != bool(responses_path):
-        result.add_problem("gate", GateConfigError("--scenarios and --responses go together"))
-    if verdicts_path and not scenarios_path:
-        result.add_problem("gate", GateConfigError("--judge-verdicts needs --scenarios"))
-    if scenario_run and scenarios_path:
-        result.add_problem(
-            "gate", GateConfigError("give either --scenario-run or --scenarios, not both")
-        )
-    if max_misattributed is not None and max_misattributed < 0:
-        result.add_problem("gate", GateConfigError("--max-misattributed must be 0 or more"))
-    memo_checks = bool(memo_thresholds) or max_misattributed is not None
-    if data_dir is None and memo_checks:
-        result.add_problem("gate", GateConfigError("memo thresholds given without --data-dir"))
-    if data_dir is not None and not memo_checks:
-        result.add_problem("gate", GateConfigError("--data-dir given without memo thresholds"))
-    if not has_scenarios and (min_pass_rate or baseline):
-        result.add_problem("gate", GateConfigError("pass-rate thresholds given without a run"))
-    if has_scenarios and not (min_pass_rate or baseline):
-        result.add_problem(
-            "gate", GateConfigError("a scenario run given without --min-pass-rate or --baseline")
-        )
-    if not data_dir and not has_scenarios:
-        result.add_problem("gate", GateConfigError("nothing to check"))
+    for err in request.problems():
+        result.add_problem("gate", err)
     if result.problems:
         return result
-
-    if data_dir is not None:
+    store = store or RunStore()
+    if request.data_dir is not None:
         gate_memos(
             result,
-            data_dir,
-            memo_thresholds,
-            max_misattributed=max_misattributed,
-            store=store if record else None,
-            write_reports=write_reports,
+            request.data_dir,
+            request.memo_thresholds,
+            max_misattributed=request.max_misattributed,
+            store=store if request.record else None,
+            write_reports=request.write_reports,
         )
-    if has_scenarios:
-        subject = scenario_run or scenarios_path or "scenarios"
-        try:
-            # Resolve the baseline first, so `latest` means the run before this gate's own.
-            base = store.get_run(store.resolve(baseline, kind="scenarios")) if baseline else None
-            if scenarios_path and responses_path:
-                run = run_recorded_scenarios(scenarios_path, responses_path, verdicts_path)
-                if record:
-                    rid = store.record_scenario_run(run, origin="gate")
-                    result.recorded_run_ids.append(rid)
-                    current = store.get_run(rid)
-                else:
-                    with tempfile.TemporaryDirectory(prefix="pe-eval-gate-") as tmp:
-                        scratch = RunStore(Path(tmp) / "scratch.sqlite")
-                        current = scratch.get_run(scratch.record_scenario_run(run, origin="gate"))
-            else:
-                current = load_scenario_record(str(scenario_run), store, record=record)
-        except PeEvalError as err:
-            result.add_problem(subject, err)
-            return result
-        ref = Path(str(scenario_run or ""))
-        from_file = bool(scenarios_path) or ref.suffix.lower() == ".json" or ref.is_file()
-        label = f"run {current.summary.uid} (not recorded)" if from_file and not record else None
-        gate_scenarios(result, current, min_pass_rate, baseline=base, subject=label)
+    if request.has_scenarios:
+        _gate_scenario_request(result, request, store)
     return result
+
+
+def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunStore) -> None:
+    subject = request.scenario_run or request.scenarios or "scenarios"
+    try:
+        # Resolve the baseline first, so `latest` means the run before this gate's own.
+        base = None
+        if request.baseline:
+            base = store.get_run(store.resolve(request.baseline, kind="scenarios"))
+        if request.scenarios and request.responses:
+            run = run_recorded_scenarios(
+                request.scenarios, request.responses, request.judge_verdicts
+            )
+            current = _current_record(run, store, record=request.record)
+        else:
+            current = load_scenario_record(str(request.scenario_run), store, record=request.record)
+    except PeEvalError as err:
+        result.add_problem(subject, err)
+        return
+    if request.scenarios and current.summary.id != UNRECORDED_ID:
+        result.recorded_run_ids.append(current.summary.id)
+    from_file = bool(request.scenarios) or _is_run_file(str(request.scenario_run or ""))
+    label = None
+    if from_file and not request.record:
+        label = f"run {current.summary.uid} (not recorded)"
+    gate_scenarios(result, current, request.min_pass_rate, baseline=base, subject=label)

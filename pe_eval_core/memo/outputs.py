@@ -85,8 +85,8 @@ def write_outputs(
             raise OutputWriteError(message) from exc
         raise OutputWriteError(
             message,
-            diagnosis="The scorecard could not be written to the --out-dir folder",
-            fix="Make that folder writable (or creatable), or pass another --out-dir.",
+            diagnosis="The scorecard could not be written to the chosen scorecard folder",
+            fix="Make that folder writable (or creatable), or choose another scorecard folder.",
         ) from exc
     return html_path, json_path
 

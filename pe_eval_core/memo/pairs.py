@@ -55,7 +55,8 @@ def _data_dir(data_dir: str | os.PathLike[str]) -> Path:
     if not d.is_dir():
         raise InputNotFoundError(
             f"data folder {d} does not exist",
-            fix="Pass --data-dir: the folder holding explain_*.json and dx_report_*.json.",
+            fix="Choose the folder holding explain_*.json and dx_report_*.json.",
+            input="data_dir",
         )
     return d
 
@@ -120,12 +121,13 @@ def resolve_pair(
         audiences = sorted({p.audience for p in pairs if p.portco_id == portco})
         portcos = ", ".join(sorted({p.portco_id for p in pairs}))
         if audiences:
-            fix = f"{portco} has memos for: {', '.join(audiences)}; pass --audience {audiences[0]}."
+            fix = f"{portco} has memos for: {', '.join(audiences)}; pick audience {audiences[0]}."
         else:
             fix = f"No memo is about {portco!r}. Portcos with memos in {d}: {portcos}."
         raise PairNotFoundError(
             f"{memo.name} not found in {d}; memos there: {known}",
-            fix=fix + " (`memo --list` shows every pair.)",
+            fix=fix + " (Listing the memo pairs shows every one.)",
+            input="audience" if audiences else "portco",
         )
     if not source.is_file():
         raise SourceNotFoundError(f"{source} does not exist (needed to grade {memo.name})")

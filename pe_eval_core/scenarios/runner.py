@@ -185,7 +185,8 @@ def _check_run_allowed(count: int, target: Target, concurrency: int, confirm_liv
         raise PeEvalError(
             f"concurrency must be a whole number >= 1, got {concurrency!r}",
             diagnosis="The worker pool needs at least one worker",
-            fix="Pass --concurrency 1 or more (default 3).",
+            fix="Use a concurrency of 1 or more (default 3).",
+            input="concurrency",
         )
     if getattr(target, "live", False) and count > LIVE_CONFIRM_THRESHOLD and not confirm_live:
         raise LiveRunNotConfirmedError(

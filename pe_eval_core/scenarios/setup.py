@@ -78,7 +78,8 @@ def make_target(
         raise TargetConfigError(
             "--target http needs --agent-url",
             diagnosis="The http target posts each scenario to the agent's URL",
-            fix="Pass --agent-url http://host:port/path.",
+            fix="Give the agent URL, e.g. http://host:port/path.",
+            input="agent_url",
         )
     return HttpTarget(agent_url, timeout_s=timeout_s)
 

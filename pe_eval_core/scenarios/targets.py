@@ -142,7 +142,8 @@ class AnthropicTarget(AnthropicClientOwner):
             raise TargetConfigError(
                 f"{self.skill_path} is empty",
                 diagnosis="The skill file has no instructions",
-                fix="Point --skill at the SKILL.md the agent should follow.",
+                fix="Name the SKILL.md the agent should follow.",
+                input="skill",
             )
         if api_key is None and not (
             os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
@@ -150,7 +151,7 @@ class AnthropicTarget(AnthropicClientOwner):
             raise TargetConfigError(
                 "no Anthropic API key for the anthropic target",
                 diagnosis="ANTHROPIC_API_KEY is not set",
-                fix="export ANTHROPIC_API_KEY=..., or use --target recorded / http.",
+                fix="Set ANTHROPIC_API_KEY, or use the recorded or http target.",
             )
         self.model = model or default_model()
         self.name = f"anthropic:{self.model}"
@@ -222,7 +223,8 @@ class HttpTarget:
             raise TargetConfigError(
                 f"agent URL {url!r} is not an http(s) URL",
                 diagnosis="The http target needs the agent's endpoint",
-                fix="Pass --agent-url http://host:port/path (Mimic's test.agent URL).",
+                fix="Give Mimic's test.agent URL (http://host:port/path).",
+                input="agent_url",
             )
         self.url = url
         self.timeout_s = timeout_s

@@ -16,8 +16,10 @@ from history_builders import (
 )
 
 from pe_eval_core.cli.main import main
-from pe_eval_core.history.gate import GateConfigError, evaluate_gate, parse_thresholds
+from pe_eval_core.errors import ThresholdSpecError
+from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.store import RunFilters, RunStore
+from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 
 STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
 
@@ -186,16 +188,56 @@ def test_scenario_run_from_history_or_json_and_the_baseline_regression(
 
 
 def test_library_api_without_the_cli(tmp_path: Path) -> None:
-    result = evaluate_gate(
+    request = GateRequest(
         data_dir=str(_clean_data(tmp_path)),
-        memo_thresholds=parse_thresholds("coverage=1"),
+        memo_thresholds=parse_thresholds("coverage=1", names=MEMO_BOUNDS, input="memo"),
         record=False,
-        store=RunStore(tmp_path / "unused.sqlite"),
     )
-    assert result.exit_code == 0 and len(result.checks) == 4
+    result = evaluate_gate(request, RunStore(tmp_path / "unused.sqlite"))
+    assert result.verdict is GateVerdict.PASSED and len(result.checks) == 4
     assert not (tmp_path / "unused.sqlite").exists()
-    with pytest.raises(GateConfigError):
-        parse_thresholds("coverage=2")
+    with pytest.raises(ThresholdSpecError) as err:
+        parse_thresholds("coverage=2", names=MEMO_BOUNDS, input="memo_thresholds")
+    assert err.value.input == "memo_thresholds" and "outside 0..1" in err.value.message
+
+
+def test_unrecorded_scenario_gate_writes_no_database_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The counts of a run the gate does not record come from the run itself: no store, no
+    # throwaway SQLite file in a temp folder.
+    import sqlite3
+
+    opened: list[str] = []
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3,
+        "connect",
+        lambda path, *a, **k: opened.append(str(path)) or real_connect(path, *a, **k),
+    )
+    request = GateRequest(
+        scenarios=str(DEMO_SCENARIOS),
+        responses=str(DEMO_RESPONSES),
+        judge_verdicts=str(DEMO_VERDICTS),
+        min_pass_rate={"smoke": 1.0, "overall": 0.5},
+        record=False,
+    )
+    result = evaluate_gate(request, RunStore(tmp_path / "unused.sqlite"))
+    assert result.verdict is GateVerdict.PASSED, result.render_text()
+    smoke, overall = result.checks
+    assert smoke.detail == "(6/6)" and overall.metric == "overall pass rate"
+    assert "(not recorded)" in smoke.subject
+    assert not [p for p in opened if "judge_cache" not in p], opened
+
+
+def test_gate_problems_name_the_input_and_the_cli_adds_its_option(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = evaluate_gate(GateRequest(scenarios=str(DEMO_SCENARIOS), min_pass_rate={"smoke": 1}))
+    assert [p.input for p in result.problems] == ["responses"]
+    assert "--" not in result.problems[0].fix and "--" not in result.problems[0].message
+    assert _gate("--scenarios", str(DEMO_SCENARIOS), "--min-pass-rate", "smoke=1", db=db) == 2
+    assert "(option --responses)" in capsys.readouterr().out
 
 
 def test_max_misattributed_catches_a_figure_under_the_wrong_opportunity(

@@ -32,14 +32,24 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PE_EVAL_NO_HISTORY", raising=False)
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
+def copy_demo_data(dest: Path) -> Path:
+    """The committed demo inputs only: a local run may have left eval_* outputs beside them,
+    and a test that asserts nothing was written must not find those."""
+    shutil.copytree(DEMO_DATA, dest, ignore=shutil.ignore_patterns("eval_*"))
+    return dest
+
+
+def make_root(base: Path) -> Path:
     """An allowed root holding copies of the demo memos and scenario files."""
-    r = tmp_path / "root"
-    # Only the committed demo inputs: a local run may have left eval_* outputs beside them.
-    shutil.copytree(DEMO_DATA, r / "finance_output", ignore=shutil.ignore_patterns("eval_*"))
+    r = base / "root"
+    copy_demo_data(r / "finance_output")
     shutil.copytree(DEMO_EXPORTS, r / "exports")
     return r
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_root(tmp_path)
 
 
 def call(server: Any, fn: Callable[[Client], Awaitable[Any]]) -> Any:
@@ -152,8 +162,7 @@ def _error(result: Any) -> dict[str, Any]:
 
 
 def test_paths_outside_the_allowed_roots_are_refused(root: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    shutil.copytree(DEMO_DATA, outside)
+    outside = copy_demo_data(tmp_path / "outside")
     server = build_server([root], record=False)
     inside_source = str(root / "finance_output" / "dx_report_MortgageCo.json")
     for memo in (
@@ -180,6 +189,41 @@ def test_paths_outside_the_allowed_roots_are_refused(root: Path, tmp_path: Path)
     )
     assert err["error"] == "PathOutsideRootError"
     assert not list(outside.glob("eval_*"))  # nothing was written outside
+
+
+def test_the_tests_pass_on_a_checkout_holding_eval_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A checkout where the demo was run has eval_<portco>_<audience>.html/.json beside the
+    # inputs; the copies these tests make must leave them out, or "nothing was written
+    # outside" fails for a reason that has nothing to do with the server.
+    polluted = tmp_path / "checkout" / "finance_output"
+    shutil.copytree(DEMO_DATA, polluted)
+    (polluted / "eval_MortgageCo_board.html").write_text("<html>old</html>", encoding="utf-8")
+    (polluted / "eval_MortgageCo_board.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "DEMO_DATA", polluted)
+    assert polluted == DEMO_DATA
+    copied = copy_demo_data(tmp_path / "copy")
+    assert not list(copied.glob("eval_*")) and list(copied.glob("explain_*"))
+    work = tmp_path / "work"
+    work.mkdir()
+    test_paths_outside_the_allowed_roots_are_refused(make_root(work), work)
+
+
+def test_tool_errors_name_the_tool_argument_not_a_cli_flag(root: Path) -> None:
+    server = build_server([root], record=False)
+    err = _error(
+        tool(
+            server,
+            "score_scenarios",
+            scenarios_path=str(root / "missing.json"),
+            responses_path=str(root / "exports" / "recorded-responses.json"),
+        )
+    )
+    assert err["input"] == "scenarios" and err["argument"] == "scenarios_path"
+    assert "--" not in err["fix"].replace("--export", "")
+    outside = _error(tool(server, "list_memo_pairs", data_dir="/etc"))
+    assert outside["argument"] == "data_dir"
 
 
 def test_missing_and_malformed_files_carry_the_seed_diagnosis_and_fix(root: Path) -> None:

@@ -233,7 +233,8 @@ def test_out_dir_write_error_does_not_say_next_to_the_memo(tmp_path, shape_a):
     with pytest.raises(OutputWriteError) as err:
         write_outputs(_graded(tmp_path, shape_a), blocker / "sub")
     assert "next to the memo" not in str(err.value)
-    assert "--out-dir" in err.value.diagnosis
+    assert "chosen scorecard folder" in err.value.diagnosis and "--" not in err.value.fix
+    assert err.value.input == "out_dir"
 
 
 # --- usability: ids ---------------------------------------------------------------------------
@@ -288,7 +289,8 @@ def test_portco_typo_names_the_available_portcos(clean_pair, tmp_path):
 def test_wrong_audience_suggests_the_existing_one(clean_pair, tmp_path):
     with pytest.raises(PairNotFoundError) as err:
         resolve_pair(tmp_path, "TestCo", "operator")
-    assert "--audience board" in err.value.fix
+    assert "pick audience board" in err.value.fix and "--" not in err.value.fix
+    assert err.value.input == "audience"
 
 
 def test_empty_data_folder_keeps_the_seed_advice(tmp_path):

@@ -1,0 +1,325 @@
+"""The run history's typed records, and the builders that turn a result into one.
+
+A :class:`RunRecord` is what the store writes and what it reads back: a :class:`RunSummary`
+plus the detail rows of its kind. :func:`memo_record` and :func:`scenario_record` build one
+from a ``MemoEvaluation`` or a ``ScenarioRun`` without touching a database, so the gate can
+check a run it does not record with the same numbers the store would give.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from pe_eval_core.files import sha256_file
+from pe_eval_core.wording import DIMENSIONS
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo.result import MemoEvaluation
+    from pe_eval_core.scenarios.models import ScenarioRun
+
+RunKind = Literal["memo", "scenarios"]
+MEMO_DIMENSIONS = DIMENSIONS
+PASS = "pass"
+"""The status of a scenario that passed."""
+UNRECORDED_ID = 0
+"""``RunSummary.id`` of a record built in memory and not (yet) stored."""
+
+SCENARIO_DETAIL_KEYS = (
+    "index",
+    "expectations",
+    "numeric_checks",
+    "numeric",
+    "excludes",
+    "excluded_hits",
+    "numbers",
+    "max_latency_ms",
+    "latency_warning",
+    "tokens_in",
+    "tokens_out",
+)
+"""The parts of a scenario result kept in ``ScenarioResultRow.detail``."""
+_DETAIL_FIELDS = set(SCENARIO_DETAIL_KEYS)
+
+
+class RunFilters(BaseModel):
+    """Which runs to list; every field left ``None`` matches everything."""
+
+    kind: RunKind | None = None
+    portco_id: str | None = None
+    audience: str | None = None
+    scenarios_path: str | None = None
+    target: str | None = None
+    model: str | None = None
+    since: str | None = None
+    """ISO timestamp; runs created at or after it."""
+    until: str | None = None
+    """ISO timestamp; runs created before it."""
+
+
+class RunSummary(BaseModel):
+    """One row of the runs list: what was evaluated, when, and the headline numbers."""
+
+    id: int
+    """The row id; :data:`UNRECORDED_ID` for a record that was never stored."""
+    uid: str
+    kind: RunKind
+    created_at: str
+    recorded_at: str
+    origin: str
+    portco_id: str | None = None
+    audience: str | None = None
+    memo_path: str | None = None
+    memo_sha256: str | None = None
+    source_path: str | None = None
+    source_sha256: str | None = None
+    grader_version: str | None = None
+    scenarios_path: str | None = None
+    scenarios_sha256: str | None = None
+    target: str | None = None
+    model: str | None = None
+    citation_accuracy: float | None = None
+    hallucination_rate: float | None = None
+    coverage: float | None = None
+    consistency: float | None = None
+    n_total: int | None = None
+    n_passed: int | None = None
+    n_errors: int | None = None
+    pass_rate: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    note: str | None = None
+    scores: dict[str, Any] = Field(default_factory=dict)
+    """The run's full scores/totals as recorded (memo: ``scores`` and ``totals``)."""
+
+    @property
+    def subject(self) -> str:
+        """A short label: ``MortgageCo/board`` or ``mimic-scenarios.json @ target``."""
+        if self.kind == "memo":
+            return f"{self.portco_id}/{self.audience}"
+        name = Path(self.scenarios_path or "?").name
+        return f"{name} @ {self.target or '?'}"
+
+
+class MemoFindingRow(BaseModel):
+    """A memo finding as stored: the identity used to diff two runs is (kind, opportunity, raw)."""
+
+    kind: str
+    opportunity_id: str | None = None
+    field: str | None = None
+    start: int | None = None
+    end: int | None = None
+    raw: str | None = None
+    message: str | None = None
+    nearest_value: float | str | None = None
+    nearest_path: str | None = None
+    other_opportunity_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.opportunity_id or "", self.raw or "")
+
+
+class MemoOpportunityRow(BaseModel):
+    opportunity_id: str
+    archetype: str | None = None
+    cohort: str | None = None
+    in_source: bool | None = None
+    addressed: bool | None = None
+    figures_total: int | None = None
+    figures_cited: int | None = None
+    entities_total: int | None = None
+    entities_grounded: int | None = None
+    n_findings: int | None = None
+
+
+class ScenarioResultRow(BaseModel):
+    """A scenario verdict as stored; ``detail`` keeps expectations, numeric check and numbers."""
+
+    name: str
+    tier: str | None = None
+    platform: str | None = None
+    source_fact: str | None = None
+    status: str
+    latency_ms: float | None = None
+    error: str | None = None
+    response: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class TierCount(BaseModel):
+    tier: str
+    total: int
+    passed: int
+    pass_rate: float
+
+
+class RunRecord(BaseModel):
+    """A run with all of its detail rows."""
+
+    summary: RunSummary
+    opportunities: list[MemoOpportunityRow] = Field(default_factory=list)
+    findings: list[MemoFindingRow] = Field(default_factory=list)
+    results: list[ScenarioResultRow] = Field(default_factory=list)
+    tiers: list[TierCount] = Field(default_factory=list)
+
+
+# --- builders ---------------------------------------------------------------------------
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def iso_utc(value: datetime | str | None) -> str:
+    """Normalise a datetime or ISO string to UTC ISO-8601 so text order is time order.
+
+    >>> iso_utc("2026-05-01T10:00:00+02:00")
+    '2026-05-01T08:00:00.000000+00:00'
+    >>> iso_utc("2026-05-01T10:00:00")
+    '2026-05-01T10:00:00.000000+00:00'
+    """
+    if value is None or value == "":
+        return now_utc()
+    dt = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+    return dt.isoformat(timespec="microseconds")
+
+
+def resolved_path(value: str | None) -> str | None:
+    """Absolute form of an input path, so runs of the same file group together."""
+    if not value:
+        return None
+    try:
+        return str(Path(value).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return value
+
+
+def _sha_if_file(path: str | None) -> str | None:
+    try:
+        return sha256_file(path) if path and Path(path).is_file() else None
+    except OSError:
+        return None
+
+
+def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord:
+    """A memo evaluation as a history record (not stored: ``summary.id`` is 0)."""
+    scores = evaluation.scores.model_dump(mode="json")
+    summary = RunSummary(
+        id=UNRECORDED_ID,
+        uid=uuid.uuid4().hex,
+        kind="memo",
+        created_at=iso_utc(evaluation.evaluated_at),
+        recorded_at=now_utc(),
+        origin=origin,
+        portco_id=evaluation.portco_id,
+        audience=evaluation.audience,
+        memo_path=resolved_path(evaluation.memo_path),
+        memo_sha256=evaluation.memo_sha256 or _sha_if_file(evaluation.memo_path),
+        source_path=resolved_path(evaluation.source_path),
+        source_sha256=evaluation.source_sha256 or _sha_if_file(evaluation.source_path),
+        grader_version=evaluation.grader_version,
+        note=evaluation.consistency.note,
+        scores={"scores": scores, "totals": evaluation.totals.model_dump(mode="json")},
+        citation_accuracy=evaluation.scores.citation_accuracy,
+        hallucination_rate=evaluation.scores.hallucination_rate,
+        coverage=evaluation.scores.coverage,
+        consistency=evaluation.scores.consistency,
+    )
+    findings = [
+        MemoFindingRow(
+            kind=str(f.kind),
+            opportunity_id=f.opportunity_id,
+            field=f.field,
+            start=f.start,
+            end=f.end,
+            raw=f.raw,
+            message=f.message,
+            nearest_value=f.nearest_value,
+            nearest_path=f.nearest_path,
+            other_opportunity_id=f.other_opportunity_id,
+        )
+        for f in evaluation.findings
+    ]
+    opportunities = [
+        MemoOpportunityRow(
+            opportunity_id=o.id,
+            archetype=o.archetype,
+            cohort=o.cohort,
+            in_source=o.in_source,
+            addressed=o.addressed,
+            figures_total=o.figures_total,
+            figures_cited=o.figures_cited,
+            entities_total=o.entities_total,
+            entities_grounded=o.entities_grounded,
+            n_findings=o.findings,
+        )
+        for o in evaluation.opportunities
+    ]
+    return RunRecord(summary=summary, findings=findings, opportunities=opportunities)
+
+
+def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
+    """A scenario run as a history record (not stored: ``summary.id`` is 0).
+
+    Counts and per-tier pass rates come from the run itself (``ScenarioRun.by_tier``), the
+    same figures the store computes in SQL once the record is written.
+    """
+    # One serialiser call for every result's detail, not one per result.
+    details = run.model_dump(mode="json", include={"results": {"__all__": _DETAIL_FIELDS}})
+    results = []
+    for r, dumped in zip(run.results, details["results"], strict=True):
+        results.append(
+            ScenarioResultRow(
+                name=r.name,
+                tier=r.tier,
+                platform=r.platform,
+                source_fact=r.source_fact,
+                status=r.status,
+                latency_ms=r.latency_ms,
+                error=r.error,
+                response=r.response,
+                detail={k: dumped[k] for k in SCENARIO_DETAIL_KEYS if k in dumped},
+            )
+        )
+    tiers = sorted(
+        (
+            TierCount(tier=t.tier, total=t.total, passed=t.passed, pass_rate=t.passed / t.total)
+            for t in run.by_tier()
+            if t.total
+        ),
+        key=lambda t: t.tier,
+    )
+    summary = RunSummary(
+        id=UNRECORDED_ID,
+        uid=run.run_id or uuid.uuid4().hex,
+        kind="scenarios",
+        created_at=iso_utc(run.started_at),
+        recorded_at=now_utc(),
+        origin=origin,
+        scenarios_path=resolved_path(run.scenarios_path),
+        scenarios_sha256=run.scenarios_sha256 or _sha_if_file(run.scenarios_path),
+        target=run.target,
+        model=run.model,
+        n_total=run.total,
+        n_passed=run.passed,
+        n_errors=sum(1 for r in run.results if r.status not in ("pass", "fail")),
+        pass_rate=run.pass_rate if run.total else None,
+        tokens_in=run.tokens_in,
+        tokens_out=run.tokens_out,
+        cost_usd=run.estimated_cost_usd,
+        note=run.conclusion(),
+    )
+    return RunRecord(summary=summary, results=results, tiers=tiers)
+
+
+def scores_json(summary: RunSummary) -> str:
+    """The summary's ``scores`` as stored in ``runs.scores_json``."""
+    return json.dumps(summary.scores)
