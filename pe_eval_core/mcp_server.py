@@ -110,7 +110,7 @@ class PeEvalTools:
         html_path, json_path = write_outputs(evaluation)
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
-        return evaluation.seed_dict(html_path, json_path)
+        return dict(evaluation.seed_dict(html_path, json_path))
 
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo import find_memo_pairs

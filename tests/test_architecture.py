@@ -152,8 +152,15 @@ def _hint_texts() -> Iterator[tuple[str, str, str]]:
         where = str(path.relative_to(CORE.parent))
         for node in ast.walk(tree):
             pairs: list[tuple[str, ast.expr]] = []
-            if isinstance(node, ast.keyword) and node.arg in ("fix", "diagnosis", "input"):
-                pairs.append((node.arg, node.value))
+            if isinstance(node, ast.Call):
+                # ``input=`` is a hint only on an error's constructor (TokenUsage(input=...) is not)
+                callee = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                callee = node.func.id if isinstance(node.func, ast.Name) else callee
+                for kw in node.keywords:
+                    if kw.arg in ("fix", "diagnosis") or (
+                        kw.arg == "input" and callee.endswith("Error")
+                    ):
+                        pairs.append((kw.arg, kw.value))
             elif isinstance(node, ast.Assign | ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:

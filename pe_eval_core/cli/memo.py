@@ -190,7 +190,7 @@ def handle(args: argparse.Namespace) -> int:
     failures = failed_thresholds(ev, fail_under, max_h)
     lowest_name, sentence = lowest_dimension(ev)
     if args.json:
-        out = ev.seed_dict(html_path, json_path)
+        out: dict[str, object] = dict(ev.seed_dict(html_path, json_path))
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
         out["threshold_failures"] = failures
         out["history_run_id"] = run_id

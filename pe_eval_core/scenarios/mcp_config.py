@@ -226,7 +226,7 @@ def find_mcp_config(path: str | os.PathLike[str] | None = None) -> Path | None:
         raise McpConfigError(
             f"{p} does not exist",
             diagnosis="The MCP configuration file named does not exist",
-            fix="Pass --mcp-config PATH to a .mcp.json (or the folder holding one).",
+            fix="Name a .mcp.json file (or the folder holding one).",
         )
     return p
 
@@ -270,7 +270,7 @@ def parse_server_override(spec: str) -> HttpServerConfig:
     if not sep or not name or not url or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise McpConfigError(
             f"--mcp-server {spec!r} is not NAME=URL",
-            fix="Pass --mcp-server mimic-stripe=http://127.0.0.1:4202/mcp.",
+            fix="Write the override as NAME=URL, e.g. mimic-stripe=http://127.0.0.1:4202/mcp.",
         )
     _check_url(url, f"--mcp-server {name}")
     return HttpServerConfig(name=name, url=url)

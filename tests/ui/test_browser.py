@@ -201,8 +201,8 @@ def test_scorecard_page_in_the_browser(page, demo_server):
     page.locator(".pe-prose .m").first.wait_for()
     _settle(page)
     for text in ("Memo scorecard", "Citation accuracy", "Hallucination rate", "Coverage"):
-        assert page.get_by_text(text, exact=False).first.is_visible()
-    assert page.get_by_text("Scorecard HTML").is_visible()
+        page.get_by_text(text, exact=False).first.wait_for(state="visible")
+    page.get_by_text("Scorecard HTML").wait_for(state="visible")
     portco, audience = _most_findings()
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name=portco, exact=True).click()
@@ -226,7 +226,7 @@ def test_portfolio_page_in_the_browser(page, demo_server):
     page.goto(f"{demo_server.url}/portfolio")
     page.get_by_text("Weakest memo", exact=False).wait_for()
     _settle(page)
-    assert page.get_by_text("Portco × audience × dimension").is_visible()
+    page.get_by_text("Portco × audience × dimension").wait_for(state="visible")
     page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
     page.get_by_test_id("stDataFrame").last.wait_for()
     _shot(page, "portfolio.png")
@@ -244,7 +244,7 @@ def test_portfolio_page_in_the_browser(page, demo_server):
     name = f"Open {last.portco_id} · {last.audience} scorecard"
     page.get_by_role("button", name=name).click()
     page.get_by_role("heading", name=f"{last.portco_id} · {last.audience}").wait_for()
-    assert page.get_by_role("heading", name="Memo scorecard").is_visible()
+    page.get_by_role("heading", name="Memo scorecard").wait_for(state="visible")
 
 
 def test_scenario_page_runs_the_recorded_demo(page, demo_server):
@@ -257,7 +257,7 @@ def test_scenario_page_runs_the_recorded_demo(page, demo_server):
     # The four tiles render one after another: wait for each rather than reading them at once.
     for label in ("Scenarios", "Passed", "Failed", "Pass rate"):
         page.get_by_test_id("stMetricLabel").filter(has_text=label).first.wait_for()
-    assert page.get_by_text("Failure drill-down").is_visible()
+    page.get_by_text("Failure drill-down").wait_for(state="visible")
     _shot(page, "scenarios.png")
 
 
@@ -339,6 +339,7 @@ def test_narrow_window_truncates_no_tile_and_overflows_no_chart(browser, demo_se
         portco, audience = _most_findings()
         page.goto(demo_server.url)
         page.get_by_text("Biggest finding.").wait_for()
+        _settle(page)  # a rerun still in flight closes the dropdown the click opens
         page.get_by_test_id("stSelectbox").first.click()
         page.get_by_role("option", name=portco, exact=True).click()
         page.get_by_text(audience, exact=True).first.click()
