@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from pe_eval_core.numbers import number_values
+from pe_eval_core.scenarios.trace import ToolTrace
 from pe_eval_core.wording import TIERS
 
 KNOWN_TIERS = TIERS
@@ -176,6 +177,8 @@ class TargetResponse(BaseModel):
     tool_calls: list[Any] = Field(default_factory=list)
     """The HTTP agent's ``toolCalls``, kept for the record."""
     model: str | None = None
+    trace: ToolTrace | None = None
+    """What the agent did: its tool calls, turns, tokens and cost (None: the target reports none)."""
 
 
 # --- judge verdicts -------------------------------------------------------------------------
@@ -270,6 +273,8 @@ class ScenarioResult(BaseModel):
     judge_tokens_in: int = 0
     judge_tokens_out: int = 0
     tool_calls: list[Any] = Field(default_factory=list)
+    trace: ToolTrace | None = None
+    """The agent's tool trace for this scenario (None: the target reported none)."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
