@@ -13,7 +13,9 @@ that needs one reports ``judge error`` saying how to configure one.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,9 +23,12 @@ from pe_eval_core.cli import plain_doc
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
+from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
 from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
 from pe_eval_core.scenarios.judge_cache import CachedJudge
 from pe_eval_core.scenarios.loading import load_scenarios
+from pe_eval_core.scenarios.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.report import (
     render_markdown_report,
@@ -38,7 +43,8 @@ from pe_eval_core.scenarios.setup import (
     choose_judge,
     make_target,
 )
-from pe_eval_core.scenarios.targets import DEFAULT_SKILL, Target
+from pe_eval_core.scenarios.targets import DEFAULT_SKILL, AnthropicTarget, Target
+from pe_eval_core.scenarios.tool_policy import ToolPolicy
 from pe_eval_core.wording import tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
@@ -94,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="confirm a live run of more than 20 scenarios (it costs money)",
     )
+    _agent_flags(run)
     run.set_defaults(func=handle_run)
 
     score = sub.add_parser(
@@ -103,6 +110,50 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _common(score)
     score.set_defaults(func=handle_score, target="recorded", concurrency=8, yes=False)
+
+
+def _agent_flags(run: argparse.ArgumentParser) -> None:
+    """The anthropic target's MCP tools, loop bounds, write policy and cost limit."""
+    agent = run.add_argument_group("agent tools (anthropic target)")
+    agent.add_argument(
+        "--mcp-config",
+        type=Path,
+        help=f"MCP servers for the agent, Claude Code's format (default ./{MCP_CONFIG_FILE} if "
+        "present; `python3 scripts/mimic_stack.py start --mcp-json .mcp.json` writes one)",
+    )
+    agent.add_argument(
+        "--mcp-server",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="add or replace one Streamable HTTP MCP server (repeatable)",
+    )
+    agent.add_argument(
+        "--max-turns", type=int, default=12, help="model turns per scenario (default 12)"
+    )
+    agent.add_argument(
+        "--max-tool-calls", type=int, default=40, help="tool calls per scenario (default 40)"
+    )
+    agent.add_argument(
+        "--tool-timeout", type=float, default=30.0, help="seconds per tool call (default 30)"
+    )
+    agent.add_argument(
+        "--max-tokens",
+        type=int,
+        default=4096,
+        help="tokens per model reply; a reply cut there is an error (default 4096)",
+    )
+    agent.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let the agent run write tools (default: read-only, a write attempt fails)",
+    )
+    agent.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting new scenarios once the target has spent this much (rest: not run)",
+    )
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -194,6 +245,9 @@ def handle_run(args: argparse.Namespace) -> int:
     target = _target(args)
     judge = _judge(args)
     _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
+    toolbox = getattr(target, "toolbox", None)
+    if toolbox is not None:
+        _note("MCP servers: " + "; ".join(_server_lines(toolbox)) + " (connecting...)")
 
     def progress(done: int, total: int, result: ScenarioResult) -> None:
         if args.verbose:
@@ -212,6 +266,8 @@ def handle_run(args: argparse.Namespace) -> int:
         scenarios_sha256=sha256_file(args.scenarios),
         save_responses=(args.out / OUT_FILES["responses"]) if args.out else True,
         clock=(lambda: fixed) if fixed else None,
+        max_cost_usd=getattr(args, "max_cost", None),
+        on_ready=(lambda: _run_header(target, len(scenarios), args)) if target.live else None,
     )
     run_id = record_or_warn(run, origin="cli")
     report = render_markdown_report(run)
@@ -245,6 +301,50 @@ def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
     atomic_write_text(out / OUT_FILES["junit"], run_to_junit_xml(run))
 
 
+def _server_lines(toolbox: McpToolbox) -> list[str]:
+    return [f"{s.name} ({s.type} {s.where})" for s in toolbox.servers]
+
+
+def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
+    """Before the first scenario of a live run: the attached servers, the policy, the estimate."""
+    toolbox: McpToolbox | None = getattr(target, "toolbox", None)
+    prefix = approx_tokens(getattr(target, "system_prompt", ""))
+    if toolbox is not None:
+        counts = Counter(spec.server for spec in toolbox.tools.values())
+        _note(
+            "Attached MCP servers: "
+            + ", ".join(f"{name} ({counts.get(name, 0)} tools)" for name in toolbox.server_names)
+        )
+        _note(f"Tool policy: {toolbox.policy.describe()}.")
+        prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
+    elif isinstance(target, AnthropicTarget):
+        _note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")
+    estimate = estimate_run_cost(target.model, scenarios=count, prefix_tokens=prefix)
+    limit = getattr(args, "max_cost", None)
+    _note(estimate.line() + (f"; --max-cost ${limit:g}." if limit is not None else "."))
+
+
+def _toolbox(args: argparse.Namespace) -> McpToolbox | None:
+    """The anthropic target's MCP servers (``--mcp-config``/``.mcp.json`` + ``--mcp-server``)."""
+    if getattr(args, "target", None) != "anthropic":
+        return None
+    config = with_overrides(load_mcp_config(args.mcp_config), args.mcp_server)
+    if not config.servers:
+        return None
+    return McpToolbox(config, ToolPolicy(allow_writes=args.allow_writes))
+
+
+def _bounds(args: argparse.Namespace) -> AgentBounds | None:
+    if getattr(args, "target", None) != "anthropic":
+        return None
+    return AgentBounds(
+        max_turns=args.max_turns,
+        max_tool_calls=args.max_tool_calls,
+        tool_timeout_s=args.tool_timeout,
+        max_tokens=args.max_tokens,
+    )
+
+
 def _target(args: argparse.Namespace) -> Target:
     return make_target(
         args.target,
@@ -254,6 +354,8 @@ def _target(args: argparse.Namespace) -> Target:
         model=getattr(args, "model", None),
         agent_url=getattr(args, "agent_url", None),
         timeout_s=getattr(args, "timeout", 120.0),
+        toolbox=_toolbox(args),
+        bounds=_bounds(args),
     )
 
 

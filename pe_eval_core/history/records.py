@@ -42,6 +42,8 @@ SCENARIO_DETAIL_KEYS = (
     "latency_warning",
     "tokens_in",
     "tokens_out",
+    "trace",
+    "write_failure",
 )
 """The parts of a scenario result kept in ``ScenarioResultRow.detail``."""
 _DETAIL_FIELDS = set(SCENARIO_DETAIL_KEYS)

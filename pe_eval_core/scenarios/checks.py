@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pe_eval_core.scenarios.models import NumericRange, NumericResult
+from pe_eval_core.scenarios.trace import ToolTrace
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
@@ -189,3 +190,33 @@ def passes(
         hits=hits,
         latency_failed=latency_failed,
     )
+
+
+def write_attempt_failure(
+    trace: ToolTrace | None, expected_tools: Iterable[str] = ()
+) -> str | None:
+    """Why a read-only scenario fails on its tool trace, or None.
+
+    A *write attempt* is a write tool the read-only policy refused (``--allow-writes`` lets
+    writes run, so none is recorded). It fails the scenario unless the scenario expects that
+    tool (``expect.tools_called`` naming it, bare or as ``server/tool``).
+
+    >>> from pe_eval_core.scenarios.trace import TraceCall
+    >>> t = ToolTrace(calls=[TraceCall(server="mimic-stripe", tool="create_refund",
+    ...                                refused=True, write_attempt=True, is_error=True)])
+    >>> write_attempt_failure(t)
+    'write attempt in a read-only eval: mimic-stripe/create_refund'
+    >>> write_attempt_failure(t, ["create_refund"]) is None, write_attempt_failure(None)
+    (True, None)
+    """
+    if trace is None or not trace.write_attempts:
+        return None
+    expected = set(expected_tools)
+    names = [
+        f"{c.server}/{c.tool}" if c.server else c.tool
+        for c in trace.calls
+        if c.write_attempt and c.tool not in expected and f"{c.server}/{c.tool}" not in expected
+    ]
+    if not names:
+        return None
+    return "write attempt in a read-only eval: " + ", ".join(dict.fromkeys(names))

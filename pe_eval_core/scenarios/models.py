@@ -161,6 +161,8 @@ class RecordedResponse(BaseModel):
     tokens_out: int = 0
     tool_calls: list[Any] = Field(default_factory=list)
     model: str | None = None
+    trace: ToolTrace | None = None
+    """The agent's tool trace, replayed by the recorded target (re-score offline with tools)."""
 
 
 class TargetResponse(BaseModel):
@@ -178,7 +180,7 @@ class TargetResponse(BaseModel):
     """The HTTP agent's ``toolCalls``, kept for the record."""
     model: str | None = None
     trace: ToolTrace | None = None
-    """What the agent did: its tool calls, turns, tokens and cost (None: the target reports none)."""
+    """What the agent did: tool calls, turns, tokens and cost (None: the target reports none)."""
 
 
 # --- judge verdicts -------------------------------------------------------------------------
@@ -275,6 +277,8 @@ class ScenarioResult(BaseModel):
     tool_calls: list[Any] = Field(default_factory=list)
     trace: ToolTrace | None = None
     """The agent's tool trace for this scenario (None: the target reported none)."""
+    write_failure: str | None = None
+    """Why the trace fails a read-only scenario (a refused write it did not expect), or None."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

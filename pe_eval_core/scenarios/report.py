@@ -24,6 +24,7 @@ from pe_eval_core.scenarios.models import (
     ScenarioRun,
     format_pct,
 )
+from pe_eval_core.scenarios.trace import ToolTrace
 
 RESPONSE_EXCERPT_CHARS = 600
 JSON_SCHEMA = "pe-eval.scenario-run/1"
@@ -123,6 +124,8 @@ def failure_parts(r: ScenarioResult, esc: Callable[[str], str] = md_inline) -> l
             f"latency: {fmt_number(round(r.latency_ms))} ms > "
             f"max {fmt_number(r.max_latency_ms or 0)} ms"
         )
+    if r.write_failure:
+        parts.append(f"write-attempt: {esc(r.write_failure)}")
     if r.status == "judge error":
         parts.append(f"judge error: {esc(r.error or 'unknown')}")
     return parts
@@ -193,7 +196,19 @@ def render_markdown_report(run: ScenarioRun) -> str:
         lines.append(failure_line(r))
         lines += response_block(r.response)
     lines += ["", f"**Conclusion:** {md_inline(run.conclusion())}", ""]
+    lines += tool_trace_lines(run)
     return "\n".join(lines)
+
+
+def tool_trace_lines(run: ScenarioRun) -> list[str]:
+    """After the seed's sections: one compact tool-trace line per failed scenario that has a
+    trace (nothing at all when none has one, so the seed's report stays exactly as it was)."""
+    traced = [r for r in run.results if r.status != "pass" and r.trace is not None]
+    if not traced:
+        return []
+    lines = ["### Tool traces of failed scenarios"]
+    lines += [f"- **{md_inline(r.name)}** — {md_inline(r.trace.compact())}" for r in traced]  # type: ignore[union-attr]
+    return [*lines, ""]
 
 
 # --- JSON ----------------------------------------------------------------------------------
@@ -253,6 +268,8 @@ CSV_COLUMNS = [
     "tokens_out",
     "judge_calls",
     "error",
+    "tool_call_count",
+    "tool_names",
 ]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -310,6 +327,8 @@ def run_to_csv(run: ScenarioRun) -> str:
             r.tokens_out,
             r.judge_calls,
             r.error or "",
+            len(r.trace.calls) if r.trace is not None else len(r.tool_calls),
+            " ".join(r.trace.tool_names()) if r.trace is not None else "",
         ]
         writer.writerow([_csv_safe(v) for v in row])
     return out.getvalue()
@@ -331,6 +350,23 @@ def xml_text(text: str) -> str:
 
 def _seconds(ms: float | None) -> str:
     return f"{(ms or 0.0) / 1000:.3f}"
+
+
+def trace_text(trace: ToolTrace) -> str:
+    """A plain-text tool trace: a summary line, then one line per call."""
+    lines = [f"tool trace: {trace.compact()}"]
+    for c in trace.calls:
+        name = f"{c.server}/{c.tool}" if c.server else c.tool
+        args = json.dumps(c.arguments, ensure_ascii=False, default=str)
+        mark = " [refused write]" if c.write_attempt else " [error]" if c.is_error else ""
+        lines.append(f"  turn {c.turn or '?'}: {name} {args}{mark} -> {c.result_excerpt or ''}")
+    return "\n".join(lines)
+
+
+def _system_out(r: ScenarioResult) -> str | None:
+    """The response, then the tool trace (when there is one)."""
+    parts = [p for p in (r.response, trace_text(r.trace) if r.trace else None) if p is not None]
+    return "\n\n".join(parts) if parts else None
 
 
 def run_to_junit_xml(run: ScenarioRun) -> str:
@@ -394,8 +430,9 @@ def run_to_junit_xml(run: ScenarioRun) -> str:
                     case, "error", {"message": xml_text(r.error or summary), "type": r.status}
                 )
                 node.text = xml_text(summary)
-            if r.response is not None:
-                ET.SubElement(case, "system-out").text = xml_text(r.response)
+            out = _system_out(r)
+            if out is not None:
+                ET.SubElement(case, "system-out").text = xml_text(out)
             if r.latency_warning:
                 ET.SubElement(case, "system-err").text = (
                     f"latency warning: {fmt_number(round(r.latency_ms or 0))} ms > "

@@ -39,6 +39,8 @@ LIVE_CONFIRM_THRESHOLD = 20
 """The seed's cost rule: more scenarios than this against a paid target need confirmation."""
 
 CANCELLED = "cancelled before this scenario finished"
+NOT_RUN = "not run"
+"""The error text prefix of a scenario ``--max-cost`` kept from starting."""
 
 ProgressCallback = Callable[[int, int, ScenarioResult], object]
 """``progress(done, total, latest_result)``, called once per finished scenario."""
@@ -65,12 +67,20 @@ async def run_scenarios(
     save_responses: bool | str | os.PathLike[str] = True,
     clock: Callable[[], datetime] | None = None,
     run_id: str | None = None,
+    max_cost_usd: float | None = None,
+    on_ready: Callable[[], object] | None = None,
 ) -> ScenarioRun:
     """Run every scenario against ``target`` and score it; results keep the file's order.
 
     ``save_responses``: True saves this run's responses as a recorded file under
     ``$PE_EVAL_HOME/runs/<run_id>/responses.json``; a path saves them there; False skips it.
     ``clock`` fixes the run timestamps (reproducible reports).
+
+    A target with a ``toolbox`` (MCP servers) has it opened here, once per run and before any
+    scenario: an unreachable server raises ``McpServerUnreachableError`` and nothing runs.
+    ``on_ready()`` is called once every resource is open (the CLI prints its run header).
+    ``max_cost_usd``: once the finished scenarios' target cost (from their traces) reaches it,
+    no new scenario starts; the rest are reported as errors reading "not run: ...".
     """
     _check_run_allowed(len(scenarios), target, concurrency, confirm_live)
     live = bool(getattr(target, "live", False))
@@ -81,12 +91,15 @@ async def run_scenarios(
     results: list[ScenarioResult | None] = [None] * total
     recorded: list[RecordedResponse | None] = [None] * total
     done = 0
+    spent = 0.0
     queue = iter(range(total))
 
     async def one(i: int) -> None:
-        nonlocal done
+        nonlocal done, spent
         scenario = scenarios[i]
         response, latency = await _respond(target, scenario)
+        if response.trace is not None and response.trace.cost_usd is not None:
+            spent += response.trace.cost_usd
         if save_responses is not False:
             recorded[i] = _record(scenario, response, latency)
         result = await ascore_response(
@@ -106,12 +119,15 @@ async def run_scenarios(
         for i in queue:  # one shared iterator: each worker takes the next scenario when free
             if cancel is not None and cancel.is_set():
                 return
+            if max_cost_usd is not None and spent >= max_cost_usd:
+                results[i] = _not_run(i, scenarios[i], max_cost_usd, spent)
+                continue
             await one(i)
 
     async with contextlib.AsyncExitStack() as stack:
-        for resource in (target, judge):
-            if resource is not None and hasattr(resource, "__aenter__"):
-                await stack.enter_async_context(resource)  # type: ignore[arg-type]
+        await _open_resources(stack, target, judge)
+        if on_ready is not None:
+            on_ready()
         workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, total))]
         watcher = (
             asyncio.create_task(_watch(cancel, workers)) if cancel is not None and workers else None
@@ -125,7 +141,7 @@ async def run_scenarios(
     judge_in = sum(r.judge_tokens_in for r in final)
     judge_out = sum(r.judge_tokens_out for r in final)
     target_model = getattr(target, "model", None)
-    cost = _cost(live, target_model, judge, tokens_in, tokens_out, judge_in, judge_out)
+    cost = _cost(live, target_model, judge, tokens_in, tokens_out, judge_in, judge_out, final)
 
     run = ScenarioRun(
         run_id=run_id,
@@ -154,6 +170,19 @@ async def run_scenarios(
     return run
 
 
+async def _open_resources(
+    stack: contextlib.AsyncExitStack, target: Target, judge: Judge | None
+) -> None:
+    """The target's MCP toolbox first (an unreachable server stops the run before any
+    scenario), then the target's and the judge's clients, all closed with ``stack``."""
+    toolbox = getattr(target, "toolbox", None)
+    if toolbox is not None:
+        await stack.enter_async_context(toolbox)
+    for resource in (target, judge):
+        if resource is not None and hasattr(resource, "__aenter__"):
+            await stack.enter_async_context(resource)  # type: ignore[arg-type]
+
+
 async def _respond(target: Target, scenario: Scenario) -> tuple[TargetResponse, float]:
     """The target's response and its latency (the target's own figure, else measured here)."""
     t0 = time.perf_counter()
@@ -176,6 +205,7 @@ def _record(scenario: Scenario, response: TargetResponse, latency: float) -> Rec
         tokens_out=response.tokens_out,
         tool_calls=response.tool_calls,
         model=response.model,
+        trace=response.trace,
     )
 
 
@@ -233,6 +263,16 @@ def _cancelled(i: int, s: Scenario) -> ScenarioResult:
     )
 
 
+def _not_run(i: int, s: Scenario, limit: float, spent: float) -> ScenarioResult:
+    """A scenario ``max_cost_usd`` kept from starting."""
+    return _cancelled(i, s).model_copy(
+        update={
+            "error": f"{NOT_RUN}: the run had spent ${spent:.4f} of its --max-cost ${limit:g} "
+            "before this scenario's turn"
+        }
+    )
+
+
 def _cost(
     live: bool,
     target_model: str | None,
@@ -241,9 +281,19 @@ def _cost(
     tokens_out: int,
     judge_in: int,
     judge_out: int,
+    results: Sequence[ScenarioResult] = (),
 ) -> float | None:
-    """Live target plus judge tokens at list price; None when a used model's price is unknown."""
-    target_cost = estimate_cost_usd(target_model, tokens_in, tokens_out) if live else 0.0
+    """Live target plus judge tokens at list price; None when a used model's price is unknown.
+
+    A target whose results carry tool traces is priced from them (cache reads and writes at
+    their own prices); otherwise from the plain token counts.
+    """
+    traces = [r.trace for r in results if r.trace is not None and r.trace.turns]
+    if live and traces:
+        costs = [t.cost_usd for t in traces]
+        target_cost = None if None in costs else sum(c for c in costs if c is not None)
+    else:
+        target_cost = estimate_cost_usd(target_model, tokens_in, tokens_out) if live else 0.0
     judge_cost = estimate_cost_usd(judge.model if judge else None, judge_in, judge_out)
     if target_cost is None or judge_cost is None:
         return None

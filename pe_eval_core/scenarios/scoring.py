@@ -30,6 +30,7 @@ from pe_eval_core.scenarios.checks import (
     latency_exceeded,
     passes,
     strict_span,
+    write_attempt_failure,
 )
 from pe_eval_core.scenarios.judge import Judge, enforce_evidence, numbers_never_stated
 from pe_eval_core.scenarios.models import (
@@ -295,7 +296,16 @@ def _base_fields(
         "tokens_in": response.tokens_in,
         "tokens_out": response.tokens_out,
         "tool_calls": list(response.tool_calls),
+        "trace": response.trace,
     }
+
+
+def _expected_tools(expect: object) -> list[str]:
+    """``expect.tools_called`` as tool names (a field or an extra key; strings only)."""
+    named = getattr(expect, "tools_called", None)
+    if named is None:
+        named = (getattr(expect, "model_extra", None) or {}).get("tools_called")
+    return [t for t in named or [] if isinstance(t, str)]
 
 
 async def ascore_response(
@@ -343,6 +353,9 @@ async def ascore_response(
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
         status = "judge error"
+    write_failure = write_attempt_failure(response.trace, _expected_tools(expect))
+    if write_failure is not None and status == "pass":
+        status = "fail"
     outcome = judged.outcome
     return ScenarioResult.model_validate(
         {
@@ -353,6 +366,7 @@ async def ascore_response(
             "excluded_hits": hits,
             "numbers": judged.numbers if judged.numbers is not None else numeric.numbers,
             "error": judged.error,
+            "write_failure": write_failure,
             "judge_calls": outcome.calls if outcome else 0,
             "judge_tokens_in": outcome.tokens_in if outcome else 0,
             "judge_tokens_out": outcome.tokens_out if outcome else 0,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pe_eval_core.errors import TargetConfigError
 from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
@@ -33,6 +33,9 @@ from pe_eval_core.scenarios.targets import (
     RecordedTarget,
     Target,
 )
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
 
 TargetKind = Literal["recorded", "anthropic", "http"]
 """The agents under test a surface can pick."""
@@ -60,12 +63,15 @@ def make_target(
     agent_url: str | None = None,
     timeout_s: float = 120.0,
     api_key: str | None = None,
+    toolbox: McpToolbox | None = None,
+    bounds: AgentBounds | None = None,
 ) -> Target:
     """The agent under test.
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
     ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill``; ``http`` posts to
-    ``agent_url``. Configuration problems raise ``TargetConfigError`` (or a subclass).
+    ``agent_url``; ``toolbox`` and ``bounds`` give the anthropic target its MCP tools and
+    loop limits. Configuration problems raise ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
     'recorded:.mimic/exports/recorded-responses.json'
@@ -73,7 +79,9 @@ def make_target(
     if kind == "recorded":
         return RecordedTarget(responses or Path(scenarios_path).parent / RESPONSES_BESIDE)
     if kind == "anthropic":
-        return AnthropicTarget(skill, model=model, api_key=api_key, timeout_s=timeout_s)
+        return AnthropicTarget(
+            skill, model=model, api_key=api_key, timeout_s=timeout_s, toolbox=toolbox, bounds=bounds
+        )
     if not agent_url:
         raise TargetConfigError(
             "--target http needs --agent-url",

@@ -12,13 +12,17 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
+from pe_eval_core.scenarios.trace import trace_from_tool_calls
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -111,6 +115,7 @@ class RecordedTarget:
             tokens_out=rec.tokens_out,
             tool_calls=list(rec.tool_calls),
             model=rec.model,
+            trace=rec.trace,
         )
 
     def _where(self) -> str:
@@ -119,7 +124,13 @@ class RecordedTarget:
 
 class AnthropicTarget(AnthropicClientOwner):
     """A Claude model following a skill file: the skill plus the seed's output instruction as the
-    system prompt, the scenario input as the user message, temperature 0, the SDK's retries."""
+    system prompt, the scenario input as the user message, temperature 0, the SDK's retries.
+
+    With a ``toolbox`` (the run's MCP servers) each scenario is a bounded tool-use loop
+    (:func:`~pe_eval_core.scenarios.agent_loop.run_agent`) and the system prompt carries the
+    seed's Step 2 line naming the tools; the runner opens the toolbox once per run. Without
+    one, a single call with no tools, as before.
+    """
 
     live = True
 
@@ -133,7 +144,13 @@ class AnthropicTarget(AnthropicClientOwner):
         max_retries: int = 3,
         timeout_s: float = 120.0,
         max_tokens: int = 2048,
+        toolbox: McpToolbox | None = None,
+        bounds: AgentBounds | None = None,
     ):
+        self.toolbox = toolbox
+        self.bounds = bounds
+        if bounds is not None:
+            max_tokens = bounds.max_tokens
         self.skill_path = Path(skill_path)
         if not self.skill_path.is_file():
             raise SkillNotFoundError(f"{self.skill_path} does not exist")
@@ -160,6 +177,8 @@ class AnthropicTarget(AnthropicClientOwner):
             + "\n\n---\n\n"
             + AGENT_INSTRUCTION.format(skill=_skill_name(self.skill_path))
         )
+        if toolbox is not None:
+            self.system_prompt += "\n\n" + toolbox.instruction()
         super().__init__(
             api_key,
             http_client,
@@ -180,6 +199,8 @@ class AnthropicTarget(AnthropicClientOwner):
         }
 
     async def respond(self, scenario: Scenario) -> TargetResponse:
+        if self.toolbox is not None:
+            return await self._respond_with_tools(scenario, self.toolbox)
         import anthropic
 
         try:
@@ -197,6 +218,31 @@ class AnthropicTarget(AnthropicClientOwner):
             tokens_in=message.usage.input_tokens,
             tokens_out=message.usage.output_tokens,
             model=message.model or self.model,
+        )
+
+    async def _respond_with_tools(self, scenario: Scenario, toolbox: McpToolbox) -> TargetResponse:
+        """One scenario's tool-use loop; a bound or API failure is the scenario's error."""
+        from pe_eval_core.scenarios.agent_loop import AgentBounds, run_agent
+
+        bounds = self.bounds or AgentBounds(max_tokens=self._max_tokens)
+        client = self._client or self._new_client()
+        try:
+            result = await run_agent(
+                client, self.model, self.system_prompt, scenario.input, toolbox, bounds
+            )
+        finally:
+            if client is not self._client and self._http_client is None:
+                await client.close()
+        trace = result.trace
+        tokens = trace.tokens
+        return TargetResponse(
+            text=result.text,
+            error=trace.error,
+            tokens_in=tokens.input + tokens.cache_read + tokens.cache_write,
+            tokens_out=tokens.output,
+            tool_calls=[{"name": c.tool, "arguments": c.arguments} for c in trace.calls],
+            model=trace.model or self.model,
+            trace=trace,
         )
 
 
@@ -288,6 +334,9 @@ class HttpTarget:
                 f"{excerpt(body)}"
             )
         calls = data.get("toolCalls")
+        calls = calls if isinstance(calls, list) else []
         return TargetResponse(
-            text=data["text"], tool_calls=calls if isinstance(calls, list) else []
+            text=data["text"],
+            tool_calls=calls,
+            trace=trace_from_tool_calls(calls) if calls else None,
         )
