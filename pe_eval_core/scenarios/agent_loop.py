@@ -321,6 +321,7 @@ class McpToolbox:
             raise
 
     async def __aenter__(self) -> McpToolbox:
+        self.tools.clear()  # re-entered for a second run: list afresh, same names
         stack = AsyncExitStack()
         try:
             for server in self.servers:

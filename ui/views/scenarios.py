@@ -142,7 +142,9 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
                 skill=state.resolve(skill),
                 model=model,
                 api_key=key,
+                toolbox=agent_toolbox(),
             )
+            render_agent_tools(target)
             return (lambda: target), True, key
         return None
     url = st.text_input("Agent URL", key=K.HTTP_URL, placeholder="http://127.0.0.1:8000/agent")
@@ -553,6 +555,7 @@ def render_failure(failing: dict[str, str]) -> None:
                 st.markdown("**Missing:** " + ", ".join(f"“{md_escape(m)}”" for m in missing))
         else:
             st.caption("No response text (the target errored).")
+    render_tool_trace(r.get("trace"))
 
 
 RESPONSE_MARKS = {
@@ -702,3 +705,80 @@ def render() -> None:
     v = current_view()
     if v is not None:
         render_results(v)
+
+
+def agent_toolbox() -> Any:
+    """The project's ``.mcp.json`` servers for the anthropic target (None: no tools)."""
+    from pe_eval_core.scenarios.agent_loop import McpToolbox
+    from pe_eval_core.scenarios.mcp_config import load_mcp_config
+
+    config = load_mcp_config()
+    return McpToolbox(config) if config.servers else None
+
+
+def render_agent_tools(target: Any) -> None:
+    """The target panel's MCP servers, tool policy and pre-run cost estimate."""
+    from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
+
+    toolbox = getattr(target, "toolbox", None)
+    if toolbox is None:
+        st.caption(
+            "MCP servers: none (no .mcp.json in the project folder): the agent has no tools. "
+            "Start Mimic's: `python3 scripts/mimic_stack.py start --mcp-json .mcp.json`."
+        )
+    else:
+        servers = ", ".join(f"{s.name} ({s.where})" for s in toolbox.servers)
+        st.caption(f"MCP servers: {md_escape(servers)} · tool policy: {toolbox.policy.describe()}")
+    estimate = estimate_run_cost(
+        target.model, scenarios=1, prefix_tokens=approx_tokens(target.system_prompt)
+    )
+    money = (
+        "unknown (model not in the price table)"
+        if estimate.usd is None
+        else (f"~${estimate.usd:.3f}")
+    )
+    st.caption(
+        f"Estimated cost per scenario: {money} (4 turns, cached prompt; tool definitions are "
+        "counted once the servers are connected, in the CLI's run header)."
+    )
+
+
+def render_tool_trace(trace: dict[str, Any] | None) -> None:
+    """A failed scenario's tool trace: turn, tool, arguments, result excerpt, error."""
+    if not trace:
+        return
+    st.markdown("**Tool trace:** " + md_escape(_trace_summary(trace)))
+    rows = [
+        {
+            "Turn": c.get("turn"),
+            "Tool": f"{c['server']}/{c['tool']}" if c.get("server") else c["tool"],
+            "Arguments": json.dumps(c.get("arguments") or {}, ensure_ascii=False),
+            "Result excerpt": c.get("result_excerpt") or "",
+            "Error": "refused write"
+            if c.get("write_attempt")
+            else ("error" if c.get("is_error") else ""),
+        }
+        for c in trace.get("calls", [])
+    ]
+    if rows:
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            width="stretch",
+            column_config={"Result excerpt": st.column_config.TextColumn(width="large")},
+        )
+
+
+def _trace_summary(trace: dict[str, Any]) -> str:
+    """``2 turns · 3 tool calls · stop end_turn · $0.0123`` from a trace's JSON.
+
+    >>> _trace_summary({"turns": 2, "calls": [{}], "stop": "end_turn", "cost_usd": None})
+    '2 turns · 1 tool calls · stop end_turn · cost unknown'
+    """
+    cost = trace.get("cost_usd")
+    money = "cost unknown" if cost is None else f"${cost:.4f}"
+    parts = [f"{trace.get('turns', 0)} turns", f"{len(trace.get('calls', []))} tool calls"]
+    parts.append(f"stop {trace.get('stop', 'end_turn')}")
+    if trace.get("stop_detail"):
+        parts.append(str(trace["stop_detail"]))
+    return " · ".join([*parts, money])
