@@ -13,6 +13,7 @@ caches: any write, rename or deletion in the folder changes it.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import hashlib
 import json
@@ -64,6 +65,9 @@ class FolderIndex:
     folder: Path
     files: tuple[FileStat, ...]
     _entries: dict[str, MemoEntry] = field(default_factory=dict, repr=False)
+    _resolved: dict[str, Path] = field(default_factory=dict, repr=False)
+    _names: list[str] | None = field(default=None, repr=False)
+    _by_portco: dict[str, list[str]] | None = field(default=None, repr=False)
 
     @classmethod
     def scan(cls, folder: str | os.PathLike[str]) -> FolderIndex:
@@ -93,7 +97,39 @@ class FolderIndex:
 
     def memo_names(self) -> list[str]:
         """Names of the regular files matching ``explain_*.json``, sorted."""
-        return [s.name for s in self.files if s.is_file and fnmatch.fnmatchcase(s.name, MEMO_GLOB)]
+        if self._names is None:
+            self._names = [
+                s.name for s in self.files if s.is_file and fnmatch.fnmatchcase(s.name, MEMO_GLOB)
+            ]
+        return self._names
+
+    def _candidates(self, portco_id: str) -> list[str]:
+        """Names that can be siblings on ``portco_id``: named for it, or carrying it (sorted).
+        Once every entry is read this is a lookup, so a batch stays linear."""
+        names = self.memo_names()
+        if self._by_portco is None:
+            if len(self._entries) < len(names):
+                return names  # not all read: every name is a candidate
+            by: dict[str, list[str]] = {}
+            for n in names:
+                e = self._entries[n]
+                if e.literal and isinstance(e.portco_id, str):
+                    by.setdefault(e.portco_id, []).append(n)
+            self._by_portco = by
+        prefix = f"explain_{portco_id}_"
+        lo = bisect.bisect_left(names, prefix)
+        named = []
+        for n in names[lo:]:
+            if not n.startswith(prefix):
+                break
+            named.append(n)
+        return sorted(set(named) | set(self._by_portco.get(portco_id, ())))
+
+    def _resolve(self, name: str) -> Path:
+        got = self._resolved.get(name)
+        if got is None:
+            got = self._resolved[name] = (self.folder / name).resolve()
+        return got
 
     def entry(self, name: str) -> MemoEntry:
         """The memo entry for ``name`` (read and parsed the first time it is asked for)."""
@@ -114,9 +150,9 @@ class FolderIndex:
 
         me = memo_path.resolve()
         out: list[SiblingHeadline] = []
-        for name in self.memo_names():
+        for name in self._candidates(portco_id):
             path = self.folder / name
-            if path.resolve() == me:
+            if self._resolve(name) == me:
                 continue
             by_name = name.startswith(f"explain_{portco_id}_")
             e = self.entry(name)
