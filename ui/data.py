@@ -8,6 +8,7 @@ how st.cache_data works), so callers may not mutate shared state through them.
 
 from __future__ import annotations
 
+import copy
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,7 @@ def folder_fingerprint(folder: Path, patterns: tuple[str, ...] = MEMO_PATTERNS) 
 def clear_caches() -> None:
     """Forget every cached load and score (the sidebar's reload button)."""
     st.cache_data.clear()
+    _PORTFOLIOS.clear()
 
 
 def record(result: MemoEvaluation | ScenarioRun) -> None:
@@ -156,26 +158,52 @@ def grade_upload(
     return evaluation
 
 
-@st.cache_data(show_spinner="Scoring every memo in the folder…", max_entries=16)
-def _portfolio(data_dir: str, fingerprint: Fingerprint) -> list[dict[str, Any]]:
+_PORTFOLIOS: dict[tuple[str, str], list[dict[str, Any]]] = {}
+"""Portfolio rows by (folder, folder digest): a plain cache, because st.cache_data cannot
+replay the progress bar drawn while grading; ``clear_caches`` empties it too."""
+_PORTFOLIOS_KEPT = 16
+
+
+def _portfolio(data_dir: str, progress: Any = None) -> list[dict[str, Any]]:
+    """Every pair graded on the core count's processes."""
+    from pe_eval_core.memo.batch import grade_folder
+
     rows: list[dict[str, Any]] = []
-    for pair in _memo_pairs(data_dir, fingerprint):
-        row: dict[str, Any] = {"portco": pair["portco_id"], "audience": pair["audience"]}
-        try:
-            ev = grade_pair(pair)
-        except PeEvalError as err:
+    for item in grade_folder(data_dir, progress=progress):
+        pair = item.pair
+        row: dict[str, Any] = {"portco": pair.portco_id, "audience": pair.audience}
+        if item.error is not None:
+            err = item.error
             row["error"] = f"{err.message} ({err.diagnosis}). Fix: {err.fix}"
             rows.append(row)
             continue
-        row.update(evaluation_summary(ev))
+        assert item.evaluation is not None
+        record(item.evaluation)
+        row.update(evaluation_summary(item.evaluation))
         rows.append(row)
     return rows
 
 
 def portfolio(folder: Path) -> list[dict[str, Any]]:
-    """One summary row per memo pair in the folder (errors become rows with ``error``)."""
+    """One summary row per memo pair in the folder (errors become rows with ``error``); a
+    progress bar while a cold folder grades."""
+    from pe_eval_core.memo.folder_index import FolderIndex
+
     require_folder(folder)
-    return _portfolio(str(folder), folder_fingerprint(folder))
+    key = (str(folder), FolderIndex.scan(folder).digest())
+    rows = _PORTFOLIOS.get(key)
+    if rows is None:
+        bar = st.empty()
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"Scoring memo {done} of {total}…")
+
+        rows = _portfolio(key[0], progress)
+        bar.empty()
+        while len(_PORTFOLIOS) >= _PORTFOLIOS_KEPT:
+            _PORTFOLIOS.pop(next(iter(_PORTFOLIOS)))
+        _PORTFOLIOS[key] = rows
+    return copy.deepcopy(rows)  # callers may not mutate the cached rows
 
 
 def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:

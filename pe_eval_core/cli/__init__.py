@@ -79,3 +79,24 @@ def plain_doc(doc: str | None) -> str:
     'Exit 0 when pe-eval gate passes.'
     """
     return re.sub(r"``?([^`]+)``?", r"\1", doc or "").strip()
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return value
+
+
+def add_jobs(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: processes grading memos (default: the core count)."""
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        metavar="N",
+        help="processes grading memos in parallel (default: the number of cores)",
+    )

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from pe_eval_core.cli import ExitCode, Subparsers, flag_for, plain_doc
+from pe_eval_core.cli import ExitCode, Subparsers, add_jobs, flag_for, plain_doc
 from pe_eval_core.errors import RunNotFoundError
 from pe_eval_core.history.compare import (
     compare_runs,
@@ -118,6 +118,7 @@ def register(subparsers: Subparsers) -> None:
         "--write-reports", action="store_true", help="also write eval_* scorecards beside memos"
     )
     gate.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_jobs(gate)
     _add_db(gate)
     gate.set_defaults(func=_gate)
 
@@ -252,6 +253,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         baseline=args.baseline,
         record=not args.no_record,
         write_reports=args.write_reports,
+        jobs=args.jobs,
     )
 
 

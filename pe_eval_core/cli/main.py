@@ -24,12 +24,45 @@ SUBCOMMAND_MODULES = (
     "pe_eval_core.cli.mcp",
 )
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "memo": ("pe_eval_core.cli.memo", "grade a memo sidecar against its OpportunityMap"),
+    "scenarios": (
+        "pe_eval_core.cli.scenarios",
+        "run Mimic scenarios against an agent and score them",
+    ),
+    "history": ("pe_eval_core.cli.history", "list, show and compare recorded runs"),
+    "gate": (
+        "pe_eval_core.cli.history",
+        "CI gate: fail when memo scores or scenario pass rates fall below thresholds",
+    ),
+    "mcp": (
+        "pe_eval_core.cli.mcp",
+        "serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
+    ),
+}
+"""The light table: command -> (module registering it, one-line help). Only the module of the
+command being run is imported; the others appear in ``--help`` from this table alone."""
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on usage errors already; keep that, it matches our 'input error'."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option (None: no command).
+
+    >>> command_of(["memo", "MortgageCo"]), command_of(["--help"]), command_of(["gate", "-h"])
+    ('memo', None, 'gate')
+    """
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argparse tree; with ``argv``, only the command it runs is imported and registered
+    in full (the others get a stub from ``COMMANDS``); without, every command is."""
     # Name the command the way the user invoked it, so usage lines can be pasted back.
     invoked_as_module = sys.argv[0].endswith("__main__.py")
     parser = _Parser(
@@ -37,16 +70,28 @@ def build_parser() -> argparse.ArgumentParser:
         description="Grade PE memos against their source and evaluate agents on scenarios.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
+    wanted = command_of(argv) if argv is not None else None
+    if argv is None or wanted not in COMMANDS:
+        modules: tuple[str, ...] = SUBCOMMAND_MODULES if argv is None else ()
+    else:
+        modules = (COMMANDS[wanted][0],)
+    registered: set[str] = set()
+    for name in modules:
         if importlib.util.find_spec(name) is None:  # a part not built in this checkout
             continue
+        before = set(sub.choices)
         importlib.import_module(name).register(sub)
+        registered |= set(sub.choices) - before
+    for command, (module, help_text) in COMMANDS.items():
+        if command not in registered and module not in modules:
+            sub.add_parser(command, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     try:
         return int(args.func(args))
     except PeEvalError as err:

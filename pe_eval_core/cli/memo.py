@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from pe_eval_core.cli import ExitCode, Subparsers
+from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.errors import UsageError
 from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.memo.explain import lowest_dimension
@@ -74,6 +74,12 @@ def register(subparsers: Subparsers) -> None:
         "--out-dir", type=Path, help="write the scorecard here instead of next to the memo"
     )
     p.add_argument("--list", action="store_true", help="list the memo/source pairs and exit")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="grade every pair in --data-dir: one line per memo and a summary",
+    )
+    add_jobs(p)
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument(
         "--fail-under",
@@ -159,17 +165,25 @@ def source_named_by_memo(memo_path: Path) -> Path:
     return candidate
 
 
-def handle(args: argparse.Namespace) -> int:
-    from pe_eval_core.memo.grader import grade_memo
-
+def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | None]:
+    """``--fail-under`` and ``--max-hallucination``, checked."""
     fail_under = parse_fail_under(args.fail_under)
     max_h = None
     if args.max_hallucination is not None:
         max_h = check_fraction(
             args.max_hallucination, what="maximum hallucination rate", input="max_hallucination"
         )
+    return fail_under, max_h
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pe_eval_core.memo.grader import grade_memo
+
+    fail_under, max_h = _thresholds(args)
     if args.list:
         return _list(args)
+    if args.all:
+        return _grade_all(args, fail_under, max_h)
     if args.source is not None and args.memo is None:
         raise UsageError("--source needs --memo (the memo to grade against it)")
     if args.memo is not None and args.source is None:
@@ -211,3 +225,56 @@ def handle(args: argparse.Namespace) -> int:
         for line in failures:
             print(f"FAIL: {line}")
     return ExitCode.BELOW_THRESHOLD if failures else ExitCode.OK
+
+
+def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
+    """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
+    from pe_eval_core.memo.batch import grade_folder
+
+    if args.portco or args.memo is not None or args.source is not None:
+        raise UsageError("--all grades the whole --data-dir: give no portco, --memo or --source")
+    items = grade_folder(args.data_dir, jobs=args.jobs)
+    rows: list[dict[str, object]] = []
+    n_fail = n_error = 0
+    for item in items:
+        name = f"{item.pair.portco_id}/{item.pair.audience}"
+        if item.error is not None:
+            n_error += 1
+            rows.append({"memo": name, "error": item.error.message, "fix": item.error.fix})
+            if not args.json:
+                print(f"{name:<32} ERROR  {item.error.message}")
+            continue
+        ev = item.evaluation
+        assert ev is not None
+        html_path, _ = write_outputs(ev, args.out_dir)
+        record_or_warn(ev, origin="cli")
+        failures = failed_thresholds(ev, fail_under, max_h)
+        n_fail += bool(failures)
+        scores = ev.scores.model_dump()
+        rows.append(
+            {
+                "memo": name,
+                "scores": scores,
+                "scorecard": str(html_path),
+                "threshold_failures": failures,
+            }
+        )
+        if not args.json:
+            cells = "  ".join(f"{d.split('_')[0]} {fmt_pct(scores[d]):>7}" for d in DIMENSIONS)
+            verdict = "FAIL" if failures else "ok"
+            print(f"{name:<32} {cells}  {verdict}")
+            for line in failures:
+                print(f"    FAIL: {line}")
+    graded = len(items) - n_error
+    summary = (
+        f"{len(items)} memo{'s' if len(items) != 1 else ''} in {args.data_dir}: "
+        f"{graded} graded, {graded - n_fail} passed, {n_fail} below a threshold, "
+        f"{n_error} could not be graded."
+    )
+    if args.json:
+        print(json.dumps({"memos": rows, "summary": summary}, indent=2))
+    else:
+        print(summary)
+    if n_error:
+        return ExitCode.CANNOT_EVALUATE
+    return ExitCode.BELOW_THRESHOLD if n_fail else ExitCode.OK

@@ -165,12 +165,16 @@ def gate_memos(
     max_misattributed: int | None = None,
     store: RunStore | None = None,
     write_reports: bool = False,
+    jobs: int | None = None,
 ) -> None:
     """Grade every memo pair in ``data_dir`` and apply ``thresholds`` (dimension -> bound;
     ``hallucination_rate`` is a maximum, the others minimums). ``max_misattributed`` bounds the
     mis-attributed figures and entities per memo: they count as cited / grounded, so no score
-    threshold can catch a number quoted under the wrong opportunity."""
-    from pe_eval_core.memo import find_memo_pairs, grade_memo, write_outputs
+    threshold can catch a number quoted under the wrong opportunity. ``jobs`` processes grade
+    the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
+    from pe_eval_core.memo import find_memo_pairs, write_outputs
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
 
     subject = str(data_dir)
     try:
@@ -189,10 +193,15 @@ def gate_memos(
             ),
         )
         return
-    for pair in pairs:
+    items = grade_pairs(pairs, FolderIndex.scan(data_dir), jobs=jobs)
+    for item in items:
+        pair = item.pair
         name = f"{pair.portco_id}/{pair.audience}"
         try:
-            evaluation = grade_memo(pair.memo_path, pair.source_path)
+            if item.error is not None:
+                raise item.error
+            evaluation = item.evaluation
+            assert evaluation is not None
             if write_reports:
                 write_outputs(evaluation)
         except PeEvalError as err:
@@ -395,6 +404,8 @@ class GateRequest(BaseModel):
     """Record the memo evaluations and the scenario run in the history."""
     write_reports: bool = False
     """Also write the eval_* scorecards beside the memos."""
+    jobs: int | None = None
+    """Processes grading the memos (None: the core count)."""
 
     @property
     def has_scenarios(self) -> bool:
@@ -469,6 +480,7 @@ def evaluate_gate(request: GateRequest, store: RunStore | None = None) -> GateRe
             max_misattributed=request.max_misattributed,
             store=store if request.record else None,
             write_reports=request.write_reports,
+            jobs=request.jobs,
         )
     if request.has_scenarios:
         _gate_scenario_request(result, request, store)

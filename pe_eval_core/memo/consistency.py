@@ -9,20 +9,14 @@ one) plus each readable sibling. Unreadable siblings are named in the note, not 
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
-from typing import Any
 
-from pe_eval_core.errors import PeEvalError
-from pe_eval_core.files import read_json
 from pe_eval_core.memo.config import GraderConfig
+from pe_eval_core.memo.folder_index import HEADLINE_FIELD, FolderIndex
 from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
-from pe_eval_core.memo.pairs import MEMO_GLOB
 from pe_eval_core.memo.result import ConsistencyDetail, Finding, FindingKind, SiblingHeadline
 from pe_eval_core.wording import fmt_usd
-
-HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 
 def agrees(a: float, b: float, rel_tol: float) -> bool:
@@ -58,64 +52,17 @@ def source_total(source: OpportunityMap) -> tuple[float | None, str | None]:
     return None, None
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def read_siblings(
+    memo_path: Path, portco_id: str, index: FolderIndex | None = None
+) -> list[SiblingHeadline]:
+    """Headlines of the other memos on ``portco_id`` in the memo's folder (unread ones too).
 
-
-def read_siblings(memo_path: Path, portco_id: str) -> list[SiblingHeadline]:
-    """Headlines of the other memos on ``portco_id`` in the memo's folder (unread ones too)."""
-    folder = memo_path.parent
-    me = memo_path.resolve()
-    needle = json.dumps(portco_id).encode()
-    out: list[SiblingHeadline] = []
-    for path in sorted(folder.glob(MEMO_GLOB)):
-        if path.resolve() == me or not path.is_file():
-            continue
-        by_name = path.name.startswith(f"explain_{portco_id}_")
-        if not by_name and not _mentions(path, needle):
-            continue  # cannot carry this portco_id: skip parsing it
-        try:
-            data = read_json(path)
-        except (PeEvalError, OSError) as exc:
-            if by_name:
-                out.append(SiblingHeadline(path=str(path), error=_reason(exc)))
-            continue
-        portco = data.get("portco_id") if isinstance(data, dict) else None
-        if not isinstance(portco, str):
-            if by_name:
-                out.append(SiblingHeadline(path=str(path), error="no portco_id"))
-            continue
-        if portco != portco_id:
-            continue
-        audience = data.get("audience")
-        audience = audience if isinstance(audience, str) else None
-        headline = data.get(HEADLINE_FIELD)
-        if not _is_number(headline):
-            out.append(
-                SiblingHeadline(
-                    path=str(path), audience=audience, error=f"no numeric {HEADLINE_FIELD}"
-                )
-            )
-            continue
-        out.append(SiblingHeadline(path=str(path), audience=audience, headline=float(headline)))
-    return out
-
-
-def _mentions(path: Path, needle: bytes) -> bool:
-    """Whether the file's bytes contain the JSON string ``needle`` (unreadable: True)."""
-    try:
-        return needle in path.read_bytes()
-    except OSError:
-        return True
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, PeEvalError):
-        msg = exc.message
-        if "malformed JSON at" in msg:
-            return "malformed JSON at" + msg.split("malformed JSON at", 1)[1]
-        return msg
-    return f"unreadable ({type(exc).__name__})"
+    ``index`` is the folder's :class:`FolderIndex` when grading a batch; without one the
+    folder is scanned for this memo alone (the same siblings either way).
+    """
+    if index is None or index.folder != memo_path.parent:
+        index = FolderIndex.scan(memo_path.parent)
+    return index.siblings(memo_path, portco_id)
 
 
 def assess_consistency(
@@ -123,6 +70,7 @@ def assess_consistency(
     memo_path: Path,
     source: OpportunityMap,
     config: GraderConfig,
+    index: FolderIndex | None = None,
 ) -> tuple[ConsistencyDetail, list[Finding]]:
     """Compare the memo headline with the source total and every readable sibling."""
     headline = memo.total_projected_impact_usd_annual
@@ -158,7 +106,7 @@ def assess_consistency(
         parts.append("has no source total to compare with")
 
     siblings: list[SiblingHeadline] = []
-    raw_siblings = read_siblings(memo_path, memo.portco_id) if config.check_siblings else []
+    raw_siblings = read_siblings(memo_path, memo.portco_id, index) if config.check_siblings else []
     readable = [s for s in raw_siblings if s.error is None]
     unreadable = [s for s in raw_siblings if s.error is not None]
     sib_bits = []

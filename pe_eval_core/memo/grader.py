@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
+from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
@@ -389,8 +390,12 @@ def grade_memo(
     source_path: str | os.PathLike[str],
     *,
     config: GraderConfig | None = None,
+    index: FolderIndex | None = None,
 ) -> MemoEvaluation:
     """Grade the memo sidecar at ``memo_path`` against the OpportunityMap at ``source_path``.
+
+    ``index`` is the memo folder's :class:`FolderIndex` when grading a batch (siblings come
+    from it); without one the folder is scanned for this memo alone.
 
     Raises the seed's typed errors (``MemoNotFoundError``, ``MalformedSourceError``,
     ``MemoSchemaError``, ``EmptyMemoError`` ...) on bad input; writes nothing.
@@ -415,7 +420,7 @@ def grade_memo(
     for oid, t in tallies.items():
         if not t.has_prose:
             run._finding(t, _dropped(oid, t))
-    consistency, cons_findings = assess_consistency(memo, pair.memo_path, source, config)
+    consistency, cons_findings = assess_consistency(memo, pair.memo_path, source, config, index)
     run.findings.extend(cons_findings)
     rows = [_row(oid, t, in_source=True) for oid, t in tallies.items()]
     rows += [_row(oid, t, in_source=False) for oid, t in phantoms.items()]
