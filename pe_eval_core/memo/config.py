@@ -71,5 +71,10 @@ class GraderConfig(BaseModel):
     prose_fields: tuple[str, ...] = DEFAULT_PROSE_FIELDS
     count_nouns: tuple[str, ...] | None = None
     """Nouns that make a bare number a count (``23,681 loans``); None = the parser's default."""
+    derivations: bool = True
+    """Ground figures derived from two source fields (``docs/memo_rules.md``): status
+    ``derived``, cited, shown with the formula."""
+    strict_derivations: bool = False
+    """Count derived figures as uncited (each with a ``derived_figure`` finding)."""
     check_siblings: bool = True
     """Compare the headline with sibling memos in the memo's folder."""

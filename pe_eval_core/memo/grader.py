@@ -44,7 +44,7 @@ from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
-_MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed"}
+_MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "derived": "derived"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
 
 _Spans = list[tuple[int, int, str]]
@@ -229,7 +229,8 @@ class _Run:
             match = self.numbers.match(fig, own, self.config)
         f = match.field
         status = _MARK_STATUS.get(match.status, "ungrounded")
-        if status != "ungrounded":
+        strict = status == "derived" and self.config.strict_derivations
+        if status != "ungrounded" and not strict:
             t.figures_cited += 1
         self.marks.append(
             Mark(
@@ -245,7 +246,7 @@ class _Run:
                 f.raw_value if f else None,
             )
         )
-        if status != "grounded":
+        if status != "grounded" and (status != "derived" or strict):
             self._finding(t, self._figure_finding(opp_id, name, fig, match))
 
     def _figure_finding(self, opp_id: str, name: str, fig: Figure, match: FigureMatch) -> Finding:
@@ -270,6 +271,15 @@ class _Run:
                     "other_opportunity_id": other,
                     "message": f"{fig.raw} in {opp_id} matches only {other}'s field {f.path} "
                     f"({_fmt(f)}): cited, but attributed to the wrong opportunity.",
+                }
+            )
+        if match.status == "derived" and f is not None:
+            return Finding.model_validate(
+                where
+                | {
+                    "kind": FindingKind.DERIVED_FIGURE,
+                    "message": f"{fig.raw} is derived, not cited: {f.path} = {_fmt(f)} "
+                    "(strict mode counts derivations as uncited).",
                 }
             )
         if match.status == "sign" and f is not None:

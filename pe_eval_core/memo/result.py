@@ -52,6 +52,8 @@ class FindingKind(StrEnum):
     """A figure no source field of its kind supports within tolerance (not cited)."""
     MISATTRIBUTED_FIGURE = "misattributed_figure"
     """A figure supported only by another opportunity's field (still cited)."""
+    DERIVED_FIGURE = "derived_figure"
+    """Strict mode only: a figure that only a derivation of source fields explains (uncited)."""
     SIGN_MISMATCH = "sign_mismatch"
     """An explicitly negative figure whose only matches are positive source values (not cited)."""
     UNGROUNDED_ENTITY = "ungrounded_entity"
@@ -101,7 +103,7 @@ class Finding(BaseModel):
     """For mis-attributions: the opportunity the value really belongs to."""
 
 
-MarkStatus = Literal["grounded", "ungrounded", "misattributed", "exempt"]
+MarkStatus = Literal["grounded", "derived", "ungrounded", "misattributed", "exempt"]
 
 
 class _Lightweight:

@@ -142,7 +142,7 @@ def _runs(
 _SPECIAL = re.compile("[&<>\"']").search
 """Finds a character ``html.escape`` would change (most prose pieces have none)."""
 _escape = html.escape
-_STATUSES = frozenset({"grounded", "ungrounded", "misattributed", "exempt"})
+_STATUSES = frozenset({"grounded", "derived", "ungrounded", "misattributed", "exempt"})
 """Mark statuses (nothing in them to escape)."""
 
 

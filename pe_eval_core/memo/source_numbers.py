@@ -288,11 +288,16 @@ def _fits_role(role: str, f: SourceField) -> bool:
     return not f.role or f.role == role
 
 
-MatchStatus = Literal["grounded", "misattributed", "sign", "ungrounded"]
+MatchStatus = Literal["grounded", "derived", "misattributed", "sign", "ungrounded"]
 
 
 class FigureMatch(NamedTuple):
-    """The verdict on one figure: the field that grounds it, or the nearest one if none does."""
+    """The verdict on one figure: the field that grounds it, or the nearest one if none does.
+
+    For status ``derived`` the field is synthetic: its ``path`` is the formula
+    (``opportunities[0].projected_impact_usd_annual / ebitda_baseline_usd``) and its value the
+    derived value in the figure's unit.
+    """
 
     status: MatchStatus
     field: SourceField | None
@@ -337,6 +342,7 @@ class NumericUniverse:
         self._every: dict[FigureKind, KindIndex] | None = None
         self._negative: dict[FigureKind, KindIndex] | None = None
         self._portfolio_fields: list[SourceField] = []
+        self._derived: dict[tuple[int, FigureKind], KindIndex] = {}
         for key, value in _items(source):
             if key != OPPORTUNITIES_KEY and key not in NON_NUMERIC_KEYS:
                 _walk(value, key, key, None, self._portfolio_fields)
@@ -501,6 +507,83 @@ class NumericUniverse:
         """Forget opportunity ``i``'s cached scope (rebuilt if asked for again)."""
         self._local.pop(i, None)
         self._shapes.pop(i, None)
+        for kind in _DERIVED_KINDS:
+            self._derived.pop((i, kind), None)
+
+    def derive(
+        self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
+    ) -> SourceField | None:
+        """The derivation nearest ``mag`` with magnitude in [lo, hi] (see ``derivations``),
+        or None. The candidates of opportunity ``i`` and ``kind`` are built once (a few
+        hundred at most) and bisected like any other kind index."""
+        if kind not in _DERIVED_KINDS:
+            return None
+        index = self._derived.get((i, kind))
+        if index is None:
+            index = self._derived[i, kind] = KindIndex(self.derivations(i, kind))
+        return next(index.closest_first(mag, lo, hi), None)
+
+    def derivations(self, i: int, kind: FigureKind) -> list[SourceField]:
+        """Every derived value a figure of ``kind`` in opportunity ``i``'s prose may cite.
+
+        The search is bounded by construction: its operands are opportunity ``i``'s own
+        fields and the portfolio-level fields (a handful each; no cross-opportunity sums:
+        on the templated demo they explain away tampered figures). USD: run-rates
+        (``a / 4``, ``a / 12``), per-unit (``a / n`` for each own count), sum and difference
+        of two fields (``a + b``, ``a - b``, signed). Percent: ratios of two USD operands
+        (an impact over EBITDA or the portfolio total) x100, and the difference of two rate
+        fields in points. All compared on magnitude.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "ebitda_baseline_usd": 2e7,
+        ...     "opportunities": [{"id": "a", "n": 1000, "projected_impact_usd_annual": 1.2e6,
+        ...                        "outcome_total_usd_annual": -3e6}]})
+        >>> d = {f.path: round(f.value, 2) for f in u.derivations(0, FigureKind.PERCENT)}
+        >>> d["opportunities[0].projected_impact_usd_annual / ebitda_baseline_usd"]
+        6.0
+        >>> per_unit = [f for f in u.derivations(0, USD) if f.path.endswith("/ opportunities[0].n")]
+        >>> ("opportunities[0].projected_impact_usd_annual / opportunities[0].n", 1200.0) in [
+        ...     (f.path, f.value) for f in per_unit]
+        True
+        """
+        owner = self._source.opportunities[i].id
+        usd = self.own(i, USD) + self.portfolio.get(USD, [])
+        out: list[tuple[str, float]] = []
+        if kind is USD:
+            counts = [c for c in self.own(i, FigureKind.COUNT) if c.magnitude > 0]
+            out = _usd_derivations(usd, counts)
+        else:
+            rates = self.own(i, FigureKind.PERCENT) + self.portfolio.get(FigureKind.PERCENT, [])
+            rates = [r for r in rates if r.unit in _RATE_UNITS]
+            out = _percent_derivations(usd, rates)
+        return [
+            SourceField(path, kind, v, v, "derived", i, abs(v), owner, "")
+            for path, v in out
+            if math.isfinite(v) and v != 0
+        ]
+
+    def _cross_sums(self, i: int) -> list[SourceField]:
+        """``a.k + b.k`` for one projected-impact key over two opportunities, ``i`` among
+        them or not (analysts add up two opportunities); bounded by the opportunities
+        squared, and only for keys naming an impact."""
+        opps = self._source.opportunities
+        if len(opps) > _CROSS_LIMIT:
+            return []
+        per_opp = [
+            [f for f in self.own(j, USD) if "impact" in f.path[f.path.rfind(".") :]]
+            for j in range(len(opps))
+        ]
+        out: list[SourceField] = []
+        owner = opps[i].id
+        for j, fj in enumerate(per_opp):
+            for k in range(j + 1, len(per_opp)):
+                for a in fj:
+                    tail = a.path[a.path.rfind(".") :]
+                    for b in per_opp[k]:
+                        if b.path.endswith(tail):
+                            v = a.value + b.value
+                            path = f"({a.path} + {b.path})"
+                            out.append(SourceField(path, USD, v, v, "derived", i, abs(v), owner))
+        return out
 
     @property
     def fields(self) -> list[SourceField]:
@@ -550,6 +633,10 @@ class NumericUniverse:
             for f in pool.closest_first(mag, lo, hi):
                 if f.opp is not None and f.opp != opp:
                     return FigureMatch("misattributed", f)
+        if config.derivations and opp is not None and _derivable(fig, negative):
+            derived = self.derive(opp, kind, mag, *_displayed(fig))
+            if derived is not None:
+                return FigureMatch("derived", derived)
         index = every.get(kind)
         if negative and wrong_sign is None and index is not None:
             wrong_sign = next(index.closest_first(mag, lo, hi), None)
@@ -585,6 +672,83 @@ class NumericUniverse:
         same_role = [f for f in own if _fits_role(role, f)]
         nearest = min(same_role, key=lambda f: abs(f.magnitude - mag), default=None)
         return FigureMatch("ungrounded", nearest or index.nearest(mag))
+
+
+_DERIVED_KINDS = (USD, FigureKind.PERCENT)
+_CROSS_LIMIT = 12
+"""Cross-opportunity sums are only formed for maps of at most this many opportunities."""
+_RUN_RATES = ((4, "4"), (12, "12"))
+_RATE_UNITS = frozenset({"fraction", "percent", "bps"})
+
+
+def _derivable(fig: Figure, negative: bool) -> bool:
+    """Signed-negative figures are never explained by a derivation."""
+    return not negative
+
+
+def _displayed(fig: Figure) -> tuple[float, float]:
+    """The magnitudes a figure's displayed precision covers (no nominal tolerance): a
+    derivation must land where the figure's own digits put it."""
+    lo, hi = sorted((abs(fig.lo), abs(fig.hi)))
+    slack = 1e-9 * max(abs(fig.value), 1.0)
+    return lo - slack, hi + slack
+
+
+_DENOMINATORS = ("ebitda", "total_projected")
+"""Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
+(a recovery ratio) is left out: on the templated demo it explains away tampered playbook
+levels such as ``~50%`` (tests/qa/test_grader_mutations.py)."""
+
+
+def _tail(f: SourceField) -> str:
+    return f.path[f.path.rfind(".") + 1 :]
+
+
+def _annual(f: SourceField) -> bool:
+    """An annual flow (``*_annual`` key): the only operand of run-rates, per-unit values,
+    sums and differences (a mean or a baseline is never added to a total)."""
+    return "annual" in f.path[f.path.rfind(".") + 1 :]
+
+
+def _aggregate(f: SourceField) -> bool:
+    """Not a per-row statistic: the operands of ratios."""
+    tail = f.path[f.path.rfind(".") + 1 :]
+    return not any(w in tail for w in ("mean", "avg", "median", "per_"))
+
+
+def _usd_derivations(usd: list[SourceField], counts: list[SourceField]) -> list[tuple[str, float]]:
+    """Run-rates, per-unit values, sums and differences of USD operands (see ``derivations``)."""
+    out: list[tuple[str, float]] = []
+    plain = [a for a in usd if a.unit != "derived" and _annual(a)]
+    for a in plain:
+        for d, shown in _RUN_RATES:
+            out.append((f"{a.path} / {shown}", a.magnitude / d))
+        for c in counts:
+            out.append((f"{a.path} / {c.path}", a.magnitude / c.magnitude))
+    for j, a in enumerate(plain):
+        for b in plain[j + 1 :]:
+            out.append((f"{a.path} + {b.path}", a.value + b.value))
+            out.append((f"{a.path} - {b.path}", a.value - b.value))
+    return out
+
+
+def _percent_derivations(
+    usd: list[SourceField], rates: list[SourceField]
+) -> list[tuple[str, float]]:
+    """Ratios of two USD operands x100 and differences of two rates in points."""
+    out: list[tuple[str, float]] = []
+    usd = [a for a in usd if _aggregate(a)]
+    tops = [a for a in usd if "impact" in a.path]
+    bottoms = [b for b in usd if any(w in _tail(b) for w in _DENOMINATORS)]
+    for a in tops:
+        for b in bottoms:
+            if a is not b and a.magnitude < b.magnitude and b.unit != "derived":
+                out.append((f"{a.path} / {b.path}", 100 * a.magnitude / b.magnitude))
+    for j, a in enumerate(rates):
+        for b in rates[j + 1 :]:
+            if a.path != b.path:
+                out.append((f"{a.path} - {b.path}", a.value - b.value))
+    return out
 
 
 def _closest(
