@@ -22,6 +22,8 @@ import streamlit as st
 from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_ratio, tier_order
 
 BAND_COLOURS = {Band.PASS: "#5fb878", Band.WATCH: "#fbedc9", Band.FAIL: "#f6d5d3"}
+BAND_INK = {Band.PASS: "#2e7d32", Band.WATCH: "#b26a00", Band.FAIL: "#c62828"}
+"""The strong colour of each band (tiles, heatmap cells, the HTML scorecard's tiles)."""
 STATUS_COLOURS = {
     "cited": "#2e7d4f",
     "grounded": "#2e7d4f",
