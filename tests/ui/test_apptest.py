@@ -531,7 +531,7 @@ def test_verdict_is_shown_above_the_tiles_with_its_issues_and_thresholds(app):
         head = next(b for b in boxes if verdict.headline in b)
         for issue in verdict.issues:
             assert md_escape(issue) in head
-        assert any("at least 100%" in m.value for m in at.markdown)
+        assert any("at least 100%" in m.value for m in at.caption)
 
 
 def test_verdict_thresholds_are_configurable_with_the_gate_spec(app):
@@ -541,7 +541,7 @@ def test_verdict_thresholds_are_configurable_with_the_gate_spec(app):
         "coverage=0.5,consistency=0,hallucination=0.5"
     ).run()
     assert not at.exception
-    assert any("Coverage at least 50%" in m.value for m in at.markdown)
+    assert any("Coverage at least 50%" in m.value for m in at.caption)
 
 
 def test_tile_band_css_uses_the_band_colours(app):
@@ -552,3 +552,24 @@ def test_tile_band_css_uses_the_band_colours(app):
     css = "".join(h.value for h in at.get("html") if "st-key-scorecard-tile-" in h.value)
     assert all(BAND_INK[b] in css for b in Band)
     assert any("more than 20% from perfect" in c.value for c in at.caption)
+
+
+def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
+    from pe_eval_core.cli.memo import INFORMATIONAL_KINDS
+    from pe_eval_core.wording import BAND_LEGEND, Band
+    from ui.charts import BAND_INK, band_labels
+    from ui.views.portfolio import heatmap_rows
+
+    at = app(PORTFOLIO)
+    assert not at.exception
+    cli_total = sum(
+        sum(1 for f in grade(*p).findings if f.kind not in INFORMATIONAL_KINDS)
+        for p in demo_pairs()
+    )
+    assert metric_values(at)["Findings"] == str(cli_total)
+    from ui import data
+
+    cells = heatmap_rows([r for r in data.portfolio(DEMO_DATA) if not r.get("error")])
+    assert {c["band_label"] for c in cells} <= set(band_labels().values())
+    assert band_labels()[Band.FAIL].endswith(BAND_LEGEND[Band.FAIL])
+    assert len(BAND_INK) == 3

@@ -60,6 +60,11 @@ def tile_style() -> str:
         f" {{ color: {charts.BAND_INK[b]}; }}"
         for b in Band
     ]
+    # A keyed container in the wrapping row would shrink below its tile's text: give each
+    # tile a floor so the row wraps instead (four across at 1440px, one per row at 390px).
+    rules.append(
+        '[class*="st-key-scorecard-tile-"] { flex: 1 1 190px !important; min-width: 190px; }'
+    )
     return "<style>\n" + "\n".join(rules) + "\n</style>"
 
 
@@ -92,8 +97,8 @@ def render_verdict(ev: MemoEvaluation) -> Verdict:
         box.success(f"**{verdict.headline}.**", icon=":material/check_circle:")
     else:
         box.error(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
-    with box.expander("Thresholds used for this verdict"):
-        st.markdown("\n".join(f"- {t}" for t in verdict.thresholds.describe()))
+    box.caption("Thresholds: " + "; ".join(verdict.thresholds.describe()) + ".")
+    with box.expander("Change the thresholds"):
         st.text_input(
             "Thresholds (the gate's spec)",
             key=K.VERDICT_SPEC,
@@ -209,7 +214,7 @@ def render_tiles(ev: MemoEvaluation) -> None:
     for field, label in DIMENSION_LABELS.items():
         score = getattr(ev.scores, field)
         tile_band = band(field, score)
-        tile = tiles.container(key=TILE_KEY.format(field=field, band=tile_band.value))
+        tile = tiles.container(key=TILE_KEY.format(field=field, band=tile_band.value), width=270)
         tile.metric(
             label,
             fmt_pct(score),
