@@ -45,18 +45,25 @@ def build_folder(folder: Path, pairs: int) -> Path:
     return folder
 
 
-def timed(cmd: list[str], cwd: Path, repeat: int, ok: set[int]) -> float:
-    """Median wall time of ``repeat`` fresh processes; a failing command aborts the benchmark."""
-    times = []
+def run_once(cmd: list[str], cwd: Path, ok: set[int]) -> float:
+    """Wall time of one fresh process; a failing command aborts the benchmark."""
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "PE_EVAL_HOME": home}
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+    if done.returncode not in ok:
+        sys.exit(f"{' '.join(cmd)} in {cwd} exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return elapsed
+
+
+def timed(cmd: list[str], checkouts: list[Path], repeat: int, ok: set[int]) -> list[float]:
+    """Median per checkout; runs alternate between checkouts so load hits them alike."""
+    times: list[list[float]] = [[] for _ in checkouts]
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as home:
-            env = {**os.environ, "PE_EVAL_HOME": home}
-            start = time.perf_counter()
-            done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-            times.append(time.perf_counter() - start)
-        if done.returncode not in ok:
-            sys.exit(f"{' '.join(cmd)} in {cwd} exited {done.returncode}:\n{done.stderr[-2000:]}")
-    return statistics.median(times)
+        for i, checkout in enumerate(checkouts):
+            times[i].append(run_once(cmd, checkout, ok))
+    return [statistics.median(t) for t in times]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"median of {args.repeat} whole-process runs, seconds")
         print(f"{'workload':<32}" + "".join(f"{c.name:>14}" for c in checkouts) + "   ratio")
         for label, (cmd, ok) in workloads.items():
-            row = [timed(cmd, c, args.repeat, ok) for c in checkouts]
+            row = timed(cmd, checkouts, args.repeat, ok)
             ratio = f"{row[-1] / row[0]:.2f}x" if len(row) > 1 else ""
             print(f"{label:<32}" + "".join(f"{t:>14.3f}" for t in row) + f"   {ratio}")
     return 0

@@ -22,6 +22,8 @@ import streamlit as st
 from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_ratio, tier_order
 
 BAND_COLOURS = {Band.PASS: "#5fb878", Band.WATCH: "#fbedc9", Band.FAIL: "#f6d5d3"}
+BAND_INK = {Band.PASS: "#2e7d32", Band.WATCH: "#b26a00", Band.FAIL: "#c62828"}
+"""The strong colour of each band (tiles, heatmap cells, the HTML scorecard's tiles)."""
 STATUS_COLOURS = {
     "cited": "#2e7d4f",
     "grounded": "#2e7d4f",
@@ -166,12 +168,22 @@ def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     )
 
 
-def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Portco x dimension cells, one panel per audience, coloured by quality (higher = better).
+def band_labels() -> dict[Band, str]:
+    """Each band with its threshold, as the heatmap legend prints it.
 
-    ``rows``: ``{portco, audience, dimension, score, quality, text, context}``; ``quality`` is
-    the score oriented so 1 is good (hallucination rate is inverted), ``text`` the score as
-    ``fmt_pct`` writes it (the cell's text), ``context`` its n/total.
+    >>> band_labels()[Band.FAIL]
+    'fail: more than 20% from perfect'
+    """
+    return {b: f"{b.value}: {BAND_LEGEND[b]}" for b in Band}
+
+
+def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Portco x dimension cells, one panel per audience, coloured by the core's band (the
+    same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
+
+    ``rows``: ``{portco, audience, dimension, score, band_label, text, context}``;
+    ``band_label`` is :func:`band_labels`' text for the cell's band (the legend prints the
+    thresholds), ``text`` the score as ``fmt_pct`` writes it, ``context`` its n/total.
     """
     frame = pd.DataFrame(list(rows))
     base = alt.Chart(frame).encode(
@@ -186,11 +198,12 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         ),
         y=alt.Y("portco:N", title=None),
     )
+    labels = band_labels()
     rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color(
-            "quality:Q",
-            scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
-            legend=alt.Legend(title="quality", format="%"),
+            "band_label:N",
+            scale=alt.Scale(domain=list(labels.values()), range=[BAND_INK[b] for b in labels]),
+            legend=alt.Legend(title="band", orient="bottom", direction="vertical"),
         ),
         tooltip=[
             "portco:N",
@@ -198,14 +211,10 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             "dimension:N",
             alt.Tooltip("text:N", title="score"),
             alt.Tooltip("context:N", title="n/total"),
+            alt.Tooltip("band_label:N", title="band"),
         ],
     )
-    text = base.mark_text(fontWeight="bold").encode(
-        text=alt.Text("text:N"),
-        color=alt.condition(
-            "datum.quality >= 0.9 || datum.quality < 0.6", alt.value("white"), alt.value(INK)
-        ),
-    )
+    text = base.mark_text(fontWeight="bold", color="white").encode(text=alt.Text("text:N"))
     return (
         alt.layer(rect, text, data=frame)
         .properties(width=NARROW_PANEL, height=alt.Step(34))

@@ -17,6 +17,7 @@ import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
 from pe_eval_core.files import safe_name
+from pe_eval_core.memo.verdict import NOT_COUNTED
 from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
         "figures": f"{t.figures_cited}/{t.figures_total}",
         "entities": f"{t.entities_grounded}/{t.entities_total}",
         "opportunities": f"{t.opps_addressed}/{t.opps_in_source}",
-        "findings": len(ev.findings),
+        "findings": sum(1 for f in ev.findings if f.kind not in NOT_COUNTED),
         "lowest_dimension": dim,
         "biggest_finding": sentence,
         "error": "",

@@ -52,6 +52,7 @@ class Scorecard:
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
     REQUEST = "scorecard.request"  # {"portco", "audience"} set by another page before switching
+    VERDICT_SPEC = "scorecard.verdict_spec"  # the gate's memo-thresholds spec ("" = pass band)
 
 
 class Portfolio:

@@ -18,6 +18,7 @@ from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
+from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, memo_verdict
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
 
@@ -47,6 +48,20 @@ def failed_thresholds(
             f"{fmt_pct(max_hallucination)}"
         )
     return out
+
+
+def verdict_thresholds(
+    fail_under: dict[str, float], max_hallucination: float | None
+) -> VerdictThresholds:
+    """The verdict's thresholds: ``--fail-under``/``--max-hallucination`` where given, the
+    pass band (perfect) elsewhere; no mis-attribution allowed."""
+    base = VerdictThresholds()
+    return VerdictThresholds(
+        minimums={**base.minimums, **fail_under},
+        max_hallucination=base.max_hallucination
+        if max_hallucination is None
+        else max_hallucination,
+    )
 
 
 def register(subparsers: Subparsers) -> None:
@@ -165,6 +180,33 @@ def source_named_by_memo(memo_path: Path) -> Path:
     return candidate
 
 
+def _print_text(
+    ev: MemoEvaluation,
+    html_path: Path,
+    sentence: str,
+    verdict: Verdict,
+    run_id: int | None,
+    failures: list[str],
+) -> None:
+    print(f"Eval scorecard: {html_path}")
+    scores = ev.scores.model_dump()
+    for d in DIMENSIONS:
+        label = DIMENSION_LABELS[d] + ":"
+        print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
+    print(sentence)
+    print(f"Verdict: {verdict.headline}")
+    for issue in verdict.issues:
+        print(f"  - {issue}")
+    print(f"  (thresholds: {'; '.join(verdict.thresholds.describe())})")
+    _print_findings(ev)
+    if run_id is not None:
+        print(
+            f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
+        )
+    for line in failures:
+        print(f"FAIL: {line}")
+
+
 def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | None]:
     """``--fail-under`` and ``--max-hallucination``, checked."""
     fail_under = parse_fail_under(args.fail_under)
@@ -203,27 +245,21 @@ def handle(args: argparse.Namespace) -> int:
     run_id = record_or_warn(ev, origin="cli")
     failures = failed_thresholds(ev, fail_under, max_h)
     lowest_name, sentence = lowest_dimension(ev)
+    verdict = memo_verdict(ev, verdict_thresholds(fail_under, max_h))
     if args.json:
         out: dict[str, object] = dict(ev.seed_dict(html_path, json_path))
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
         out["threshold_failures"] = failures
+        out["verdict"] = {
+            "ready": verdict.ready,
+            "headline": verdict.headline,
+            "issues": verdict.issues,
+            "thresholds": verdict.thresholds.describe(),
+        }
         out["history_run_id"] = run_id
         print(json.dumps(out, indent=2))
     else:
-        print(f"Eval scorecard: {html_path}")
-        scores = ev.scores.model_dump()
-        for d in DIMENSIONS:
-            label = DIMENSION_LABELS[d] + ":"
-            print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
-        print(sentence)
-        _print_findings(ev)
-        if run_id is not None:
-            print(
-                f"Recorded in history as run {run_id} "
-                f"(`python -m pe_eval_core history show {run_id}`)."
-            )
-        for line in failures:
-            print(f"FAIL: {line}")
+        _print_text(ev, html_path, sentence, verdict, run_id, failures)
     return ExitCode.BELOW_THRESHOLD if failures else ExitCode.OK
 
 

@@ -12,12 +12,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
+from pe_eval_core.memo.verdict import KIND_LABELS, VerdictThresholds, memo_verdict
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
 
 
@@ -204,7 +206,9 @@ def _environment() -> Environment:
     return env
 
 
-def render_scorecard_html(evaluation: MemoEvaluation) -> str:
+def render_scorecard_html(
+    evaluation: MemoEvaluation, thresholds: VerdictThresholds | None = None
+) -> str:
     """The one-glance scorecard: score tiles, weakest dimension, per-opportunity table,
     findings, consistency table and the prose with every figure and entity marked."""
     ev = evaluation
@@ -245,6 +249,7 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
     prose = Markup("".join(parts))
     rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
     lowest_name, lowest_sentence = lowest_dimension(ev)
+    verdict = memo_verdict(ev, thresholds)
     return (
         _environment()
         .get_template("scorecard.html.j2")
@@ -253,6 +258,10 @@ def render_scorecard_html(evaluation: MemoEvaluation) -> str:
             tiles=tiles,
             lowest_name=lowest_name,
             lowest_sentence=lowest_sentence,
+            verdict=verdict,
+            kind_labels=KIND_LABELS,
+            memo_file=Path(ev.memo_path).name,
+            source_file=Path(ev.source_path).name,
             opportunity_rows=rows,
             prose_blocks=prose,
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pe_eval_core.memo.explain import lowest_dimension
+from pe_eval_core.memo.verdict import KIND_LABELS, memo_verdict
 from pe_eval_core.wording import fmt_pct, pct_points
 from ui import state
 
@@ -143,7 +144,7 @@ def test_findings_table_filters_by_kind_and_opportunity(app):
     at.multiselect(key=SC.FINDING_KINDS).set_value([kind]).run()
     assert not at.exception
     table = next(d.value for d in at.dataframe if "nearest_path" in d.value.columns)
-    assert set(table["kind"]) == {kind}
+    assert set(table["kind"]) == {KIND_LABELS[kind]}
     assert len(table) == sum(1 for f in ev.findings if str(f.kind) == kind)
 
 
@@ -517,3 +518,58 @@ def test_scorecard_offers_the_three_downloads_without_rerunning(app):
     buttons = at.get("download_button")
     assert [b.proto.label for b in buttons] == ["Scorecard HTML", "JSON sidecar", "Findings CSV"]
     assert all(b.proto.ignore_rerun for b in buttons)  # on_click="ignore"
+
+
+def test_verdict_is_shown_above_the_tiles_with_its_issues_and_thresholds(app):
+    from ui.errors import md_escape
+
+    for portco, audience in demo_pairs():
+        at = app(**{SC.PORTCO: portco, SC.AUDIENCE: audience})
+        assert not at.exception
+        verdict = memo_verdict(grade(portco, audience))
+        boxes = [b.value for b in (*at.success, *at.error)]
+        head = next(b for b in boxes if verdict.headline in b)
+        for issue in verdict.issues:
+            assert md_escape(issue) in head
+        assert any("at least 100%" in m.value for m in at.caption)
+
+
+def test_verdict_thresholds_are_configurable_with_the_gate_spec(app):
+    worst = max(demo_pairs(), key=lambda p: len(memo_verdict(grade(*p)).issues))
+    at = app(**{SC.PORTCO: worst[0], SC.AUDIENCE: worst[1]})
+    at.text_input(key=SC.VERDICT_SPEC).set_value(
+        "coverage=0.5,consistency=0,hallucination=0.5"
+    ).run()
+    assert not at.exception
+    assert any("Coverage at least 50%" in m.value for m in at.caption)
+
+
+def test_tile_band_css_uses_the_band_colours(app):
+    from pe_eval_core.wording import Band
+    from ui.charts import BAND_INK
+
+    at = app()
+    css = "".join(h.value for h in at.get("html") if "st-key-scorecard-tile-" in h.value)
+    assert all(BAND_INK[b] in css for b in Band)
+    assert any("more than 20% from perfect" in c.value for c in at.caption)
+
+
+def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
+    from pe_eval_core.cli.memo import INFORMATIONAL_KINDS
+    from pe_eval_core.wording import BAND_LEGEND, Band
+    from ui.charts import BAND_INK, band_labels
+    from ui.views.portfolio import heatmap_rows
+
+    at = app(PORTFOLIO)
+    assert not at.exception
+    cli_total = sum(
+        sum(1 for f in grade(*p).findings if f.kind not in INFORMATIONAL_KINDS)
+        for p in demo_pairs()
+    )
+    assert metric_values(at)["Findings"] == str(cli_total)
+    from ui import data
+
+    cells = heatmap_rows([r for r in data.portfolio(DEMO_DATA) if not r.get("error")])
+    assert {c["band_label"] for c in cells} <= set(band_labels().values())
+    assert band_labels()[Band.FAIL].endswith(BAND_LEGEND[Band.FAIL])
+    assert len(BAND_INK) == 3

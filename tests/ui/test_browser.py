@@ -356,3 +356,44 @@ def test_narrow_window_truncates_no_tile_and_overflows_no_chart(browser, demo_se
         assert _overflows(page) == []
     finally:
         context.close()
+
+
+def test_failing_tile_is_red_and_the_verdict_is_above_the_fold(page, demo_server):
+    """The consistency 0% tile of the flawed demo memo is drawn in the fail band's colour."""
+    page.goto(f"{demo_server.url}/")
+    page.get_by_text("Biggest finding.").wait_for()
+    _settle(page)
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="southeast_lender", exact=True).click()
+    page.get_by_text("board", exact=True).first.click()
+    page.get_by_role("heading", name="southeast_lender · board").wait_for()
+    _settle(page)
+    tile = page.locator(
+        '[class*="st-key-scorecard-tile-consistency-fail"] [data-testid="stMetric"]'
+    )
+    tile.wait_for()
+    colour = tile.evaluate("e => getComputedStyle(e).borderTopColor")
+    assert colour == "rgb(198, 40, 40)", colour  # charts.BAND_INK[Band.FAIL], #c62828
+    verdict = page.get_by_text("Not ready: 4 issues")
+    verdict.wait_for(state="visible")
+    assert verdict.bounding_box()["y"] < 900
+
+
+@pytest.mark.parametrize("width,height", [(1440, 900), (390, 844)])
+def test_html_scorecard_never_overflows_horizontally(browser, tmp_path, width, height):
+    from pe_eval_core.memo import find_memo_pairs, grade_memo, render_scorecard_html
+
+    pair = next(p for p in find_memo_pairs(DEMO_DATA) if p.portco_id == "southeast_lender")
+    html_file = tmp_path / "scorecard.html"
+    html_file.write_text(render_scorecard_html(grade_memo(pair.memo_path, pair.source_path)))
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(html_file.as_uri())
+        sizes = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert sizes[0] <= sizes[1], sizes
+        assert page.locator("#verdict").inner_text().startswith("Not ready")
+    finally:
+        context.close()

@@ -10,7 +10,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, LOWER_IS_BETTER, fmt_pct, quality
+from pe_eval_core.wording import (
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    LOWER_IS_BETTER,
+    band,
+    fmt_pct,
+    quality,
+)
 from ui import charts, data, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape
@@ -33,6 +40,7 @@ def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "dimension": label,
                     "score": score,
                     "quality": quality(field, score),
+                    "band_label": charts.band_labels()[band(field, score)],
                     "text": fmt_pct(score),
                     "context": row[f"{field}_context"],
                 }

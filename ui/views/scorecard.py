@@ -18,7 +18,15 @@ import streamlit as st
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.scorecard import mark_css, mark_legend_html, marked_prose_html
+from pe_eval_core.memo.verdict import (
+    KIND_LABELS,
+    NOT_COUNTED,
+    Verdict,
+    VerdictThresholds,
+    memo_verdict,
+)
 from pe_eval_core.wording import (
+    BAND_LEGEND,
     DIMENSION_LABELS,
     LOWER_IS_BETTER,
     Band,
@@ -38,6 +46,67 @@ K = state.Scorecard
 FOLDER, UPLOAD = "Data folder", "Upload"
 PROBLEM_STATUSES = ("ungrounded", "misattributed")
 BAND_BOX = {Band.PASS: st.success, Band.WATCH: st.warning, Band.FAIL: st.error}
+TILE_KEY = "scorecard-tile-{field}-{band}"
+"""Each tile's container key: Streamlit turns it into the class ``st-key-...`` the band CSS
+(:func:`tile_style`) targets, so a tile's border and value take its band's colour."""
+
+
+def tile_style() -> str:
+    """Band colours for the score tiles: the same ink as ``charts.BAND_INK`` everywhere."""
+    rules = [
+        f'[class*="st-key-scorecard-tile-"][class*="-{b.value}"] [data-testid="stMetric"]'
+        f" {{ border-color: {charts.BAND_INK[b]} !important; border-width: 2px !important; }}\n"
+        f'[class*="st-key-scorecard-tile-"][class*="-{b.value}"] [data-testid="stMetricValue"]'
+        f" {{ color: {charts.BAND_INK[b]}; }}"
+        for b in Band
+    ]
+    # A keyed container in the wrapping row would shrink below its tile's text: give each
+    # tile a floor so the row wraps instead (four across at 1440px, one per row at 390px).
+    rules.append(
+        '[class*="st-key-scorecard-tile-"] { flex: 1 1 190px !important; min-width: 190px; }'
+    )
+    return "<style>\n" + "\n".join(rules) + "\n</style>"
+
+
+def kind_label(kind: str) -> str:
+    """A finding kind in words (``Figure not in the source``), the raw name if unknown."""
+    return KIND_LABELS.get(kind, kind)
+
+
+def band_legend_md() -> str:
+    """The bands and their thresholds in one line (``wording.BAND_LEGEND``)."""
+    return " · ".join(f"**{b.value}**: {BAND_LEGEND[b]}" for b in Band)
+
+
+def verdict_thresholds() -> VerdictThresholds:
+    """The thresholds the user set on this page (the gate's spec), else the pass band."""
+    spec = st.session_state.get(K.VERDICT_SPEC, "") or ""
+    try:
+        return VerdictThresholds.from_spec(spec)
+    except PeEvalError as err:
+        show_error(err)
+        return VerdictThresholds()
+
+
+def render_verdict(ev: MemoEvaluation) -> Verdict:
+    """Can this memo be circulated? The verdict, its issues in plain sentences, the thresholds."""
+    verdict = memo_verdict(ev, verdict_thresholds())
+    box = st.container(key="scorecard-verdict-" + ("ready" if verdict.ready else "notready"))
+    issues = "\n".join(f"- {md_escape(i)}" for i in verdict.issues)
+    if verdict.ready:
+        box.success(f"**{verdict.headline}.**", icon=":material/check_circle:")
+    else:
+        box.error(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
+    box.caption("Thresholds: " + "; ".join(verdict.thresholds.describe()) + ".")
+    with box.expander("Change the thresholds"):
+        st.text_input(
+            "Thresholds (the gate's spec)",
+            key=K.VERDICT_SPEC,
+            placeholder="citation=1.0,coverage=90%,hallucination=0.05",
+            help="Same syntax as `pe-eval gate --memo-thresholds`. Blank: every dimension "
+            "must be perfect (the pass band).",
+        )
+    return verdict
 
 
 def prose_style() -> str:
@@ -140,10 +209,13 @@ def render_tiles(ev: MemoEvaluation) -> None:
     """The four scores with n/total, then the biggest finding in one sentence."""
     # A wrapping row, not st.columns(4): on a narrow window the tiles flow onto two rows
     # instead of truncating their labels and n/total captions.
+    st.html(tile_style())
     tiles = st.container(horizontal=True, wrap=True, key="scorecard.tiles")
     for field, label in DIMENSION_LABELS.items():
         score = getattr(ev.scores, field)
-        tiles.metric(
+        tile_band = band(field, score)
+        tile = tiles.container(key=TILE_KEY.format(field=field, band=tile_band.value), width=270)
+        tile.metric(
             label,
             fmt_pct(score),
             delta=ev.score_context(field),
@@ -151,9 +223,10 @@ def render_tiles(ev: MemoEvaluation) -> None:
             delta_arrow="off",
             border=True,
             width="stretch",
-            help=f"{label}: {band(field, score)} band"
+            help=f"{label}: {tile_band} band ({BAND_LEGEND[tile_band]})"
             + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
         )
+    st.caption("Colours: " + band_legend_md())
     dim, sentence = lowest_dimension(ev)
     box = BAND_BOX[band(dim, getattr(ev.scores, dim)) if dim in DIMENSION_LABELS else Band.PASS]
     box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
@@ -233,7 +306,13 @@ def render_findings(ev: MemoEvaluation) -> None:
     kinds = sorted(frame["kind"].astype(str).unique())
     opps = sorted(frame["opportunity_id"].fillna("(memo)").astype(str).unique())
     left, right = st.columns(2)
-    chosen_kinds = left.multiselect("Kind", kinds, key=K.FINDING_KINDS, placeholder="All kinds")
+    chosen_kinds = left.multiselect(
+        "Kind",
+        kinds,
+        key=K.FINDING_KINDS,
+        placeholder="All kinds",
+        format_func=kind_label,
+    )
     chosen_opps = right.multiselect(
         "Opportunity", opps, key=K.FINDING_OPPS, placeholder="All opportunities"
     )
@@ -263,12 +342,19 @@ def render_findings(ev: MemoEvaluation) -> None:
         )
         if c in shown.columns
     ]
-    st.caption(f"{len(shown)} of {len(frame)} findings")
+    counted = ~frame["kind"].astype(str).isin([str(k) for k in NOT_COUNTED])
+    st.caption(
+        f"{len(shown)} of {len(frame)} findings shown; {int(counted.sum())} count against the "
+        "memo (template wording and unreadable other memos are shown, never counted)."
+    )
+    shown["kind"] = shown["kind"].astype(str).map(kind_label)
     st.dataframe(
         shown[columns],
         hide_index=True,
         column_config={
+            "kind": "what",
             "opportunity_id": "opportunity",
+            "field": "memo field",
             "raw": "offending text",
             "nearest_value": "nearest source value",
             "nearest_path": st.column_config.TextColumn("source field", width="large"),
@@ -425,6 +511,7 @@ def render() -> None:
     if ev is None:
         return
     st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
+    render_verdict(ev)
     render_tiles(ev)
     render_charts(ev)
     st.markdown("#### Opportunities")

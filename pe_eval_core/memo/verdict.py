@@ -1,0 +1,257 @@
+"""The verdict on one graded memo: can it be circulated, and if not, what to fix first.
+
+*Ready to circulate* only when every dimension meets its threshold and nothing is
+mis-attributed (a number quoted under the wrong opportunity counts as cited, so no score
+catches it). Otherwise *Not ready: N issues*, each issue a plain sentence a deal-team member
+can act on. The thresholds are the gate's (:class:`VerdictThresholds`, read from the same
+spec as ``pe-eval gate --memo-thresholds``); the default is the *pass* band: perfect scores.
+
+Every surface (dashboard, HTML scorecard, CLI) calls :func:`memo_verdict`, so they agree.
+Template constants and unreadable siblings are shown elsewhere but never counted here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pe_eval_core.memo.result import Finding, FindingKind
+from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
+from pe_eval_core.wording import (
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    LOWER_IS_BETTER,
+    fmt_number,
+    fmt_pct,
+    fmt_usd,
+)
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo.result import MemoEvaluation
+
+READY = "Ready to circulate"
+EPS = 1e-12
+
+KIND_LABELS: Mapping[str, str] = {
+    FindingKind.UNGROUNDED_FIGURE: "Figure not in the source",
+    FindingKind.MISATTRIBUTED_FIGURE: "Figure from another opportunity",
+    FindingKind.SIGN_MISMATCH: "Figure with the wrong sign",
+    FindingKind.UNGROUNDED_ENTITY: "Name not in the source",
+    FindingKind.MISATTRIBUTED_ENTITY: "Name from another opportunity",
+    FindingKind.TEMPLATE_EXEMPT: "Template wording (not counted)",
+    FindingKind.PHANTOM_OPPORTUNITY: "Opportunity not in the source",
+    FindingKind.DROPPED_OPPORTUNITY: "Opportunity left out",
+    FindingKind.HEADLINE_MISMATCH: "Headline disagrees",
+    FindingKind.UNREADABLE_SIBLING: "Other memo unreadable (not counted)",
+    FindingKind.PORTCO_MISMATCH: "Wrong source company",
+    FindingKind.ID_CASE_MISMATCH: "Opportunity id in the wrong case",
+    FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
+}
+"""What each finding kind is called on every human-facing surface."""
+
+NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIBLING})
+"""Findings shown for information, never counted against a score or the verdict."""
+
+MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
+
+DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
+    "citation_accuracy": frozenset({FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH}),
+    "hallucination_rate": frozenset({FindingKind.UNGROUNDED_ENTITY}),
+    "coverage": frozenset({FindingKind.DROPPED_OPPORTUNITY}),
+    "consistency": frozenset({FindingKind.HEADLINE_MISMATCH}),
+}
+"""The findings that lower each dimension (what to fix when it misses its threshold)."""
+
+FIELD_LABELS: Mapping[str, str] = {
+    "projected_impact_usd_annual": "projected impact",
+    "total_projected_impact_usd_annual": "total projected impact",
+    "outcome_total_usd_annual": "annual outcome",
+    "outcome_mean_usd": "average outcome per account",
+    "ebitda_baseline_usd": "EBITDA baseline",
+    "default_rate": "default rate",
+    "persistence_score": "persistence score",
+    "persistence_quarters_out_of_total": "persistent quarters",
+    "difficulty_score_1_to_5": "difficulty score",
+    "n": "number of accounts",
+    "risk_of_inaction": "risk of inaction",
+    "counterfactual": "counterfactual",
+    "rollout": "rollout",
+    "narrative": "narrative",
+}
+"""Source and memo field names as a reader would say them."""
+
+_INDEXED = re.compile(r"^opportunities\[(\d+)\]\.")
+
+
+def field_label(path: str | None) -> str:
+    """A source field path in words.
+
+    >>> field_label("opportunities[1].projected_impact_usd_annual")
+    'projected impact'
+    >>> field_label("segment.grade"), field_label(None)
+    ('segment grade', 'source field')
+    """
+    if not path:
+        return "source field"
+    leaf = _INDEXED.sub("", path.rsplit(":", 1)[-1])
+    if leaf in FIELD_LABELS:
+        return FIELD_LABELS[leaf]
+    words = re.sub(r"\[\d+\]", "", leaf).replace(".", " ").replace("_", " ")
+    return re.sub(r"\b(usd|annual)\b", "", words).strip() or leaf
+
+
+@dataclass(frozen=True)
+class VerdictThresholds:
+    """The bound on each dimension (hallucination a maximum, the rest minimums) and the most
+    mis-attributed figures/entities allowed. Default: the pass band (perfect) and none."""
+
+    minimums: Mapping[str, float] = field(
+        default_factory=lambda: {"citation_accuracy": 1.0, "coverage": 1.0, "consistency": 1.0}
+    )
+    max_hallucination: float = 0.0
+    max_misattributed: int = 0
+
+    @classmethod
+    def from_spec(cls, spec: str | None, max_misattributed: int = 0) -> VerdictThresholds:
+        """The gate's spec (``"citation=1.0,coverage=90%,hallucination=0.05"``) over the
+        defaults: dimensions it does not name keep their pass-band bound.
+
+        >>> t = VerdictThresholds.from_spec("coverage=90%, hallucination=0.05")
+        >>> t.minimums["coverage"], t.minimums["citation_accuracy"], t.max_hallucination
+        (0.9, 1.0, 0.05)
+        """
+        given = parse_thresholds(spec, names=MEMO_BOUNDS, input="memo_thresholds")
+        base = cls()
+        mins = dict(base.minimums)
+        for dim, value in given.items():
+            if dim != "hallucination_rate":
+                mins[dim] = value
+        return cls(
+            minimums=mins,
+            max_hallucination=given.get("hallucination_rate", base.max_hallucination),
+            max_misattributed=max_misattributed,
+        )
+
+    def bound(self, dim: str) -> float:
+        return self.max_hallucination if dim in LOWER_IS_BETTER else self.minimums.get(dim, 0.0)
+
+    def meets(self, dim: str, value: float) -> bool:
+        if dim in LOWER_IS_BETTER:
+            return value <= self.max_hallucination + EPS
+        return value >= self.bound(dim) - EPS
+
+    def describe(self) -> list[str]:
+        """Each threshold in words, in dimension order, then the mis-attribution bound.
+
+        >>> VerdictThresholds().describe()[:2]
+        ['Citation accuracy at least 100%', 'Hallucination rate at most 0%']
+        """
+        out = []
+        for dim in DIMENSIONS:
+            op = "at most" if dim in LOWER_IS_BETTER else "at least"
+            out.append(f"{DIMENSION_LABELS[dim]} {op} {fmt_pct(self.bound(dim))}")
+        out.append(f"Mis-attributed figures or names: at most {self.max_misattributed}")
+        return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ready: bool
+    issues: list[str]
+    thresholds: VerdictThresholds
+    failed_dimensions: list[str] = field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        """``Ready to circulate`` or ``Not ready: 3 issues``."""
+        if self.ready:
+            return READY
+        n = len(self.issues)
+        return f"Not ready: {n} issue{'s' if n != 1 else ''}"
+
+
+def _value(raw: str, value: float | str | None) -> str:
+    if isinstance(value, int | float) and "$" in raw:
+        return fmt_usd(value)
+    return fmt_number(value)
+
+
+def _owner(path: str | None, opp: str, source_ids: list[str]) -> str:
+    """``its`` when the source field belongs to ``opp``, else ``opp_02's`` (by path index)."""
+    m = _INDEXED.match(path or "")
+    if m and int(m.group(1)) < len(source_ids) and source_ids[int(m.group(1))] != opp:
+        return f"{source_ids[int(m.group(1))]}'s"
+    return "its"
+
+
+def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
+    """One finding as a plain sentence: what is wrong, where, and the nearest source value.
+
+    >>> from pe_eval_core.memo.result import Finding
+    >>> issue_sentence(Finding(kind="ungrounded_figure", opportunity_id="opp_02", raw="$6.8M",
+    ...     message="", nearest_value=4236000.0,
+    ...     nearest_path="opportunities[1].projected_impact_usd_annual"))
+    '$6.8M in opp_02 matches no source figure; the nearest is its projected impact, $4.2M.'
+    """
+    opp = f.opportunity_id or "the memo"
+    near = _value(f.raw, f.nearest_value)
+    label = field_label(f.nearest_path)
+    kind = f.kind
+    if kind is FindingKind.UNGROUNDED_FIGURE:
+        owner = _owner(f.nearest_path, opp, source_ids or [])
+        tail = f"; the nearest is {owner} {label}, {near}" if near else ""
+        return f"{f.raw} in {opp} matches no source figure{tail}."
+    if kind is FindingKind.SIGN_MISMATCH:
+        return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
+    if kind is FindingKind.MISATTRIBUTED_FIGURE:
+        other = f.other_opportunity_id or "another opportunity"
+        return f"{f.raw} in {opp} is {other}'s {label} ({near}), not {opp}'s."
+    if kind is FindingKind.UNGROUNDED_ENTITY:
+        return f"'{f.raw}' in {opp} names nothing in the source."
+    if kind is FindingKind.MISATTRIBUTED_ENTITY:
+        other = f.other_opportunity_id or "another opportunity"
+        return f"'{f.raw}' in {opp} belongs to {other}, not {opp}."
+    if kind is FindingKind.DROPPED_OPPORTUNITY:
+        return f"{opp} is in the source but the memo leaves it out."
+    if kind is FindingKind.HEADLINE_MISMATCH:
+        path = f.nearest_path or ""
+        if ".json:" in path:
+            sibling = path.split(":", 1)[0]
+            return (
+                f"The headline {f.raw} disagrees with the other memo {sibling}, "
+                f"which states {_value('$', f.nearest_value)}."
+            )
+        return (
+            f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
+        )
+    return f.message
+
+
+def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
+    """Ready only when every dimension meets its threshold and mis-attributions are within
+    bound; the issues are the findings behind each failing dimension, then the
+    mis-attributions (a failing dimension with no finding behind it is its own issue)."""
+    t = thresholds or VerdictThresholds()
+    scores = ev.scores.model_dump()
+    counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    issues: list[str] = []
+    failed: list[str] = []
+    for dim in DIMENSIONS:
+        if t.meets(dim, scores[dim]):
+            continue
+        failed.append(dim)
+        behind = [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]]
+        if behind:
+            issues.extend(behind)
+        else:
+            op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
+            issues.append(
+                f"{DIMENSION_LABELS[dim]} is {fmt_pct(scores[dim])}, {op} {fmt_pct(t.bound(dim))}."
+            )
+    misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
+    if len(misattributed) > t.max_misattributed:
+        issues.extend(issue_sentence(f, ids) for f in misattributed)
+    return Verdict(ready=not issues, issues=issues, thresholds=t, failed_dimensions=failed)

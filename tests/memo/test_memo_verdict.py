@@ -1,0 +1,79 @@
+"""The verdict: ready only when every dimension meets its threshold and nothing is
+mis-attributed; the same verdict in the core, the HTML scorecard and the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pe_eval_core.errors import ThresholdSpecError
+from pe_eval_core.memo import find_memo_pairs, grade_memo, render_scorecard_html
+from pe_eval_core.memo.verdict import READY, VerdictThresholds, memo_verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "finance_output"
+
+
+def _graded(portco: str, audience: str):
+    pair = next(p for p in find_memo_pairs(DEMO) if (p.portco_id, p.audience) == (portco, audience))
+    return grade_memo(pair.memo_path, pair.source_path)
+
+
+def test_clean_memo_is_ready_and_exempt_items_are_not_counted():
+    ev = _graded("MortgageCo", "operator")
+    assert any(f.kind == "template_exempt" for f in ev.findings)
+    verdict = memo_verdict(ev)
+    assert verdict.ready and verdict.headline == READY and verdict.issues == []
+
+
+def test_flawed_memo_lists_plain_sentence_issues():
+    verdict = memo_verdict(_graded("southeast_lender", "board"))
+    assert not verdict.ready
+    assert verdict.headline == f"Not ready: {len(verdict.issues)} issues"
+    assert any(i.startswith("$6.8M in opp_02 matches no source figure") for i in verdict.issues)
+    assert any("opp_02's annual outcome" in i for i in verdict.issues)  # the mis-attribution
+    assert all("_usd_annual" not in i and "opportunities[" not in i for i in verdict.issues)
+
+
+def test_misattribution_blocks_even_when_scores_pass_the_thresholds():
+    ev = _graded("southeast_lender", "board")
+    loose = VerdictThresholds.from_spec("citation=0.5,consistency=0")
+    verdict = memo_verdict(ev, loose)
+    assert not verdict.ready and len(verdict.issues) == 1 and "not opp_01's" in verdict.issues[0]
+    assert memo_verdict(ev, VerdictThresholds.from_spec("citation=0.5,consistency=0", 1)).ready
+
+
+def test_thresholds_use_the_gate_spec_and_are_described():
+    t = VerdictThresholds.from_spec("coverage=75%,hallucination=5%")
+    assert t.describe()[1:3] == ["Hallucination rate at most 5%", "Coverage at least 75%"]
+    with pytest.raises(ThresholdSpecError):
+        VerdictThresholds.from_spec("coverage")
+
+
+def test_html_scorecard_states_the_verdict_with_file_names_not_paths():
+    ev = _graded("southeast_lender", "board")
+    page = render_scorecard_html(ev)
+    assert 'id="verdict"' in page and "Not ready: 4 issues" in page
+    assert "Thresholds: Citation accuracy at least 100%" in page
+    assert str(DEMO.resolve()) not in page and str(ROOT) not in page
+    assert "hover a mark" not in page.lower()
+    assert "@media print" in page and "attr(title)" in page  # source field printed
+
+
+def test_cli_memo_prints_the_verdict(tmp_path, monkeypatch):
+    monkeypatch.setenv("PE_EVAL_NO_HISTORY", "1")
+    args = [sys.executable, "-m", "pe_eval_core", "memo", "southeast_lender"]
+    args += ["--data-dir", str(DEMO), "--out-dir", str(tmp_path)]
+    out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=False).stdout
+    assert "Verdict: Not ready: 4 issues" in out and "(thresholds: Citation accuracy" in out
+    data = json.loads(
+        subprocess.run([*args, "--json"], capture_output=True, text=True, cwd=ROOT).stdout
+    )
+    assert data["verdict"]["ready"] is False and len(data["verdict"]["issues"]) == 4
+    clean = [*args[:4], "MortgageCo", *args[5:]]
+    out = subprocess.run(clean, capture_output=True, text=True, cwd=ROOT, check=False).stdout
+    assert "Verdict: Ready to circulate" in out
