@@ -117,10 +117,12 @@ def test_score_tiles_sit_in_a_wrapping_row(app):
         except ValueError:
             continue
         if is_flex and block.proto.flex_container.wrap:
-            direct = [
-                c.label for c in block.children.values() if getattr(c, "type", "") == "metric"
-            ]
-            rows.append(direct)
+            # each tile is a metric, directly or inside its own (band-styled) container
+            tiles = []
+            for c in block.children.values():
+                inner = [c, *getattr(c, "children", {}).values()]
+                tiles += [x.label for x in inner if getattr(x, "type", "") == "metric"]
+            rows.append(tiles)
     assert ["Citation accuracy", "Hallucination rate", "Coverage", "Consistency"] in rows
 
 
