@@ -12,6 +12,7 @@ Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -170,11 +171,14 @@ def gate_memos(
     ``hallucination_rate`` is a maximum, the others minimums). ``max_misattributed`` bounds the
     mis-attributed figures and entities per memo: they count as cited / grounded, so no score
     threshold can catch a number quoted under the wrong opportunity."""
-    from pe_eval_core.memo import find_memo_pairs, grade_memo, write_outputs
+    from pe_eval_core.memo import grade_memo, write_outputs
+    from pe_eval_core.memo.pairs import scan_memo_pairs
 
     subject = str(data_dir)
     try:
-        pairs = find_memo_pairs(data_dir)
+        pairs, skipped = scan_memo_pairs(data_dir)
+        for s in skipped:  # named, never fatal: the rest of the folder is still graded
+            print(f"gate: skipped {s.path.name!a}: {s.reason}", file=sys.stderr)
     except PeEvalError as err:
         result.add_problem(subject, err)
         return

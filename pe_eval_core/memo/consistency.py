@@ -71,6 +71,9 @@ def read_siblings(memo_path: Path, portco_id: str) -> list[SiblingHeadline]:
     for path in sorted(folder.glob(MEMO_GLOB)):
         if path.resolve() == me or not path.is_file():
             continue
+        if not path.resolve().is_relative_to(folder.resolve()):
+            out.append(SiblingHeadline(path=str(path), error="a link to outside the folder"))
+            continue
         by_name = path.name.startswith(f"explain_{portco_id}_")
         if not by_name and not _mentions(path, needle):
             continue  # cannot carry this portco_id: skip parsing it
