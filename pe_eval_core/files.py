@@ -16,6 +16,7 @@ from pe_eval_core.errors import (
     InputNotFoundError,
     InvalidNameError,
     MalformedJSONError,
+    OutputWriteError,
     PathOutsideRootError,
 )
 
@@ -91,7 +92,7 @@ def read_json(
     The error classes are parameters so the memo grader can raise the seed's
     memo-specific or source-specific diagnosis.
     """
-    p = Path(path)
+    p = check_path_text(path, not_found.input)
     if not p.is_file():
         what = "is a directory, not a file" if p.is_dir() else "does not exist"
         raise not_found(f"{p} {what}")
@@ -111,9 +112,36 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def refuse_symlink(path: str | os.PathLike[str], input: str = "out_dir") -> Path:
+    """``path`` with its folder resolved and its last part kept as is; an error if that last
+    part is a symlink (live or dangling), so a write can never land on the link's target.
+
+    >>> refuse_symlink("/tmp/x.json").name
+    'x.json'
+    """
+    p = Path(path)
+    try:
+        target = p.parent.resolve() / p.name
+        is_link = target.is_symlink()
+    except (OSError, ValueError) as exc:
+        raise OutputWriteError(f"cannot write {p}: {exc}", input=input) from None
+    if is_link:
+        raise OutputWriteError(
+            f"refusing to write {target}: it is a symbolic link (to {os.readlink(target)})",
+            diagnosis="An output file is a symbolic link, which could point anywhere",
+            fix="Remove the link (or choose another output folder) and run again.",
+            input=input,
+        )
+    return target
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write to a temp file in the same folder, fsync, then rename over the target."""
-    target = Path(path)
+    """Write to a temp file in the same folder, fsync, then rename over the target.
+
+    The target's folder is resolved but the target itself never is: a symlinked target is
+    refused (``refuse_symlink``), and the rename replaces a name, never follows one.
+    """
+    target = refuse_symlink(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -125,11 +153,12 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        refuse_symlink(target)  # a link planted while we wrote
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target.resolve()
+    return target
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
@@ -156,11 +185,51 @@ def safe_name(name: str, what: str = "name") -> str:
     return name
 
 
+def check_path_text(path: str | os.PathLike[str], input: str | None = None) -> Path:
+    """``path`` as a Path, or a typed error naming ``input`` if no file system could hold it:
+    a NUL byte, or a part longer than 255 bytes (``ENAMETOOLONG``)."""
+    text = os.fspath(path)
+    if "\x00" in str(text):
+        raise InvalidNameError(
+            f"path {str(text)[:80]!r} contains a NUL byte",
+            diagnosis="A path cannot contain a NUL byte",
+            fix="Pass the path of an existing file.",
+            input=input,
+        )
+    for part in Path(text).parts:
+        if len(os.fsencode(part)) > 255:
+            raise InvalidNameError(
+                f"path part {part[:40]!r}... is {len(os.fsencode(part))} bytes long",
+                diagnosis="A file or folder name can be at most 255 bytes",
+                fix="Pass the path of an existing file.",
+                input=input,
+            )
+    return Path(text)
+
+
 def confine(path: str | os.PathLike[str], roots: list[Path] | tuple[Path, ...]) -> Path:
     """Resolve ``path`` (following symlinks); refuse it unless it lies inside one of ``roots``."""
-    resolved = Path(path).expanduser().resolve()
+    resolved = check_path_text(path).expanduser().resolve()
     for root in roots:
         if resolved.is_relative_to(Path(root).expanduser().resolve()):
             return resolved
     allowed = ", ".join(str(Path(r).resolve()) for r in roots)
     raise PathOutsideRootError(f"{path} resolves to {resolved}, outside {allowed}")
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value: object) -> object:
+    """The one CSV cell escaper every CSV pe-eval writes uses: a text cell a spreadsheet could
+    read as a formula (leading ``= + - @``, tab or newline, also after leading spaces) gets a
+    ``'`` prefix; numbers pass through, None becomes empty.
+
+    >>> csv_cell("-2+3+cmd|' /C calc'!A0"), csv_cell(-3), csv_cell(" =1"), csv_cell(None)
+    ('\\'-2+3+cmd|\\' /C calc\\'!A0', -3, "' =1", '')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
+        return "'" + value
+    return value

@@ -28,6 +28,8 @@ from typing import Any
 
 from pe_eval_core.errors import (
     AllowedRootError,
+    InputNotFoundError,
+    InvalidNameError,
     MemoNotFoundError,
     PathOutsideRootError,
     PeEvalError,
@@ -92,9 +94,26 @@ class PeEvalTools:
     def _confine(self, path: str, input: str) -> Path:
         try:
             return confine(path, self.roots)
-        except PathOutsideRootError as err:
+        except (PathOutsideRootError, InvalidNameError) as err:
             err.input = input
             raise
+
+    def _dir(self, path: str) -> Path:
+        folder = self._confine(path, "data_dir")
+        if folder.exists() and not folder.is_dir():
+            raise InputNotFoundError(
+                f"data folder {path} is a file, not a folder",
+                fix="Choose the folder holding explain_*.json and dx_report_*.json.",
+                input="data_dir",
+            )
+        return folder
+
+    @staticmethod
+    def _file(path: Path, given: str, error: type[InputNotFoundError]) -> None:
+        if path.is_dir():
+            raise error(f"{given} is a folder, not a file")
+        if not path.is_file():
+            raise error(f"{given} does not exist")
 
     def eval_pe_output(self, memo_json_path: str, source_json_path: str) -> dict[str, Any]:
         from pe_eval_core.memo import grade_memo, write_outputs
@@ -102,10 +121,8 @@ class PeEvalTools:
         memo = self._confine(memo_json_path, "memo")
         source = self._confine(source_json_path, "source")
         # The seed's failure table names a missing memo before a missing source.
-        if not memo.is_file():
-            raise MemoNotFoundError(f"{memo_json_path} does not exist")
-        if not source.is_file():
-            raise SourceNotFoundError(f"{source_json_path} does not exist")
+        self._file(memo, memo_json_path, MemoNotFoundError)
+        self._file(source, source_json_path, SourceNotFoundError)
         evaluation = grade_memo(memo, source)
         html_path, json_path = write_outputs(evaluation)
         if self.record:
@@ -113,12 +130,13 @@ class PeEvalTools:
         return dict(evaluation.seed_dict(html_path, json_path))
 
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
-        from pe_eval_core.memo import find_memo_pairs
+        from pe_eval_core.memo.pairs import scan_memo_pairs
 
-        folder = self._confine(data_dir, "data_dir")
-        pairs = find_memo_pairs(folder)
+        folder = self._dir(data_dir)
+        pairs, skipped = scan_memo_pairs(folder)
         return {
             "data_dir": str(folder),
+            "skipped": [{"path": str(s.path), "reason": s.reason} for s in skipped],
             "pairs": [
                 {
                     "portco_id": p.portco_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
@@ -16,9 +17,10 @@ from pe_eval_core.errors import UsageError
 from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
-from pe_eval_core.memo.pairs import find_memo_pairs, resolve_pair
+from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
 from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, memo_verdict
+from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
 
@@ -111,7 +113,9 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    pairs = find_memo_pairs(args.data_dir)
+    pairs, skipped = scan_memo_pairs(args.data_dir)
+    for s in skipped:
+        print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -135,7 +139,7 @@ def _list(args: argparse.Namespace) -> int:
     print(f"Memo/source pairs in {args.data_dir}:")
     for p in pairs:
         missing = "" if p.source_exists else "   (source missing)"
-        print(f"  {p.portco_id:<24} {p.audience:<10} {p.memo_path.name}{missing}")
+        print(f"  {p.portco_id:<24} {p.audience:<10} {term(p.memo_path.name)}{missing}")
     return ExitCode.OK
 
 
@@ -154,7 +158,7 @@ def _print_findings(ev: MemoEvaluation) -> None:
     print(f"Findings ({len(shown)}):")
     for f in shown[:FINDINGS_SHOWN]:
         where = "/".join(x for x in (f.opportunity_id, f.field) if x)
-        print(f"  - {f.kind}{f' [{where}]' if where else ''}: {f.message}")
+        print(term(f"  - {f.kind}{f' [{where}]' if where else ''}: {f.message}"))
     if len(shown) > FINDINGS_SHOWN:
         print(f"  ... and {len(shown) - FINDINGS_SHOWN} more in the scorecard.")
 

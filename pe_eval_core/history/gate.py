@@ -12,6 +12,7 @@ Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -172,13 +173,16 @@ def gate_memos(
     mis-attributed figures and entities per memo: they count as cited / grounded, so no score
     threshold can catch a number quoted under the wrong opportunity. ``jobs`` processes grade
     the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
-    from pe_eval_core.memo import find_memo_pairs, write_outputs
+    from pe_eval_core.memo import write_outputs
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.pairs import scan_memo_pairs
 
     subject = str(data_dir)
     try:
-        pairs = find_memo_pairs(data_dir)
+        pairs, skipped = scan_memo_pairs(data_dir)
+        for s in skipped:  # named, never fatal: the rest of the folder is still graded
+            print(f"gate: skipped {s.path.name!a}: {s.reason}", file=sys.stderr)
     except PeEvalError as err:
         result.add_problem(subject, err)
         return

@@ -132,10 +132,18 @@ class FolderIndex:
         return got
 
     def entry(self, name: str) -> MemoEntry:
-        """The memo entry for ``name`` (read and parsed the first time it is asked for)."""
+        """The memo entry for ``name`` (read and parsed the first time it is asked for).
+
+        A name that is a link to a file outside the folder is never read (its entry carries
+        the reason), so a folder cannot be used to read files elsewhere through siblings.
+        """
         got = self._entries.get(name)
         if got is None:
-            got = self._entries[name] = _read_entry(self.folder / name)
+            if not self._resolve(name).is_relative_to(self.folder.resolve()):
+                got = MemoEntry(path=self.folder / name, error=OUTSIDE_FOLDER)
+            else:
+                got = _read_entry(self.folder / name)
+            self._entries[name] = got
         return got
 
     def load_all(self) -> FolderIndex:
@@ -181,6 +189,9 @@ class FolderIndex:
                 SiblingHeadline(path=str(path), audience=audience, headline=float(e.headline))
             )
         return out
+
+
+OUTSIDE_FOLDER = "a link to outside the folder"
 
 
 def _is_number(value: Any) -> bool:

@@ -7,19 +7,20 @@ Also the other serialisations surfaces need: the JSON text, a findings CSV, and 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
+import re
 import secrets
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
-from pe_eval_core.files import atomic_write_bytes, safe_name
+from pe_eval_core.files import atomic_write_bytes, csv_cell, refuse_symlink, safe_name
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
 
 FINDING_COLUMNS = tuple(Finding.model_fields)
-_FORMULA_START = ("=", "+", "@", "\t", "\r")
 
 
 def output_paths(
@@ -30,7 +31,10 @@ def output_paths(
     audience = safe_name(evaluation.audience, "audience")
     folder = Path(out_dir) if out_dir is not None else Path(evaluation.memo_path).parent
     stem = f"eval_{portco}_{audience}"
-    return (folder / f"{stem}.html").resolve(), (folder / f"{stem}.json").resolve()
+    # The folder is resolved, the file names never are: a symlinked output is refused when
+    # written (``files.refuse_symlink``), not followed.
+    folder = folder.resolve()
+    return folder / f"{stem}.html", folder / f"{stem}.json"
 
 
 def evaluation_to_json(evaluation: MemoEvaluation) -> str:
@@ -43,16 +47,6 @@ def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
     return MemoEvaluation.model_validate_json(Path(path).read_bytes())
 
 
-def _csv_cell(value: object) -> object:
-    """Neutralise spreadsheet formulas in text cells (``=HYPERLINK(...)`` in hostile prose)."""
-    if isinstance(value, str) and (
-        value.startswith(_FORMULA_START)
-        or (value.startswith("-") and value[1:2] and value[1] not in "0123456789$.(")
-    ):
-        return "'" + value
-    return "" if value is None else value
-
-
 def findings_to_csv(evaluation: MemoEvaluation) -> str:
     """Every finding as one CSV row (header = the Finding fields)."""
     buf = io.StringIO()
@@ -60,7 +54,7 @@ def findings_to_csv(evaluation: MemoEvaluation) -> str:
     writer.writerow(FINDING_COLUMNS)
     for f in evaluation.findings:
         row = f.model_dump(mode="json")
-        writer.writerow([_csv_cell(row[c]) for c in FINDING_COLUMNS])
+        writer.writerow([csv_cell(row[c]) for c in FINDING_COLUMNS])
     return buf.getvalue()
 
 
@@ -76,6 +70,7 @@ def write_outputs(
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
     html = render_scorecard_html(stamped).encode("utf-8")
+    stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
     body = evaluation_to_json(stamped).encode("utf-8")
     try:
         write_pair([(html_path, html), (json_path, body)])
@@ -92,17 +87,67 @@ def write_outputs(
 
 
 def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<random>.tmp``, written
-    by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would give);
-    the caller renames or removes it."""
-    return atomic_write_bytes(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"), data)
+    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<pid>-<random>.tmp``,
+    written by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would
+    give); the caller renames or removes it."""
+    return atomic_write_bytes(target.with_name(f".{target.name}.{_tag()}.tmp"), data)
+
+
+def _tag() -> str:
+    """``<pid>-<random>``: the pid lets a later run tell a dead writer's leftovers."""
+    return f"{os.getpid()}-{secrets.token_hex(6)}"
+
+
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{12}\.(?:tmp|bak)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale_leftovers(folder: Path, names: list[str]) -> list[Path]:
+    """Remove the temp/backup files a killed writer left for ``names`` (only those whose
+    writing process is gone, so a concurrent writer's temps are kept); return them."""
+    removed: list[Path] = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        m = _LEFTOVER.fullmatch(p.name)
+        if m and m["name"] in names and not _alive(int(m["pid"])) and not p.is_dir():
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pair_is_committed(html_path: Path, json_path: Path) -> bool:
+    """True when the HTML on disk is the one its JSON sidecar was committed with (the
+    sidecar's ``html_sha256``); a reader checks this before trusting the pair. A sidecar
+    written before the field existed (None) is taken as committed."""
+    try:
+        evaluation = load_evaluation(json_path)
+        html = html_path.read_bytes()
+    except (OSError, ValueError):
+        return False
+    return evaluation.html_sha256 in (None, _digest(html))
 
 
 def _backup(target: Path) -> Path | None:
     """A hard link to the current ``target`` (None if there is none, or links are refused)."""
     if not target.exists():
         return None
-    backup = target.with_name(f".{target.name}.{secrets.token_hex(6)}.bak")
+    backup = target.with_name(f".{target.name}.{_tag()}.bak")
     try:
         os.link(target, backup)
     except OSError:
@@ -120,9 +165,17 @@ def write_pair(files: list[tuple[Path, bytes]]) -> None:
     folder, happen here and leave the targets untouched); then each temp is renamed over its
     target. If a rename fails, the targets already replaced get their previous contents back
     (or are removed if they are new). Temps and backups never outlive the call.
+
+    The commit point is the last file, the JSON sidecar, which carries the HTML's sha256 (a
+    manifest inside the pair, so no third file): a process killed between the two renames
+    leaves a new HTML beside the old sidecar, which ``pair_is_committed`` reports, so a
+    reader never takes a mismatched pair as one; the next write removes that run's
+    leftover temps and backups. No target is a symlink (``files.refuse_symlink``).
     """
     folder = files[0][0].parent
     folder.mkdir(parents=True, exist_ok=True)
+    files = [(refuse_symlink(t), d) for t, d in files]
+    remove_stale_leftovers(folder, [t.name for t, _ in files])
     temps: list[Path] = []
     backups: list[Path | None] = []
     done: list[Path] = []

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pe_eval_core.errors import (
     InputNotFoundError,
+    InvalidNameError,
     MemoNotFoundError,
     PairNotFoundError,
     SourceNotFoundError,
@@ -80,30 +81,63 @@ def _identify(path: Path) -> tuple[str, str] | None:
     return (m["portco"], m["audience"]) if m else None
 
 
-def find_memo_pairs(data_dir: str | os.PathLike[str]) -> list[MemoPair]:
-    """Every ``explain_*.json`` in ``data_dir`` with its expected ``dx_report_<portco>.json``.
+class SkippedMemo(BaseModel):
+    """A file that looks like a memo but cannot be listed or graded, and why."""
 
-    Pairs whose source is missing are included (see ``MemoPair.source_exists``), so a listing
-    can say what is missing. Sorted by portco, then audience.
-    """
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    reason: str
+
+
+def inside_folder(path: Path, folder: Path) -> bool:
+    """True when ``path`` (links resolved) lies inside ``folder`` (links resolved)."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
+def scan_memo_pairs(
+    data_dir: str | os.PathLike[str],
+) -> tuple[list[MemoPair], list[SkippedMemo]]:
+    """The pairs in ``data_dir`` (as :func:`find_memo_pairs`) and the files skipped, each with
+    its reason: a name that cannot become a file name, a symlink leading out of the folder."""
     d = _data_dir(data_dir)
     pairs = []
+    skipped = []
     for memo in d.glob(MEMO_GLOB):
+        if not inside_folder(memo, d):
+            skipped.append(SkippedMemo(path=memo, reason="a link to a file outside the folder"))
+            continue
         if not memo.is_file():
             continue
         ident = _identify(memo)
         if ident is None:
+            skipped.append(SkippedMemo(path=memo, reason="no portco and audience in its name"))
             continue
         portco, audience = ident
+        try:
+            source = d / source_filename(portco)
+            safe_name(audience, "audience")
+        except InvalidNameError as err:
+            skipped.append(SkippedMemo(path=memo, reason=err.message))
+            continue
         pairs.append(
-            MemoPair(
-                portco_id=portco,
-                audience=audience,
-                memo_path=memo,
-                source_path=d / source_filename(portco),
-            )
+            MemoPair(portco_id=portco, audience=audience, memo_path=memo, source_path=source)
         )
-    return sorted(pairs, key=lambda p: (p.portco_id, p.audience, p.memo_path.name))
+    pairs.sort(key=lambda p: (p.portco_id, p.audience, p.memo_path.name))
+    return pairs, sorted(skipped, key=lambda s: s.path.name)
+
+
+def find_memo_pairs(data_dir: str | os.PathLike[str]) -> list[MemoPair]:
+    """Every ``explain_*.json`` in ``data_dir`` with its expected ``dx_report_<portco>.json``.
+
+    Pairs whose source is missing are included (see ``MemoPair.source_exists``), so a listing
+    can say what is missing. Sorted by portco, then audience. Files that cannot be paired are
+    left out; :func:`scan_memo_pairs` names them.
+    """
+    return scan_memo_pairs(data_dir)[0]
 
 
 def resolve_pair(

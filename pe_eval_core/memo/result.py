@@ -234,6 +234,8 @@ class MemoEvaluation(BaseModel):
     report_path: str | None = None
     """Set by ``write_outputs`` on the copy it serialises."""
     json_path: str | None = None
+    html_sha256: str | None = None
+    """The sha256 of the HTML written with this sidecar (the pair's commit record)."""
 
     def seed_dict(
         self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]

@@ -31,6 +31,7 @@ from pe_eval_core.errors import (
 )
 from pe_eval_core.files import read_json
 from pe_eval_core.numbers import extract_numbers, number_values
+from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
@@ -389,7 +390,9 @@ class AnthropicJudge(AnthropicClientOwner):
                 f"judge call failed: HTTP {exc.status_code}: {_excerpt(str(exc.message))}"
             ) from exc
         except anthropic.APIError as exc:
-            raise JudgeError(f"judge call failed: {type(exc).__name__}: {exc}") from exc
+            raise JudgeError(
+                f"judge call failed: {type(exc).__name__}: {_excerpt(str(exc))}"
+            ) from exc
         block = next(
             (
                 b
@@ -420,7 +423,7 @@ class AnthropicJudge(AnthropicClientOwner):
 
 
 def _excerpt(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
+    text = " ".join(redact(text).split())  # the judge's one choke point for secrets
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

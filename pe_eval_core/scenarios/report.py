@@ -18,6 +18,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from pe_eval_core.files import csv_cell
 from pe_eval_core.scenarios.models import (
     NumericResult,
     ScenarioResult,
@@ -272,18 +273,14 @@ CSV_COLUMNS = [
     "tool_names",
 ]
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
 
 def _csv_safe(value: Any) -> Any:
-    """Neutralise spreadsheet formulas in text cells (numbers pass through).
+    """Neutralise spreadsheet formulas in text cells (``files.csv_cell``, the one escaper).
 
     >>> _csv_safe("=HYPERLINK(1)"), _csv_safe(-3), _csv_safe("ok")
     ("'=HYPERLINK(1)", -3, 'ok')
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
+    return csv_cell(value)
 
 
 def run_to_csv(run: ScenarioRun) -> str:

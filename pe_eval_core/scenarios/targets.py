@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
+from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
@@ -50,7 +51,7 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     >>> excerpt("a\\n  b" + "x" * 400, 10)
     'a bxxxxxx…'
     """
-    text = " ".join(text.split())
+    text = " ".join(redact(text).split())  # the targets' one choke point for secrets
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -102,7 +103,9 @@ class RecordedTarget:
                 error=f"no recorded response for scenario {scenario.name!r}{self._where()}"
             )
         if rec.error:
-            return TargetResponse(error=rec.error, latency_ms=rec.latency_ms, text=rec.response)
+            return TargetResponse(
+                error=redact(rec.error), latency_ms=rec.latency_ms, text=rec.response
+            )
         if rec.response is None:
             return TargetResponse(
                 error=f"recorded entry for {scenario.name!r}{self._where()} has neither "
@@ -211,7 +214,9 @@ class AnthropicTarget(AnthropicClientOwner):
         except anthropic.APITimeoutError:
             return TargetResponse(error=f"Anthropic call timed out after {self._timeout_s:g}s")
         except anthropic.APIError as exc:
-            return TargetResponse(error=f"Anthropic call failed: {type(exc).__name__}: {exc}")
+            return TargetResponse(
+                error=f"Anthropic call failed: {type(exc).__name__}: {excerpt(str(exc))}"
+            )
         text = "".join(b.text for b in message.content if getattr(b, "type", None) == "text")
         return TargetResponse(
             text=text,
@@ -311,7 +316,8 @@ class HttpTarget:
             return TargetResponse(error=f"agent at {self.url} timed out after {self.timeout_s:g}s")
         except httpx2.HTTPError as exc:
             return TargetResponse(
-                error=f"could not reach agent at {self.url}: {type(exc).__name__}: {exc}"
+                error=f"could not reach agent at {self.url}: {type(exc).__name__}: "
+                f"{excerpt(str(exc))}"
             )
         finally:
             if client is not self._client:
