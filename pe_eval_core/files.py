@@ -226,7 +226,7 @@ def csv_cell(value: object) -> object:
     ``'`` prefix; numbers pass through, None becomes empty.
 
     >>> csv_cell("-2+3+cmd|' /C calc'!A0"), csv_cell(-3), csv_cell(" =1"), csv_cell(None)
-    ('\\'-2+3+cmd|\\' /C calc\\'!A0', -3, "' =1", '')
+    ("'-2+3+cmd|' /C calc'!A0", -3, "' =1", '')
     """
     if value is None:
         return ""
