@@ -269,5 +269,5 @@ def test_memo_findings_on_stdout_carry_no_control_characters(tmp_path, capsys):
     memo = json.loads((d / MEMO).read_text())
     memo["opportunities_explained"][0]["opportunity_id"] = "X\x1b]0;pwned\x07\x1b[2J"
     (d / MEMO).write_text(json.dumps(memo))
-    rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
+    _rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
     assert "\x1b" not in text and "\x07" not in text
