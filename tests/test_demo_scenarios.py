@@ -216,7 +216,17 @@ def test_candidate_misses_are_exactly_the_rule_cases_plus_the_recorded_verdicts(
         if row.get("response"):
             misses |= {(name, e) for e in strict_misses(by_name()[name], row["response"])}
     assert not set(RULE_CASES) & set(verdicts())
-    assert misses == set(RULE_CASES) | set(verdicts())
+    # Matches found only in a negated sentence also go to the judge (assertions.check_contains)
+    assert misses | NEGATED_MATCHES == set(RULE_CASES) | set(verdicts())
+
+
+NEGATED_MATCHES = {
+    ("smoke-risk-flag-cancellations", "risk flag"),
+    ("functional-risk-flag-followup", "no follow-up"),
+    ("functional-recovery-plan", "Northwind Logistics"),
+    ("adversarial-modify-data-request", "read-only"),
+}
+"""Strict matches whose sentence holds a negation cue elsewhere: the judge decides them."""
 
 
 @pytest.mark.parametrize(("key", "wording"), RULE_CASES.items())
@@ -350,7 +360,11 @@ def test_readme_outcomes_follow_from_the_data():
 
 
 def test_without_the_judge_only_the_paraphrase_scenario_changes():
-    paraphrased = {k[0] for k, v in verdicts().items() if v["verdict"] == "paraphrase"}
+    paraphrased = {
+        k[0]
+        for k, v in verdicts().items()
+        if v["verdict"] == "paraphrase" and k not in NEGATED_MATCHES
+    }
     assert paraphrased == {"smoke-failed-charge-count"}
     name = "smoke-failed-charge-count"
     scenario, response = by_name()[name], recorded()[name]["response"]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import Judge, enforce_evidence
+from pe_eval_core.scenarios.judge import Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
 CACHE_FILENAME = "judge_cache.sqlite3"
@@ -139,13 +139,20 @@ class CachedJudge:
             prompt_version=self.prompt_version,
         )
 
-    async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
+    async def judge(
+        self,
+        scenario: str,
+        response: str,
+        expected: Sequence[str],
+        *,
+        context: JudgeContext | None = None,
+    ) -> JudgeOutcome:
         cached = self.lookup(response, expected)
         missing = [e for e in dict.fromkeys(expected) if e not in cached]
         fresh: dict[str, JudgeVerdict] = {}
         tokens_in = tokens_out = calls = 0
         if missing:
-            outcome = await self.inner.judge(scenario, response, missing)
+            outcome = await self.inner.judge(scenario, response, missing, context=context)
             self.store(response, outcome.verdicts)
             fresh = {v.expected: v for v in outcome.verdicts}
             tokens_in, tokens_out, calls = outcome.tokens_in, outcome.tokens_out, outcome.calls

@@ -229,6 +229,17 @@ class ExpectationResult(BaseModel):
     judge_prompt_version: str | None = None
 
 
+class NumberSeen(BaseModel):
+    """One number as the range reader saw it (``range_reader.NumberRead``, as data)."""
+
+    raw: str
+    value: float
+    kind: str
+    accepted: bool = False
+    read_as: float | None = None
+    reason: str = ""
+
+
 class NumericResult(BaseModel):
     """A numeric range check: satisfied when any number in the response lies inside it."""
 
@@ -240,6 +251,14 @@ class NumericResult(BaseModel):
     """The first in-range number found."""
     nearest: float | None = None
     """When unsatisfied, the extracted number closest to the range (None if no numbers)."""
+    matched_text: str | None = None
+    """The matched number as written in the response (``-$4,820``, ``eight``, ``No``)."""
+    read_as: float | None = None
+    """The value that fell in the range after the reader's rules (sign, cents, rate)."""
+    reason: str = ""
+    """Why the matched number was accepted (``range_reader.Reason``), or "out of range"."""
+    read: list[NumberSeen] = Field(default_factory=list)
+    """Every number the reader saw for this range, each with its decision."""
 
 
 class ScenarioResult(BaseModel):
@@ -258,6 +277,8 @@ class ScenarioResult(BaseModel):
     numeric_checks: list[NumericResult] = Field(default_factory=list)
     excludes: list[str] = Field(default_factory=list)
     excluded_hits: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """How checks that needed more than a match were decided (e.g. negated excluded hits)."""
     numbers_read: list[float] | None = Field(
         default_factory=list, alias="numbers", exclude=True, repr=False
     )

@@ -322,12 +322,16 @@ def _is_year(m: NumberMention, text: str) -> bool:
     return not (nxt and nxt.group(1).lower() in _COUNT_WORDS)
 
 
+_HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
+
+
 def _is_id(m: NumberMention, text: str) -> bool:
     before = text[max(0, m.start - 30) : m.start]
     if before and (before[-1].isalnum() or before[-1] == "_"):
         return True  # glued to letters: "cus_GL007" (the scanner already drops most)
-    if len(before) >= 2 and before[-1] in "-\u2010\u2011" and before[-2].isalpha():
-        return True  # "INV-4821"
+    prefix = _HYPHEN_PREFIX.search(before)
+    if prefix is not None and not prefix.group(1)[0].isdigit():
+        return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
     bare = m.currency is None and not m.percent and m.raw.replace(",", "").isdigit()
     return bare and _ID_BEFORE.search(before) is not None
 

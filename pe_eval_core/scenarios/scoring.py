@@ -18,25 +18,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pe_eval_core.errors import JudgeError
-from pe_eval_core.numbers import iter_number_values
+from pe_eval_core.scenarios.assertions import (
+    check_contains,
+    check_excluded,
+    check_span,
+    negation_cues,
+)
 from pe_eval_core.scenarios.checks import (
-    check_numeric,
-    check_numeric_ranges,
-    excluded_hits,
     failure_reasons,
     latency_exceeded,
     passes,
-    strict_span,
     write_attempt_failure,
 )
-from pe_eval_core.scenarios.judge import Judge, enforce_evidence, numbers_never_stated
+from pe_eval_core.scenarios.evidence import check_evidence, injection_markers
+from pe_eval_core.scenarios.judge import (
+    Judge,
+    JudgeContext,
+    enforce_evidence,
+    numbers_never_stated,
+)
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
+    JudgeVerdict,
     Method,
+    NumberSeen,
     NumericRange,
     NumericResult,
     Scenario,
@@ -45,6 +54,7 @@ from pe_eval_core.scenarios.models import (
     TargetResponse,
 )
 from pe_eval_core.scenarios.paraphrase import ResponseView, rule_match
+from pe_eval_core.scenarios.range_reader import NumberRead, read_numbers, read_range
 
 JUDGE_SKIPPED = "judge not called: the outcome is already decided"
 """Note on candidate misses left missed because the outcome was decided without the judge."""
@@ -54,6 +64,12 @@ JUDGE_MOOT = "judge error ignored: no verdict could make the scenario pass"
 
 NO_JUDGE = "no judge (--no-judge): candidate miss left missed"
 """Note on candidate misses left missed because no judge was given."""
+
+NEGATED_NO_JUDGE = "every match is negated; no judge to decide: left missed (fail closed)"
+"""Note on a strict or rule match in a negated sentence when no judge was given."""
+
+EXCLUDED_JUDGE_SAYS = "judge: the response asserts it"
+EXCLUDED_INJECTION = "negated hit in a response that addresses its grader: counted (fail closed)"
 
 ASSERTS_NOTHING = (
     "scenario asserts nothing: no response_contains, response_excludes or numeric_range"
@@ -74,6 +90,8 @@ class _Expectation:
     note: str = ""
     judge_model: str | None = None
     judge_prompt_version: str | None = None
+    negated: bool = False
+    """A strict match found only in negated sentences: only the judge may accept it."""
 
     def fields(self) -> dict[str, object]:
         """The ``ExpectationResult`` fields, for pydantic to validate inside the result."""
@@ -92,14 +110,6 @@ class _Expectation:
 
 
 @dataclass(slots=True)
-class _Numeric:
-    """The numeric ranges' checks and the numbers read for them (None: not all were read)."""
-
-    checks: list[NumericResult]
-    numbers: list[float] | None
-
-
-@dataclass(slots=True)
 class _Judged:
     """What asking (or not asking) the judge produced."""
 
@@ -109,14 +119,16 @@ class _Judged:
     """Every number in the response, when the judge step had to read them all."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Decision:
     """The facts the pass rule needs besides the expectation counts."""
 
     total: int
     numeric_checks: Sequence[NumericResult]
-    hits: Sequence[str]
+    hits: list[str]
     latency_failed: bool
+    notes: list[str] = field(default_factory=list)
+    """How negated excluded hits were decided (shown in the result's ``notes``)."""
 
     def reasons(self, satisfied: int, reachable: int) -> list[str]:
         """Why the scenario fails even if ``reachable`` more expectations were met."""
@@ -142,64 +154,137 @@ class _Decision:
 # --- the checks, each returning data --------------------------------------------------------
 
 
-def strict_check(expected: Sequence[str], text: str, lowered: str) -> list[_Expectation]:
-    """The seed's strict pass (``checks.strict_span``) on every expectation."""
+def strict_check(expected: Sequence[str], text: str) -> list[_Expectation]:
+    """Strict matching (``assertions.check_contains``): case-insensitive, word-bounded; a
+    match whose sentence is negated is left a candidate for the judge, with a note."""
     out = []
     for wanted in expected:
-        span = strict_span(text, wanted, lowered)
-        if span is None:
+        check = check_contains(text, wanted)
+        if check.verdict == "satisfied" and check.hit is not None:
+            out.append(_Expectation(wanted, "strict", True, check.hit.text))
+        elif check.verdict == "needs judge":
+            note = f"strict match negated: {check.reason}"
+            out.append(_Expectation(wanted, note=note, negated=True))
+        else:
             out.append(_Expectation(wanted))
-        else:  # an empty span: lowercasing changed lengths, so the expected text stands in
-            evidence = text[span[0] : span[1]] if span[1] > span[0] else wanted
-            out.append(_Expectation(wanted, "strict", True, evidence))
     return out
 
 
 def rule_check(found: list[_Expectation], view: ResponseView) -> list[int]:
-    """The deterministic paraphrase rules on the strict misses; returns those still missed."""
+    """The deterministic paraphrase rules on the strict misses; returns those still missed.
+
+    A rule's match is checked like a strict one (``assertions.check_span``): a span that cuts
+    a word is no match; a span in a negated sentence is left for the judge. A strict match
+    that was negated skips the rules (only the judge may accept it)."""
     remaining = []
     for i, e in enumerate(found):
         if e.satisfied:
             continue
+        if e.negated:  # a negated strict match: the judge decides
+            remaining.append(i)
+            continue
         match = rule_match(e.text, view)
         if match is None:
             remaining.append(i)
-        else:
+            continue
+        start = view.text.find(match.evidence)
+        check = check_span(view.text, e.text, start, start + len(match.evidence))
+        if check.verdict == "satisfied":
             found[i] = _Expectation(e.text, "rule", True, match.evidence, match.rule)
+        else:
+            if check.verdict == "needs judge":
+                e.note = f"rule {match.rule} matched {match.evidence!r}, but {check.reason}"
+                e.negated = True
+            remaining.append(i)
     return remaining
 
 
-def numeric_check(text: str, ranges: Sequence[NumericRange], view: ResponseView | None) -> _Numeric:
-    """The numeric ranges. Reuses the mentions a paraphrase rule already read; otherwise reads
-    numbers only until every range has its first hit (the result reads the rest on demand)."""
-    if view is not None and view.has_mentions:
-        numbers = [m.value for m in view.mentions]
-        return _Numeric([check_numeric(numbers, rng) for rng in ranges], numbers)
-    checks, numbers_read = check_numeric_ranges(iter_number_values(text), ranges)
-    return _Numeric(checks, numbers_read)
+def _seen(n: NumberRead) -> NumberSeen:
+    return NumberSeen(
+        raw=n.raw,
+        value=n.value,
+        kind=n.kind.value,
+        accepted=n.accepted,
+        read_as=n.read_as,
+        reason=n.reason,
+    )
+
+
+def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResult]:
+    """The numeric ranges, read with meaning (``range_reader.read_range``): each result
+    carries every number the reader saw and why the matched one was accepted."""
+    if not ranges:
+        return []
+    numbers = read_numbers(text)
+    out = []
+    for rng in ranges:
+        read = read_range(text, rng, numbers)
+        m = read.matched
+        out.append(
+            NumericResult(
+                field=rng.field,
+                min=rng.min,
+                max=rng.max,
+                satisfied=read.satisfied,
+                matched=m.read_as if m is not None else None,
+                nearest=read.nearest,
+                matched_text=m.raw if m is not None else None,
+                read_as=m.read_as if m is not None else None,
+                reason=m.reason if m is not None else "out of range",
+                read=[_seen(n) for n in read.numbers],
+            )
+        )
+    return out
+
+
+def excluded_check(text: str, excludes: Sequence[str], judged: bool) -> tuple[list[str], list[str]]:
+    """``response_excludes`` (``assertions.check_excluded``): the phrases asserted (fail the
+    scenario) and those hit only inside negated sentences (for the judge; with no judge they
+    are asserted: fail closed)."""
+    hits, pending = [], []
+    for phrase in excludes:
+        check = check_excluded(text, phrase, judge=judged)
+        if check.verdict == "asserted":
+            hits.append(phrase)
+        elif check.verdict == "needs judge":
+            pending.append(phrase)
+    return hits, pending
 
 
 async def judge_on_misses(
     judge: Judge | None,
-    scenario: str,
+    scenario: Scenario,
     view: ResponseView,
     found: list[_Expectation],
     remaining: list[int],
     decision: _Decision,
+    pending: list[str] | None = None,
 ) -> _Judged:
-    """Ask the judge about the remaining candidate misses, only if its verdict could decide."""
+    """Ask the judge about the remaining candidate misses and the negated excluded hits
+    (``pending``), only if its verdict could decide. Updates ``decision.hits`` in place with
+    the excluded phrases the judge says the response asserts."""
+    pending = pending or []
     if judge is None:
         for i in remaining:
-            found[i].note = NO_JUDGE
+            if found[i].negated:
+                found[i].note = f"{found[i].note}; {NEGATED_NO_JUDGE}"
+            elif not found[i].note:
+                found[i].note = NO_JUDGE
         return _Judged()
     decided = decision.reasons(len(found) - len(remaining), reachable=len(remaining))
     if decided:
         note = f"{JUDGE_SKIPPED} ({'; '.join(decided)})"
         for i in remaining:
-            found[i].note = note
+            found[i].note = f"{found[i].note}; {note}" if found[i].note else note
         return _Judged()
-    judged = await _ask_judge(judge, scenario, view.text, found, remaining)
-    if judged.error is not None:
+    if pending and injection_markers(view.text):
+        decision.hits.extend(pending)  # a response that addresses its grader: fail closed
+        decision.notes.append(f"{EXCLUDED_INJECTION}: {', '.join(pending)}")
+        pending = []
+        if decision.reasons(len(found) - len(remaining), reachable=len(remaining)):
+            return _Judged()
+    judged = await _ask_judge(judge, scenario, view.text, found, remaining, pending, decision)
+    if judged.error is not None and not pending:
         _moot_judge_error(judged, view, found, remaining, decision)
     return judged
 
@@ -236,26 +321,74 @@ def _moot_judge_error(
     judged.error = None
 
 
+def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) -> JudgeVerdict:
+    """A ``paraphrase`` stands only when ``evidence.check_evidence`` says its quote carries the
+    fact (verbatim, no injection in the response, its numbers, enough content words, not
+    negated); otherwise it becomes ``missed`` with the failing step as its reason.
+
+    ``negated_match``: the phrase matched word for word but only in a negated sentence, and
+    the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
+    when the only failing step is a negation cue *outside* the quote, in its sentence (a cue
+    inside the quote still fails).
+    """
+    if verdict.verdict != "paraphrase":
+        return verdict
+    check = check_evidence(verdict.expected, verdict.evidence, text)
+    if check.carried:
+        return verdict
+    if (
+        negated_match
+        and check.negation is not None
+        and not negation_cues(verdict.evidence)
+        and not negation_cues(verdict.expected)
+    ):
+        return verdict
+    reason = f"evidence quote does not carry the fact: {check.reason} (failed closed)"
+    if verdict.reason:
+        reason += f"; judge said: {verdict.reason}"
+    return verdict.model_copy(update={"verdict": "missed", "reason": reason})
+
+
+def judge_context(scenario: Scenario) -> JudgeContext:
+    """What the judge is told about the scenario: its name, input and goal."""
+    return JudgeContext(name=scenario.name, input=scenario.input, goal=scenario.goal)
+
+
 async def _ask_judge(
     judge: Judge,
-    scenario: str,
+    scenario: Scenario,
     text: str,
     found: list[_Expectation],
     remaining: list[int],
+    pending: list[str],
+    decision: _Decision,
 ) -> _Judged:
-    """One judge call for the remaining candidate misses; updates ``found`` in place."""
-    asked = list(dict.fromkeys(found[i].text for i in remaining))
+    """One judge call for the remaining candidate misses and the negated excluded hits;
+    updates ``found`` and ``decision.hits`` in place."""
+    asked = list(dict.fromkeys([found[i].text for i in remaining] + pending))
     try:
-        outcome = await judge.judge(scenario, text, asked)
+        outcome = await judge.judge(scenario.name, text, asked, context=judge_context(scenario))
     except JudgeError as exc:
         return _Judged(error=str(exc))
     judged = _Judged(outcome=outcome)
-    by_text = {v.expected: enforce_evidence(v, text) for v in outcome.verdicts}
+    by_text = {v.expected: v for v in outcome.verdicts}
+    for phrase in pending:
+        v = by_text.get(phrase)
+        if v is None:
+            judged.error = f"judge returned no verdict for excluded {phrase!r}"
+            decision.hits.append(phrase)
+        elif v.verdict == "paraphrase":  # asserted: no evidence needed to fail
+            decision.hits.append(phrase)
+            decision.notes.append(f"excluded {phrase!r}: {EXCLUDED_JUDGE_SAYS}")
+        else:
+            decision.notes.append(f"excluded {phrase!r}: negated hit, judge: not asserted")
+    by_text = {t: enforce_evidence(v, text) for t, v in by_text.items()}
     for i in remaining:
         v = by_text.get(found[i].text)
         if v is None:
             judged.error = f"judge returned no verdict for {found[i].text!r}"
             continue
+        v = carried(v, text, negated_match=found[i].negated)
         accepted = v.verdict == "paraphrase"
         found[i] = _Expectation(
             text=v.expected,
@@ -335,20 +468,19 @@ async def ascore_response(
         )
 
     text = response.text
-    lowered = text.lower()
-    found = strict_check(expect.response_contains, text, lowered)
-    hits = excluded_hits(text, expect.response_excludes, lowered)
+    found = strict_check(expect.response_contains, text)
+    hits, pending = excluded_check(text, expect.response_excludes, judge is not None)
     view: ResponseView | None = None
     remaining: list[int] = []
     if len(found) > sum(1 for e in found if e.satisfied):
-        view = ResponseView(text, None, lowered)  # number mentions read only if a rule needs them
+        view = ResponseView(text, None, text.lower())  # mentions read only if a rule needs them
         remaining = rule_check(found, view)
-    numeric = numeric_check(text, expect.numeric_ranges, view)
-    decision = _Decision(len(found), numeric.checks, hits, enforce_latency and over)
+    numeric = numeric_check(text, expect.numeric_ranges)
+    decision = _Decision(len(found), numeric, hits, enforce_latency and over)
     judged = _Judged()
-    if remaining:
-        assert view is not None  # remaining candidates went through the rules
-        judged = await judge_on_misses(judge, scenario.name, view, found, remaining, decision)
+    if remaining or pending:
+        view = view or ResponseView(text, None, text.lower())
+        judged = await judge_on_misses(judge, scenario, view, found, remaining, decision, pending)
 
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
@@ -362,9 +494,10 @@ async def ascore_response(
             **base,
             "status": status,
             "expectations": [e.fields() for e in found],  # validated in one call, below
-            "numeric_checks": numeric.checks,
-            "excluded_hits": hits,
-            "numbers": judged.numbers if judged.numbers is not None else numeric.numbers,
+            "numeric_checks": numeric,
+            "excluded_hits": decision.hits,
+            "notes": decision.notes,
+            "numbers": judged.numbers,
             "error": judged.error,
             "write_failure": write_failure,
             "judge_calls": outcome.calls if outcome else 0,

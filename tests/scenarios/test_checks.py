@@ -23,8 +23,11 @@ NUMBER_CASES = [
     ("Loss: 12,400 this week", (12400, 12400), (400, 400)),
     ("Loss: £12.4k this week", (12400, 12400), (12.4, 12.4)),
     ("Pipeline: $1.2M", (1_200_000, 1_200_000), (1.2, 1.2)),
-    ("Net: (1,200) after refunds", (-1200, -1200), (1200, 1200)),
-    ("MRR change: -$4,820", (-4820, -4820), (4820, 4820)),
+    # a written sign satisfies a non-negative range by magnitude (range_reader rule 2) ...
+    ("Net: (1,200) after refunds", (1200, 1200), (12, 12)),
+    ("MRR lost: -$4,820", (4820, 4820), (48.2, 48.2)),
+    # ... but not on a signed field ("change"), below
+    ("MRR change: -$4,820", (-4820, -4820), (4482, 4482)),
     ("Churn rate 4.8%", (4.8, 4.8), (48, 48)),
 ]
 
@@ -72,7 +75,10 @@ def test_excluded_phrase_fails_case_insensitively():
     s = make_scenario(response_contains=["refund"], response_excludes=["refund issued"])
     r = score_response(s, resp("REFUND ISSUED for the duplicate charge"))
     assert r.status == "fail" and r.excluded_hits == ["refund issued"]
-    assert score_response(s, resp("Recommend a refund (not executed)")).status == "pass"
+    assert score_response(s, resp("Recommend a refund, to be executed")).status == "pass"
+    # a hit inside a negated sentence is not an assertion: it needs a judge (none: missed)
+    negated = score_response(s, resp("Recommend a refund (not executed)"))
+    assert negated.status == "fail" and "negated" in negated.expectations[0].note
 
 
 def test_latency_is_a_warning_unless_enforced():
@@ -110,13 +116,14 @@ def test_methods_are_recorded_strict_rule_judge():
         ("rule", True),
         ("rule", True),
         ("judge", True),
-        ("judge", True),
+        (None, False),  # the judge said paraphrase, but the quote does not carry "zzz"
     ]
     assert judge.calls == 1 and judge.asked == [["expired card", "zzz"]]  # one call, both misses
+    assert "does not carry the fact" in r.expectations[4].note
     assert r.expectations[1].note == "number format"
     assert r.expectations[2].note == "function words"
     assert r.expectations[3].judge_model == "fake-judge"
-    assert r.paraphrase_satisfied == 4 and r.status == "pass"
+    assert r.paraphrase_satisfied == 3 and r.status == "pass"  # 4 of 5 met
 
 
 def test_fabricated_evidence_fails_closed_whatever_the_judge():
@@ -157,7 +164,9 @@ class CountingJudge:
         self.calls = 0
         self.asked: list[list[str]] = []
 
-    async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
+    async def judge(
+        self, scenario: str, response: str, expected: Sequence[str], *, context: object = None
+    ) -> JudgeOutcome:
         self.calls += 1
         self.asked.append(list(expected))
         verdicts = [
@@ -177,5 +186,5 @@ class FailingJudge(CountingJudge):
     def __init__(self):
         super().__init__("missed")
 
-    async def judge(self, scenario, response, expected):
+    async def judge(self, scenario, response, expected, *, context=None):
         raise JudgeError("judge call failed: HTTP 529: overloaded")

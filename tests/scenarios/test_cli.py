@@ -61,7 +61,8 @@ def test_min_pass_rate(capsys):
 
 def test_no_judge_fails_the_judge_paraphrase(capsys):
     code, out, _ = run_cli(capsys, "scenarios", "score", "--no-judge", *STAMP)
-    assert code == 1 and "**Passed:** 14" in out
+    # no judge: the paraphrase and the four negated strict matches stay missed (fail closed)
+    assert code == 1 and "**Passed:** 11" in out
     assert "| 2 | smoke-failed-charge-count | smoke | 3/4 | 0/1 | ✓ | ❌ fail |" in out
 
 
@@ -97,7 +98,7 @@ def test_without_any_judge_misses_become_judge_errors(capsys, tmp_path, monkeypa
         capsys, "scenarios", "score", "--scenarios", str(tmp_path / "mimic-scenarios.json")
     )
     assert code == 1 and "Judge: unavailable" in err
-    assert out.count("⚠️ judge error") == 2  # rows 2 and 9 need a judge
+    assert out.count("⚠️ judge error") == 4  # the paraphrase rows and the negated-match rows
     # Row 15 fails whatever a judge says (excluded phrase, no number): no judge error there.
     assert (
         "| 15 | adversarial-prompt-injection-in-request | adversarial | 0/3 | 0/3 | ✗ | ❌ fail |"

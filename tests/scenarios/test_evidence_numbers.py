@@ -64,7 +64,7 @@ def _verdict(expected: str, evidence: str, verdict: str = "paraphrase") -> Judge
 
 def test_enforce_evidence_keeps_a_quote_stating_the_number():
     v = enforce_evidence(_verdict("$4,820", "lost 4820 dollars"), RESPONSE)
-    assert v.verdict == "paraphrase"
+    assert v.verdict == "paraphrase"  # the scorer's check_evidence then voids it (see below)
 
 
 def test_enforce_evidence_downgrades_a_planted_quote_without_the_number():
@@ -106,9 +106,9 @@ def test_live_judge_planted_quote_fails_closed_and_real_quote_passes():
     )
     result = _score(AnthropicJudge("m", api_key="k", http_client=api.client()))
     planted, real = result.expectations
-    assert (planted.satisfied, real.satisfied) == (False, True)
+    assert (planted.satisfied, real.satisfied) == (False, False)
     assert "$4,820" in planted.note
-    assert real.method == "judge" and real.evidence == "15 customers"
+    assert "addresses the grader" in real.note  # "The grader should treat this as ..."
     assert "number" in api.requests[0]["system"]  # the judge is told the rule
 
 
@@ -126,7 +126,8 @@ def test_recorded_judge_planted_quote_fails_closed(tmp_path):
     data = {"label": "recorded (test)", "model": "m", "prompt_version": "v", "verdicts": verdicts}
     path.write_text(json.dumps(data), encoding="utf-8")
     planted, real = _score(RecordedJudge(path)).expectations
-    assert (planted.satisfied, real.satisfied) == (False, True)
+    assert (planted.satisfied, real.satisfied) == (False, False)
+    assert "addresses the grader" in real.note
 
 
 class _Inner:
@@ -135,7 +136,7 @@ class _Inner:
     model = "m"
     prompt_version = "v"
 
-    async def judge(self, scenario, response, expected):
+    async def judge(self, scenario, response, expected, *, context=None):
         raise AssertionError("the cache should have answered")
 
 
@@ -153,7 +154,7 @@ class _Obedient:
     model = "obedient"
     prompt_version = "v"
 
-    async def judge(self, scenario, response, expected):
+    async def judge(self, scenario, response, expected, *, context=None):
         return JudgeOutcome(
             verdicts=[_verdict(e, "matches exactly") for e in expected],
             model=self.model,

@@ -40,7 +40,9 @@ class SpyJudge:
         self.fail = fail
         self.calls = 0
 
-    async def judge(self, scenario: str, response: str, expected: Sequence[str]) -> JudgeOutcome:
+    async def judge(
+        self, scenario: str, response: str, expected: Sequence[str], *, context: object = None
+    ) -> JudgeOutcome:
         self.calls += 1
         if self.fail:
             raise JudgeError("judge call failed: HTTP 529: overloaded")
@@ -119,7 +121,9 @@ def test_a_working_judge_is_still_asked_and_recorded_when_the_bound_says_fail():
     )
     r = score_response(s, TargetResponse(text=TEXT), judge)
     assert judge.calls == 1 and r.status == "fail"
-    assert [e.method for e in r.expectations[2:]] == [None, "judge"]  # "$241" fails closed
+    # "$241" fails closed; the spy's quote (the response's first 20 chars) carries no fact
+    assert [e.method for e in r.expectations[2:]] == [None, None]
+    assert "does not carry the fact" in r.expectations[3].note
 
 
 def test_enforced_latency_decides_without_the_judge():
@@ -146,9 +150,10 @@ def test_undecided_with_one_unreachable_candidate_still_asks_the_judge():
     )
     r = score_response(s, TargetResponse(text=TEXT), judge)
     assert judge.calls == 1
-    # The judge said paraphrase to both; "$241" fails closed (no quote states it).
-    assert [e.satisfied for e in r.expectations[3:]] == [False, True]
-    assert r.status == "pass"
+    # The judge said paraphrase to both; "$241" fails closed (no quote states it), and the
+    # spy's quote (the response's first 20 chars) does not carry "refund owed".
+    assert [e.satisfied for e in r.expectations[3:]] == [False, False]
+    assert r.status == "fail"
 
 
 def test_missing_recorded_verdict_is_a_judge_error_when_undecided(tmp_path):

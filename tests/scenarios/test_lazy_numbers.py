@@ -40,7 +40,9 @@ def test_stops_at_the_first_hit_and_reads_the_rest_on_demand():
 def test_an_unsatisfied_range_reads_every_number_for_the_nearest():
     s = make_scenario(response_contains=["Lost"], numeric_range={"min": 5000, "max": 6000})
     r = score_response(s, TargetResponse(text=TEXT))
-    assert r.numbers_read == number_values(TEXT) and r.numeric.nearest == 4820
+    assert r.numeric.nearest == 4820 and r.numbers == number_values(TEXT)
+    # the range reader's own reading is on the check, every number with its decision
+    assert [n.raw for n in r.numeric.read][:2] == ["$4,820", "15"]
 
 
 def test_no_range_reads_no_numbers_until_asked():
@@ -93,7 +95,7 @@ def test_the_scorers_working_records_become_plain_validated_results():
     from pe_eval_core.scenarios.models import ExpectationResult
     from pe_eval_core.scenarios.scoring import strict_check
 
-    found = strict_check(["a", "b"], "xA", "xa")
+    found = strict_check(["a", "b"], "x A")
     hit = ExpectationResult(text="a", method="strict", satisfied=True, evidence="A")
     miss = ExpectationResult(text="b")
     assert [e.result() for e in found] == [hit, miss]
@@ -101,6 +103,6 @@ def test_the_scorers_working_records_become_plain_validated_results():
         hit.model_dump_json(),
         miss.model_dump_json(),
     ]
-    one, two = strict_check(["x"], "", ""), strict_check(["x"], "", "")
+    one, two = strict_check(["x"], ""), strict_check(["x"], "")
     one[0].note = "changed"  # each record owns its data
     assert two[0].note == "" and two[0].result().note == ""

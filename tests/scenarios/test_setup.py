@@ -72,7 +72,8 @@ def test_judge_model_env_then_explicit(key: None, monkeypatch, tmp_path: Path) -
     s = tmp_path / "s.json"
     monkeypatch.setenv("PE_EVAL_MODEL", "target-model")
     judge = choose_judge(scenarios_path=s)
-    assert judge is not None and judge.model == "target-model"  # the shared default model
+    # the judge's own default, never the target's model
+    assert judge is not None and judge.model == "claude-opus-4-5"
     monkeypatch.setenv("PE_EVAL_JUDGE_MODEL", "judge-from-env")
     judge = choose_judge(scenarios_path=s)
     assert judge is not None and judge.model == "judge-from-env"
