@@ -72,6 +72,7 @@ INPUT_LABELS: dict[str, str] = {
     "skill": "skill file",
     "agent_url": "agent URL",
     "concurrency": "concurrency",
+    "repeat": "repeat count",
     "confirm": "live-run confirmation",
     "out": "report folder",
     "db": "history database",
@@ -389,6 +390,18 @@ class TargetConfigError(PeEvalError):
     fix = (
         "Check the target agent and what it needs: a skill file and ANTHROPIC_API_KEY for "
         "the anthropic target, the agent URL for the http target."
+    )
+    input = "target"
+
+
+class TargetUnreachableError(PeEvalError):
+    """The target could not be reached or refused authentication: the run says nothing about
+    the agent's quality (exit 2, earlier reports kept)."""
+
+    diagnosis = "The agent under test could not be reached, or it refused our credentials"
+    fix = (
+        "Check that the agent is running at that address and that its API key or token is "
+        "valid, then run again; earlier reports were left as they were."
     )
     input = "target"
 

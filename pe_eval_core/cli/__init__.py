@@ -35,6 +35,7 @@ CLI_FLAGS: dict[str, str] = {
     "skill": "--skill",
     "agent_url": "--agent-url",
     "concurrency": "--concurrency",
+    "repeat": "--repeat",
     "confirm": "--yes",
     "out": "--out",
     "db": "--db",

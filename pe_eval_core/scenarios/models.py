@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from pe_eval_core.numbers import number_values
+from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
 from pe_eval_core.scenarios.trace import ToolTrace
 from pe_eval_core.wording import TIERS
 
@@ -172,6 +173,9 @@ class TargetResponse(BaseModel):
     """The agent's response, verbatim (None when the call failed)."""
     error: str | None = None
     """Why the agent produced no response (HTTP status and body excerpt, timeout, ...)."""
+    error_kind: str | None = None
+    """``unreachable`` (no connection, a gateway error) or ``auth`` (401/403/407): a
+    transport error, not the agent's answer; None for any other error."""
     latency_ms: float | None = None
     """Set by targets that know the latency (recorded files); otherwise the runner measures."""
     tokens_in: int = 0
@@ -268,6 +272,10 @@ class ScenarioResult(BaseModel):
 
     index: int = 0
     """1-based position in the scenarios file (the report's ``#`` column)."""
+    repeat: int = 1
+    """Which of the run's ``--repeat`` runs of this scenario this is (1-based)."""
+    error_kind: str | None = None
+    """Why an ``error`` result ran nothing (:data:`ERROR_KINDS`), None for other statuses."""
     name: str
     tier: str
     platform: str | None = None
@@ -356,7 +364,7 @@ class ScenarioResult(BaseModel):
 
 
 class TierSummary(BaseModel):
-    """Pass counts for one tier."""
+    """Pass counts for one tier; errors are counted apart, never in the pass rate."""
 
     tier: str
     total: int
@@ -365,8 +373,53 @@ class TierSummary(BaseModel):
     errors: int
 
     @property
+    def ran(self) -> int:
+        """Scenario runs that produced a verdict (pass or fail): the pass-rate denominator."""
+        return self.passed + self.failed
+
+    @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.total if self.total else None
+        return self.passed / self.ran if self.ran else None
+
+
+ERROR_KINDS = {
+    "unreachable": "agent unreachable",
+    "auth": "authentication refused",
+    "target": "agent error",
+    "judge": "judge error",
+    "cancelled": "cancelled",
+    "not_run": "not run (cost limit)",
+    "no_checks": "asserts nothing",
+}
+"""Why a scenario run produced no verdict, as the report names it ("3 errors: agent
+unreachable"). ``unreachable`` and ``auth`` are transport errors: the run stops on them."""
+
+TRANSPORT_ERROR_KINDS = frozenset({"unreachable", "auth"})
+
+
+def error_kind_of(result: ScenarioResult) -> str | None:
+    """The :data:`ERROR_KINDS` key of a result that errored (None for pass and fail)."""
+    if result.status == "judge error":
+        return "judge"
+    if result.status != "error":
+        return None
+    if result.error_kind:
+        return result.error_kind
+    if result.error and "asserts nothing" in result.error:
+        return "no_checks"
+    return "target"
+
+
+def error_summary_line(counts: list[tuple[str, int]]) -> str:
+    """``"3 errors: agent unreachable; 1 error: judge error"`` ("" when nothing errored).
+
+    >>> error_summary_line([("unreachable", 3), ("judge", 1)])
+    '3 errors: agent unreachable; 1 error: judge error'
+    """
+    return "; ".join(
+        f"{n} {'error' if n == 1 else 'errors'}: {ERROR_KINDS.get(kind, kind)}"
+        for kind, n in counts
+    )
 
 
 class ScenarioRun(BaseModel):
@@ -379,6 +432,14 @@ class ScenarioRun(BaseModel):
     scenarios_sha256: str | None = None
     target: str
     """Target description, e.g. ``recorded:.mimic/exports/recorded-responses.json``."""
+    target_label: str | None = None
+    """A stable label for the agent under test: ``anthropic:<model id>``, ``http:<URL>``,
+    ``recorded:<resolved file>``; comparisons of runs whose labels differ say so first."""
+    repeats: int = 1
+    """``--repeat K``: every scenario ran K times (``results`` holds K results per scenario)."""
+    stopped: str | None = None
+    """Why the run stopped early on transport errors (the target unreachable or refusing
+    authentication); None when it ran to the end. Such a run is an infrastructure error."""
     model: str | None = None
     judge: str | None = None
     """Judge description (model or ``recorded:<model>``), None when no judge was used."""
@@ -424,8 +485,28 @@ class ScenarioRun(BaseModel):
         return sum(1 for r in self.results if r.status in ("error", "judge error"))
 
     @property
+    def ran(self) -> int:
+        """Scenario runs with a verdict (pass or fail): the pass-rate denominator."""
+        return self.passed + self.failed
+
+    @property
     def pass_rate(self) -> float:
-        return self.passed / self.total if self.total else 0.0
+        """Passed / ran: errors are left out of the denominator (shown apart)."""
+        return self.passed / self.ran if self.ran else 0.0
+
+    @property
+    def label(self) -> str:
+        """:attr:`target_label` when recorded, else the target description."""
+        return self.target_label or self.target
+
+    def error_counts(self) -> list[tuple[str, int]]:
+        """(error kind, count), most frequent first (see :data:`ERROR_KINDS`)."""
+        counts = Counter(k for r in self.results if (k := error_kind_of(r)) is not None)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def error_summary(self) -> str:
+        """``"3 errors: agent unreachable"``, or "" when nothing errored."""
+        return error_summary_line(self.error_counts())
 
     def by_tier(self) -> list[TierSummary]:
         """Smoke, functional, adversarial (always, even when empty), then other tiers as met."""
@@ -447,17 +528,81 @@ class ScenarioRun(BaseModel):
             )
         return out
 
+    def scenario_stats(self) -> list[ScenarioStats]:
+        """Each scenario over its repeats (file order): runs and passes without the errors."""
+        groups: dict[str, list[ScenarioResult]] = {}
+        for r in self.results:
+            groups.setdefault(r.name, []).append(r)
+        return [
+            scenario_stats(name, rs[0].tier, rs[0].source_fact, [r.status for r in rs])
+            for name, rs in groups.items()
+        ]
+
+    def tier_stats(self) -> list[TierStats]:
+        """Each tier with runs (report order): pass rate over runs that produced a verdict and
+        its 95% interval (Wilson; clustered by ``source_fact`` when a scenario repeats)."""
+        stats = self.scenario_stats()
+        return [
+            tier_stats(t.tier, [s for s in stats if s.tier == t.tier])
+            for t in self.by_tier()
+            if t.total
+        ]
+
+    def statistics_summary(self) -> dict[str, Any]:
+        """Repeats, intervals, flaky scenarios and errors as plain data (JSON, history)."""
+        k = self.repeats
+        scenarios = []
+        for st in self.scenario_stats():
+            row: dict[str, Any] = {
+                "name": st.name,
+                "tier": st.tier,
+                "source_fact": st.source_fact,
+                "runs": st.runs,
+                "passes": st.passes,
+                "errors": st.errors,
+                "outcome": st.outcome,
+                "flaky": st.flaky,
+            }
+            if st.runs:
+                row["pass_at_k"] = st.pass_at(min(k, st.runs))
+                row["pass_hat_k"] = st.pass_hat(min(k, st.runs))
+            scenarios.append(row)
+        return {
+            "repeats": k,
+            "target_label": self.label,
+            "tiers": [
+                {
+                    "tier": t.tier,
+                    "runs": t.runs,
+                    "passes": t.passes,
+                    "rate": t.rate,
+                    "low": t.low,
+                    "high": t.high,
+                    "method": t.method,
+                    "clusters": t.clusters,
+                    "n_eff": t.n_eff,
+                }
+                for t in self.tier_stats()
+            ],
+            "scenarios": scenarios,
+            "flaky": [row["name"] for row in scenarios if row["flaky"]],
+            "errors": dict(self.error_counts()),
+            "error_summary": self.error_summary(),
+            "stopped": self.stopped,
+        }
+
     def worst_tier(self) -> TierSummary | None:
-        """The tier with the lowest pass rate (ties: more non-passes, then report order)."""
-        tiers = [t for t in self.by_tier() if t.total and t.passed < t.total]
+        """The tier with the lowest pass rate among runs with a verdict (ties: more failures,
+        then report order); errors do not make a tier worse."""
+        tiers = [t for t in self.by_tier() if t.ran and t.passed < t.ran]
         if not tiers:
             return None
-        return min(tiers, key=lambda t: (t.passed / t.total, -(t.total - t.passed)))
+        return min(tiers, key=lambda t: (t.passed / t.ran, -t.failed))
 
     def struggled_facts(self, limit: int = 3) -> list[tuple[str, int]]:
         """``source_fact`` ids with the most non-passing scenarios (ties kept, up to ``limit``)."""
         counts = Counter(
-            r.source_fact for r in self.results if r.status != "pass" and r.source_fact
+            r.source_fact for r in self.results if r.status == "fail" and r.source_fact
         )
         if not counts:
             return []
@@ -465,21 +610,34 @@ class ScenarioRun(BaseModel):
         return sorted((fact, n) for fact, n in counts.items() if n == top)[:limit]
 
     def conclusion(self) -> str:
-        """The seed's one-line conclusion: the worst tier and the facts the agent struggled with."""
-        if self.results and all(r.status == "error" for r in self.results):
+        """The seed's one-line conclusion: the worst tier and the facts the agent struggled with.
+
+        Only scenarios that ran (pass or fail) are judged; errors are named apart by cause.
+        """
+        errors = self.error_summary()
+        if self.results and self.ran == 0:
             first = next((r.error for r in self.results if r.error), "no error message")
             return (
                 f"Every scenario errored ({self.total}/{self.total}), so no tier or fact can be "
-                f"judged: the target produced no response to score (first error: {first})."
+                f"judged: the target produced no response to score ({errors}; first error: "
+                f"{first})."
             )
         worst = self.worst_tier()
         if worst is None:
             if not self.results:
                 return "No scenarios were run."
-            return f"Every scenario passed ({self.passed}/{self.total}); no tier or fact stood out."
+            if not errors:
+                return (
+                    f"Every scenario passed ({self.passed}/{self.total}); "
+                    "no tier or fact stood out."
+                )
+            return (
+                f"Every scenario that ran passed ({self.passed}/{self.ran}); "
+                f"no tier or fact stood out; not judged: {errors}."
+            )
         line = (
-            f"Worst tier: {worst.tier} ({worst.passed}/{worst.total} passed, "
-            f"{format_pct(worst.passed, worst.total)})"
+            f"Worst tier: {worst.tier} ({worst.passed}/{worst.ran} passed, "
+            f"{format_pct(worst.passed, worst.ran)})"
         )
         facts = self.struggled_facts()
         if facts:
@@ -489,6 +647,8 @@ class ScenarioRun(BaseModel):
             line += f"; the agent struggled most with {named}."
         else:
             line += "; the failing scenarios carry no source_fact ids."
+        if errors:
+            line += f" Not judged: {errors}."
         if self.cancelled:
             line += " (Run cancelled before every scenario finished.)"
         return line

@@ -2,9 +2,13 @@
 
 The markdown keeps the seed's structure exactly (title, run timestamp, totals line, the
 seven-column table, ``By tier``, ``Failures``, one-line conclusion). Additions, each only when
-it applies: ``**Errors:** n`` on the totals line, a latency mark in the Result cell, and the
-excluded / latency / error causes on a failure line. Agent text is untrusted: table cells are
-escaped and response excerpts sit in code fences longer than any backtick run inside them.
+it applies: ``**Errors:** n (causes)`` on the totals line and an error count on a tier line
+(errors are never in a pass rate: rates are passed / runs that produced a verdict), a latency
+mark in the Result cell, and the excluded / latency / error causes on a failure line. After
+the seed's sections: the run's target label and repeat count, the tier intervals, the
+repeated scenarios' pass@k / pass^k / flaky table, and the tool traces of failed scenarios.
+Agent text is untrusted: table cells are escaped and response excerpts sit in code fences
+longer than any backtick run inside them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from pe_eval_core.files import csv_cell
 from pe_eval_core.scenarios.models import (
+    ERROR_KINDS,
     NumericResult,
     ScenarioResult,
     ScenarioRun,
@@ -158,10 +163,11 @@ def render_markdown_report(run: ScenarioRun) -> str:
     """The seed's report, structure exactly as specified, plus the one-line conclusion."""
     totals = (
         f"**Scenarios:** {run.total}  |  **Passed:** {run.passed}  |  "
-        f"**Failed:** {run.failed}  |  **Pass rate:** {format_pct(run.passed, run.total)}"
+        f"**Failed:** {run.failed}  |  **Pass rate:** {format_pct(run.passed, run.ran)}"
     )
     if run.errors:
-        totals += f"  |  **Errors:** {run.errors}"
+        causes = ", ".join(f"{n} {ERROR_KINDS.get(k, k)}" for k, n in run.error_counts())
+        totals += f"  |  **Errors:** {run.errors} ({md_inline(causes)}; not in the pass rate)"
     lines = [
         "## Mimic Eval Report",
         "",
@@ -185,10 +191,13 @@ def render_markdown_report(run: ScenarioRun) -> str:
     lines += ["", "### By tier"]
     for t in run.by_tier():
         label = md_inline(t.tier) + ":"
-        lines.append(
-            f"- {label.ljust(max(14, len(label) + 1))}{t.passed}/{t.total} "
-            f"({format_pct(t.passed, t.total)})"
+        line = (
+            f"- {label.ljust(max(14, len(label) + 1))}{t.passed}/{t.ran} "
+            f"({format_pct(t.passed, t.ran)})"
         )
+        if t.errors:
+            line += f", {t.errors} {'error' if t.errors == 1 else 'errors'} not counted"
+        lines.append(line)
     lines += ["", "### Failures"]
     failures = [r for r in run.results if r.status != "pass"]
     if not failures:
@@ -197,8 +206,67 @@ def render_markdown_report(run: ScenarioRun) -> str:
         lines.append(failure_line(r))
         lines += response_block(r.response)
     lines += ["", f"**Conclusion:** {md_inline(run.conclusion())}", ""]
+    lines += statistics_lines(run)
     lines += tool_trace_lines(run)
     return "\n".join(lines)
+
+
+def _pct1(value: float) -> str:
+    return f"{value:.1%}"
+
+
+def statistics_lines(run: ScenarioRun) -> list[str]:
+    """After the seed's sections: target, repeats, errors apart, tier intervals, and (with
+    repeats) each scenario's pass count, pass@k, pass^k and flakiness."""
+    k = run.repeats
+    lines = [
+        "### Run details",
+        f"- Target: {md_inline(run.label)}",
+        f"- Repeats: {k} per scenario",
+    ]
+    if run.errors:
+        lines.append(f"- Errors (not in any pass rate): {md_inline(run.error_summary())}")
+    if run.stopped:
+        lines.append(f"- Stopped early: {md_inline(run.stopped)}")
+    tiers = run.tier_stats()
+    if tiers:
+        lines += ["", "### Pass rate by tier with 95% interval"]
+        for t in tiers:
+            if not t.runs:
+                lines.append(f"- {md_inline(t.tier)}: no run produced a verdict")
+                continue
+            how = (
+                "Wilson score interval"
+                if t.method == "wilson"
+                else f"Wilson on effective n={t.n_eff:.1f} from {t.clusters} source_fact clusters"
+            )
+            lines.append(
+                f"- {md_inline(t.tier)}: {t.passes}/{t.runs} = {_pct1(t.rate)}, "
+                f"95% CI [{_pct1(t.low)}, {_pct1(t.high)}] ({how})"
+            )
+    if k > 1:
+        lines += [
+            "",
+            f"### Repeats ({k} per scenario)",
+            "",
+            f"| Scenario | Tier | Passed | pass@{k} | pass^{k} | Flaky |",
+            "|---|---|---|---|---|---|",
+        ]
+        for st in run.scenario_stats():
+            if st.runs:
+                kk = min(k, st.runs)
+                at, hat = f"{st.pass_at(kk):.2f}", f"{st.pass_hat(kk):.2f}"
+            else:
+                at = hat = "—"
+            passed = f"{st.passes}/{st.runs}" + (f" ({st.errors} errors)" if st.errors else "")
+            flaky = "flaky" if st.flaky else ""
+            row = [md_inline(st.name), md_inline(st.tier), passed, at, hat, flaky]
+            lines.append("| " + " | ".join(row) + " |")
+        flaky_names = [st.name for st in run.scenario_stats() if st.flaky]
+        if flaky_names:
+            lines.append("")
+            lines.append(f"Flaky (passed and failed): {md_inline(', '.join(flaky_names))}")
+    return [*lines, ""]
 
 
 def tool_trace_lines(run: ScenarioRun) -> list[str]:
@@ -226,8 +294,13 @@ def run_to_dict(run: ScenarioRun) -> dict[str, Any]:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "ran": run.ran,
+            "error_summary": run.error_summary(),
         },
-        "by_tier": [t.model_dump() | {"pass_rate": t.pass_rate} for t in run.by_tier()],
+        "by_tier": [
+            t.model_dump() | {"ran": t.ran, "pass_rate": t.pass_rate} for t in run.by_tier()
+        ],
+        "statistics": run.statistics_summary(),
         "conclusion": run.conclusion(),
         **data,
     }
@@ -366,6 +439,16 @@ def _system_out(r: ScenarioResult) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
+def _interval_properties(props: ET.Element, run: ScenarioRun, tier: str) -> None:
+    """A tier suite's pass rate (errors left out) and 95% interval, as properties."""
+    for st in run.tier_stats():
+        if st.tier != tier or not st.runs:
+            continue
+        for key, val in (("pass_rate", st.rate), ("ci95_low", st.low), ("ci95_high", st.high)):
+            ET.SubElement(props, "property", {"name": key, "value": f"{val:.4f}"})
+        ET.SubElement(props, "property", {"name": "ci_method", "value": st.method})
+
+
 def run_to_junit_xml(run: ScenarioRun) -> str:
     """JUnit XML: one ``testsuite`` per tier, one ``testcase`` per scenario."""
     root = ET.Element(
@@ -397,9 +480,12 @@ def run_to_junit_xml(run: ScenarioRun) -> str:
             },
         )
         props = ET.SubElement(suite, "properties")
+        _interval_properties(props, run, tier.tier)
         for key, value in (
             ("run_id", run.run_id),
             ("target", run.target),
+            ("target_label", run.label),
+            ("repeats", str(run.repeats)),
             ("model", run.model),
             ("judge", run.judge),
             ("scenarios_path", run.scenarios_path),
@@ -413,6 +499,7 @@ def run_to_junit_xml(run: ScenarioRun) -> str:
                 {
                     "name": xml_text(r.name),
                     "classname": xml_text(f"pe_eval.scenarios.{r.tier}"),
+                    **({"repeat": str(r.repeat)} if run.repeats > 1 else {}),
                     "time": _seconds(r.latency_ms),
                 },
             )

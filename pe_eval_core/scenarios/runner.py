@@ -20,11 +20,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
+from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
+from pe_eval_core.files import sha256_file
 from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.judge import Judge
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
+    ERROR_KINDS,
+    TRANSPORT_ERROR_KINDS,
     RecordedResponse,
     Scenario,
     ScenarioResult,
@@ -33,10 +36,14 @@ from pe_eval_core.scenarios.models import (
 )
 from pe_eval_core.scenarios.pricing import estimate_cost_usd
 from pe_eval_core.scenarios.scoring import ascore_response
-from pe_eval_core.scenarios.targets import Target
+from pe_eval_core.scenarios.targets import RecordedTarget, Target
 
 LIVE_CONFIRM_THRESHOLD = 20
-"""The seed's cost rule: more scenarios than this against a paid target need confirmation."""
+"""The seed's cost rule: more paid calls than this (target or judge) need confirmation."""
+
+STOP_AFTER_TRANSPORT_ERRORS = 3
+"""Consecutive transport errors (target unreachable, authentication refused) that stop a run:
+the rest would fail the same way, and an outage is not the agent's quality."""
 
 CANCELLED = "cancelled before this scenario finished"
 NOT_RUN = "not run"
@@ -69,6 +76,8 @@ async def run_scenarios(
     run_id: str | None = None,
     max_cost_usd: float | None = None,
     on_ready: Callable[[], object] | None = None,
+    repeat: int = 1,
+    stop_after_transport_errors: int = STOP_AFTER_TRANSPORT_ERRORS,
 ) -> ScenarioRun:
     """Run every scenario against ``target`` and score it; results keep the file's order.
 
@@ -81,27 +90,36 @@ async def run_scenarios(
     ``on_ready()`` is called once every resource is open (the CLI prints its run header).
     ``max_cost_usd``: once the finished scenarios' target cost (from their traces) reaches it,
     no new scenario starts; the rest are reported as errors reading "not run: ...".
+    ``repeat``: every scenario runs this many times (results in file order, each scenario's
+    repeats together, ``ScenarioResult.repeat`` 1..K).
+    ``stop_after_transport_errors``: that many transport errors in a row (the target
+    unreachable or refusing authentication) stop the run: no new scenario starts, the rest are
+    reported as errors of the same kind and ``ScenarioRun.stopped`` says why (see
+    :func:`infrastructure_error`).
     """
-    _check_run_allowed(len(scenarios), target, concurrency, confirm_live)
+    _check_repeat(repeat)
+    _check_run_allowed(len(scenarios) * repeat, target, concurrency, confirm_live)
     live = bool(getattr(target, "live", False))
     now = clock or (lambda: datetime.now(UTC))
     started = now()
     run_id = run_id or f"{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
-    total = len(scenarios)
+    total = len(scenarios) * repeat
     results: list[ScenarioResult | None] = [None] * total
     recorded: list[RecordedResponse | None] = [None] * total
     done = 0
     spent = 0.0
+    watch = _TransportWatch(stop_after_transport_errors)
     queue = iter(range(total))
 
-    async def one(i: int) -> None:
+    async def one(j: int) -> None:
         nonlocal done, spent
+        i, k = divmod(j, repeat)
         scenario = scenarios[i]
         response, latency = await _respond(target, scenario)
         if response.trace is not None and response.trace.cost_usd is not None:
             spent += response.trace.cost_usd
-        if save_responses is not False:
-            recorded[i] = _record(scenario, response, latency)
+        if save_responses is not False and k == 0:
+            recorded[j] = _record(scenario, response, latency)
         result = await ascore_response(
             scenario,
             response,
@@ -110,19 +128,25 @@ async def run_scenarios(
             index=i + 1,
             latency_ms=latency,
         )
-        results[i] = result
+        result = _tag(result, response, k)
+        results[j] = result
+        watch.see(result)
         done += 1
         if progress is not None:
             progress(done, total, result)
 
     async def worker() -> None:
-        for i in queue:  # one shared iterator: each worker takes the next scenario when free
+        for j in queue:  # one shared iterator: each worker takes the next scenario when free
             if cancel is not None and cancel.is_set():
                 return
-            if max_cost_usd is not None and spent >= max_cost_usd:
-                results[i] = _not_run(i, scenarios[i], max_cost_usd, spent)
+            i = j // repeat
+            if watch.stopped is not None:
+                results[j] = _stopped(i, j % repeat, scenarios[i], watch.streak[-1])
                 continue
-            await one(i)
+            if max_cost_usd is not None and spent >= max_cost_usd:
+                results[j] = _not_run(i, scenarios[i], max_cost_usd, spent, j % repeat)
+                continue
+            await one(j)
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
@@ -135,7 +159,10 @@ async def run_scenarios(
         await _pool(workers, watcher)
     cancelled = cancel is not None and cancel.is_set()
 
-    final = [r if r is not None else _cancelled(i, scenarios[i]) for i, r in enumerate(results)]
+    final = [
+        r if r is not None else _cancelled(j // repeat, scenarios[j // repeat], j % repeat)
+        for j, r in enumerate(results)
+    ]
     tokens_in = sum(r.tokens_in for r in final)
     tokens_out = sum(r.tokens_out for r in final)
     judge_in = sum(r.judge_tokens_in for r in final)
@@ -150,6 +177,9 @@ async def run_scenarios(
         scenarios_path=str(scenarios_path) if scenarios_path is not None else None,
         scenarios_sha256=scenarios_sha256,
         target=target.name,
+        target_label=target_label(target),
+        repeats=repeat,
+        stopped=watch.stopped,
         model=target_model,
         judge=judge.model if judge is not None else None,
         judge_prompt_version=judge.prompt_version if judge is not None else None,
@@ -194,6 +224,68 @@ async def _respond(target: Target, scenario: Scenario) -> tuple[TargetResponse, 
     return response, response.latency_ms if response.latency_ms is not None else measured
 
 
+def target_label(target: Target) -> str:
+    """The stable label of the agent under test: ``anthropic:<model id>``, ``http:<URL>``,
+    ``recorded:<file name>@<sha256 prefix>`` (the same recorded answers get the same label
+    on any machine and from any working directory; edited answers get another)."""
+    path = getattr(target, "path", None)
+    if isinstance(target, RecordedTarget) and path is not None:
+        try:
+            digest = sha256_file(path)[:12]
+        except OSError:
+            return target.name
+        return f"recorded:{Path(path).name}@{digest}"
+    return target.name
+
+
+def _tag(result: ScenarioResult, response: TargetResponse, k: int) -> ScenarioResult:
+    """The result with its repeat index and, for a target error, the error's kind."""
+    update: dict[str, Any] = {"repeat": k + 1}
+    if result.status == "error" and response.error is not None:
+        update["error_kind"] = response.error_kind or "target"
+    return result.model_copy(update=update)
+
+
+class _TransportWatch:
+    """Counts consecutive transport errors (in finishing order); ``stopped`` is set once
+    ``limit`` of them came in a row."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.streak: list[ScenarioResult] = []
+        self.stopped: str | None = None
+
+    def see(self, result: ScenarioResult) -> None:
+        if result.error_kind not in TRANSPORT_ERROR_KINDS:
+            self.streak.clear()
+            return
+        self.streak.append(result)
+        if len(self.streak) >= self.limit and self.stopped is None:
+            kind = result.error_kind or "unreachable"
+            self.stopped = (
+                f"{ERROR_KINDS[kind]}: {len(self.streak)} transport errors in a row, the "
+                f"last: {result.error}"
+            )
+
+
+def infrastructure_error(run: ScenarioRun) -> TargetUnreachableError | None:
+    """The typed error for a run that says nothing about the agent: it stopped on transport
+    errors, or every scenario hit one (fewer than the stop count). None otherwise.
+
+    Every surface calls this one rule (CLI exit 2, the dashboard's banner, the gate).
+    """
+    if run.stopped is not None:
+        return TargetUnreachableError(f"the run against {run.label} stopped: {run.stopped}")
+    kinds = [r.error_kind for r in run.results]
+    if kinds and all(k in TRANSPORT_ERROR_KINDS for k in kinds):
+        last = run.results[-1]
+        reason = ERROR_KINDS[last.error_kind or "unreachable"]
+        return TargetUnreachableError(
+            f"every scenario against {run.label} failed to reach the agent ({reason}): {last.error}"
+        )
+    return None
+
+
 def _record(scenario: Scenario, response: TargetResponse, latency: float) -> RecordedResponse:
     """The response as a line of a recorded file (re-scored offline later)."""
     return RecordedResponse(
@@ -207,6 +299,16 @@ def _record(scenario: Scenario, response: TargetResponse, latency: float) -> Rec
         model=response.model,
         trace=response.trace,
     )
+
+
+def _check_repeat(repeat: int) -> None:
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise PeEvalError(
+            f"repeat must be a whole number >= 1, got {repeat!r}",
+            diagnosis="Each scenario runs at least once",
+            fix="Use a repeat count of 1 or more (default 1).",
+            input="repeat",
+        )
 
 
 def _check_run_allowed(count: int, target: Target, concurrency: int, confirm_live: bool) -> None:
@@ -248,10 +350,12 @@ async def _pool(workers: list[asyncio.Task[None]], watcher: asyncio.Task[None] |
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _cancelled(i: int, s: Scenario) -> ScenarioResult:
+def _cancelled(i: int, s: Scenario, k: int = 0) -> ScenarioResult:
     """The result of a scenario the run was cancelled before it finished."""
     return ScenarioResult(
         index=i + 1,
+        repeat=k + 1,
+        error_kind="cancelled",
         name=s.name,
         tier=s.tier,
         platform=s.metadata.platform,
@@ -263,12 +367,23 @@ def _cancelled(i: int, s: Scenario) -> ScenarioResult:
     )
 
 
-def _not_run(i: int, s: Scenario, limit: float, spent: float) -> ScenarioResult:
+def _not_run(i: int, s: Scenario, limit: float, spent: float, k: int = 0) -> ScenarioResult:
     """A scenario ``max_cost_usd`` kept from starting."""
-    return _cancelled(i, s).model_copy(
+    return _cancelled(i, s, k).model_copy(
         update={
+            "error_kind": "not_run",
             "error": f"{NOT_RUN}: the run had spent ${spent:.4f} of its --max-cost ${limit:g} "
-            "before this scenario's turn"
+            "before this scenario's turn",
+        }
+    )
+
+
+def _stopped(i: int, k: int, s: Scenario, last: ScenarioResult) -> ScenarioResult:
+    """A scenario the run did not start after it stopped on transport errors."""
+    return _cancelled(i, s, k).model_copy(
+        update={
+            "error_kind": last.error_kind,
+            "error": f"{NOT_RUN}: the run stopped on transport errors ({last.error})",
         }
     )
 

@@ -55,6 +55,22 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+AUTH_STATUSES = frozenset({401, 403, 407})
+GATEWAY_STATUSES = frozenset({502, 503, 504})
+
+
+def transport_error_kind(status: int) -> str | None:
+    """An HTTP status that says the agent was not reached (``unreachable``: a gateway error)
+    or refused us (``auth``), rather than answering; None for any other status.
+
+    >>> transport_error_kind(401), transport_error_kind(503), transport_error_kind(500)
+    ('auth', 'unreachable', None)
+    """
+    if status in AUTH_STATUSES:
+        return "auth"
+    return "unreachable" if status in GATEWAY_STATUSES else None
+
+
 @runtime_checkable
 class Target(Protocol):
     """An agent under test."""
@@ -210,9 +226,17 @@ class AnthropicTarget(AnthropicClientOwner):
             message = await self._create_message(self.request(scenario))
         except anthropic.APIStatusError as exc:
             body = exc.response.text if exc.response is not None else str(exc.message)
-            return TargetResponse(error=f"HTTP {exc.status_code} from Anthropic: {excerpt(body)}")
+            return TargetResponse(
+                error=f"HTTP {exc.status_code} from Anthropic: {excerpt(body)}",
+                error_kind=transport_error_kind(exc.status_code),
+            )
         except anthropic.APITimeoutError:
             return TargetResponse(error=f"Anthropic call timed out after {self._timeout_s:g}s")
+        except anthropic.APIConnectionError as exc:
+            return TargetResponse(
+                error=f"could not reach Anthropic: {type(exc).__name__}: {excerpt(str(exc))}",
+                error_kind="unreachable",
+            )
         except anthropic.APIError as exc:
             return TargetResponse(
                 error=f"Anthropic call failed: {type(exc).__name__}: {excerpt(str(exc))}"
@@ -317,7 +341,8 @@ class HttpTarget:
         except httpx2.HTTPError as exc:
             return TargetResponse(
                 error=f"could not reach agent at {self.url}: {type(exc).__name__}: "
-                f"{excerpt(str(exc))}"
+                f"{excerpt(str(exc))}",
+                error_kind="unreachable" if isinstance(exc, httpx2.TransportError) else None,
             )
         finally:
             if client is not self._client:
@@ -325,7 +350,8 @@ class HttpTarget:
         body = reply.text
         if not 200 <= reply.status_code < 300:
             return TargetResponse(
-                error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}"
+                error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}",
+                error_kind=transport_error_kind(reply.status_code),
             )
         try:
             data = json.loads(body)
