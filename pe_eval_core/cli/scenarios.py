@@ -1,7 +1,15 @@
 """`pe-eval scenarios run|score`: run Mimic scenarios against a target, print the seed's report.
 
-Exit codes: 0 every scenario passed (or the pass rate met ``--min-pass-rate``), 1 otherwise,
-2 input or configuration errors (printed with a diagnosis and a fix).
+Exit codes: 0 every scenario that ran passed (or the pass rate met ``--min-pass-rate``), 1
+otherwise, 2 input or configuration errors (printed with a diagnosis and a fix), and a target
+that could not be reached or refused authentication: the run stops after 3 such errors in a
+row, nothing is written to ``--out`` (earlier reports stay; the responses are saved under
+``$PE_EVAL_HOME/runs/``) and the run is not recorded in history.
+
+Pass rates leave errors out (shown apart by cause). ``--repeat K`` runs every scenario K
+times and reports each scenario's pass count, pass@K, pass^K and flakiness, and each tier's
+95% interval (Wilson, clustered by source_fact when K > 1). More than 20 paid calls (live
+target calls plus judge calls, counted before the run) need ``--yes``.
 
 Judge choice, first match wins: ``--no-judge``; ``--judge-verdicts FILE`` (recorded
 verdicts); for recorded responses, a ``judge-verdicts.json`` beside the scenarios file (the
@@ -36,7 +44,11 @@ from pe_eval_core.scenarios.report import (
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.runner import run_scenarios_sync
+from pe_eval_core.scenarios.runner import (
+    count_paid_calls_sync,
+    infrastructure_error,
+    run_scenarios_sync,
+)
 from pe_eval_core.scenarios.setup import (
     RESPONSES_BESIDE,
     VERDICTS_BESIDE,
@@ -45,6 +57,7 @@ from pe_eval_core.scenarios.setup import (
 )
 from pe_eval_core.scenarios.targets import DEFAULT_SKILL, AnthropicTarget, Target
 from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
@@ -98,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--yes",
         action="store_true",
-        help="confirm a live run of more than 20 scenarios (it costs money)",
+        help="confirm a run of more than 20 paid calls, target and judge (it costs money)",
     )
     _agent_flags(run)
     run.set_defaults(func=handle_run)
@@ -109,7 +122,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Re-score a recorded-responses file (any earlier run's responses.json).",
     )
     _common(score)
-    score.set_defaults(func=handle_score, target="recorded", concurrency=8, yes=False)
+    score.add_argument(
+        "--yes",
+        action="store_true",
+        help="confirm more than 20 paid judge calls (it costs money)",
+    )
+    score.set_defaults(func=handle_score, target="recorded", concurrency=8)
 
 
 def _agent_flags(run: argparse.ArgumentParser) -> None:
@@ -207,6 +225,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="fix the run timestamp (ISO-8601), for reproducible reports",
     )
     p.add_argument("--verbose", action="store_true", help="one progress line per scenario (stderr)")
+    p.add_argument(
+        "--repeat",
+        type=_repeat,
+        default=1,
+        metavar="K",
+        help="run every scenario K times: pass@K, pass^K, flaky scenarios, tier intervals",
+    )
 
 
 def _rate(text: str) -> float:
@@ -216,6 +241,16 @@ def _rate(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1 (or 0%..100%), got {text!r}")
+    return value
+
+
+def _repeat(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
     return value
 
 
@@ -253,6 +288,9 @@ def handle_run(args: argparse.Namespace) -> int:
         if args.verbose:
             _note(f"[{done}/{total}] {result.name}: {result.status}")
 
+    paid = count_paid_calls_sync(scenarios, target, judge, repeat=args.repeat)
+    if paid.total:
+        _note(paid.line() + ("." if args.yes or paid.total <= 20 else "; more than 20 need --yes."))
     fixed = args.timestamp
     run = run_scenarios_sync(
         scenarios,
@@ -264,29 +302,39 @@ def handle_run(args: argparse.Namespace) -> int:
         confirm_live=args.yes,
         scenarios_path=args.scenarios,
         scenarios_sha256=sha256_file(args.scenarios),
-        save_responses=(args.out / OUT_FILES["responses"]) if args.out else True,
+        save_responses=True,  # under $PE_EVAL_HOME/runs/<id>/; copied to --out on success
         clock=(lambda: fixed) if fixed else None,
         max_cost_usd=getattr(args, "max_cost", None),
         on_ready=(lambda: _run_header(target, len(scenarios), args)) if target.live else None,
+        repeat=args.repeat,
+        paid_calls=paid,
     )
-    run_id = record_or_warn(run, origin="cli")
+    outage = infrastructure_error(run)
+    if outage is not None:
+        _note(f"{run.error_summary()}; no tier or fact was judged.")
+        where = f"nothing written to {args.out}/ (earlier reports kept); " if args.out else ""
+        _note(f"{where}responses saved to {run.responses_path}; not recorded in history.")
+        raise outage
     report = render_markdown_report(run)
     if args.out is not None:
         _write_reports(run, report, args.out)
         _note(f"Reports written to {args.out}/ ({', '.join(OUT_FILES.values())}).")
     else:
         _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
+    run_id = record_or_warn(run, origin="cli")
     _note(_cost_line(run))
     if run_id is not None:
         _note(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
-    sys.stdout.write(report)
+    sys.stdout.write(term(report))
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)
 
 
 def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
+    """0 when every scenario run that produced a verdict passed and none errored, or the
+    pass rate (errors left out) meets ``min_pass_rate``; else 1."""
     if run.total and run.passed == run.total:
         return 0
     if min_pass_rate is not None and run.pass_rate >= min_pass_rate:
@@ -295,6 +343,11 @@ def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
 
 
 def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
+    """The reports and the responses (copied from where the run saved them) into ``out``."""
+    if run.responses_path is not None:
+        copy = out / OUT_FILES["responses"]
+        atomic_write_text(copy, Path(run.responses_path).read_text(encoding="utf-8"))
+        run.responses_path = str(copy.resolve())
     atomic_write_text(out / OUT_FILES["markdown"], markdown)
     atomic_write_text(out / OUT_FILES["json"], run_to_json(run))
     atomic_write_text(out / OUT_FILES["csv"], run_to_csv(run))
@@ -394,4 +447,4 @@ def _cost_line(run: ScenarioRun) -> str:
 
 
 def _note(line: str) -> None:
-    print(line, file=sys.stderr)
+    print(term(line), file=sys.stderr)

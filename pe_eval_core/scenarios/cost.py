@@ -157,3 +157,62 @@ def estimate_run_cost(
             input=fresh + turns * prefix_tokens, output=turns * output_tokens_per_turn
         )
     return CostEstimate(scenarios, tokens, cost_usd(model, tokens), caching)
+
+
+# --- the cost guard: every paid call, target and judge -------------------------------------
+
+JUDGE_TOKENS_IN_PER_CALL = 1800
+"""Average judge prompt: instructions, the scenario's input and goal, the response, phrases."""
+JUDGE_TOKENS_OUT_PER_CALL = 350
+
+
+@dataclass(frozen=True, slots=True)
+class PaidCalls:
+    """The paid calls a run will make before it starts: what the cost guard counts.
+
+    ``target``: one per scenario run against a live target (tool-use loops make more model
+    calls; this counts scenario runs). ``judge``: an upper bound (every scenario run with an
+    expected or excluded phrase, one judge call each) unless ``judge_measured``: the
+    responses are known (a recorded target), so the calls are counted by scoring them
+    against the cache without calling anything.
+    """
+
+    target: int
+    judge: int
+    judge_measured: bool = False
+    usd: float | None = None
+    """Estimated cost of the judge calls plus the target calls (None: a price is unknown)."""
+
+    @property
+    def total(self) -> int:
+        return self.target + self.judge
+
+    def line(self) -> str:
+        """``"Paid calls: 40 target + at most 38 judge; estimated $1.23"``."""
+        how = "" if self.judge_measured else "at most "
+        cost = "unknown" if self.usd is None else f"${self.usd:.2f}"
+        return f"Paid calls: {self.target} target + {how}{self.judge} judge (estimated cost {cost})"
+
+
+def judge_cost_usd(model: str | None, calls: int) -> float | None:
+    """Judge calls at list price, from the average judge prompt and reply.
+
+    >>> judge_cost_usd("claude-opus-4-5", 10)
+    0.1775
+    """
+    from pe_eval_core.scenarios.pricing import estimate_cost_usd
+
+    return estimate_cost_usd(
+        model, calls * JUDGE_TOKENS_IN_PER_CALL, calls * JUDGE_TOKENS_OUT_PER_CALL
+    )
+
+
+def judge_call_upper_bound(expects: list[tuple[int, int]], repeat: int = 1) -> int:
+    """One judge call per scenario run that has any expected or excluded phrase.
+
+    ``expects``: (expected phrases, excluded phrases) per scenario.
+
+    >>> judge_call_upper_bound([(3, 0), (0, 0), (0, 1)], repeat=5)
+    10
+    """
+    return sum(1 for contains, excludes in expects if contains or excludes) * repeat

@@ -15,19 +15,28 @@ import contextlib
 import os
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
 from pe_eval_core.files import sha256_file
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import Judge
+from pe_eval_core.scenarios.cost import (
+    PaidCalls,
+    approx_tokens,
+    estimate_run_cost,
+    judge_call_upper_bound,
+    judge_cost_usd,
+)
+from pe_eval_core.scenarios.judge import Judge, JudgeContext
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
     ERROR_KINDS,
     TRANSPORT_ERROR_KINDS,
+    JudgeOutcome,
+    JudgeVerdict,
     RecordedResponse,
     Scenario,
     ScenarioResult,
@@ -37,6 +46,8 @@ from pe_eval_core.scenarios.models import (
 from pe_eval_core.scenarios.pricing import estimate_cost_usd
 from pe_eval_core.scenarios.scoring import ascore_response
 from pe_eval_core.scenarios.targets import RecordedTarget, Target
+
+T = TypeVar("T")
 
 LIVE_CONFIRM_THRESHOLD = 20
 """The seed's cost rule: more paid calls than this (target or judge) need confirmation."""
@@ -78,6 +89,7 @@ async def run_scenarios(
     on_ready: Callable[[], object] | None = None,
     repeat: int = 1,
     stop_after_transport_errors: int = STOP_AFTER_TRANSPORT_ERRORS,
+    paid_calls: PaidCalls | None = None,
 ) -> ScenarioRun:
     """Run every scenario against ``target`` and score it; results keep the file's order.
 
@@ -96,63 +108,38 @@ async def run_scenarios(
     unreachable or refusing authentication) stop the run: no new scenario starts, the rest are
     reported as errors of the same kind and ``ScenarioRun.stopped`` says why (see
     :func:`infrastructure_error`).
+    ``paid_calls``: the caller's :func:`count_paid_calls` (counted here when not given); more
+    than ``LIVE_CONFIRM_THRESHOLD`` target plus judge calls need ``confirm_live``.
     """
     _check_repeat(repeat)
-    _check_run_allowed(len(scenarios) * repeat, target, concurrency, confirm_live)
+    _check_concurrency(concurrency)
+    if not confirm_live:
+        paid = paid_calls or await count_paid_calls(scenarios, target, judge, repeat=repeat)
+        _check_confirmed(paid)
     live = bool(getattr(target, "live", False))
     now = clock or (lambda: datetime.now(UTC))
     started = now()
     run_id = run_id or f"{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
-    total = len(scenarios) * repeat
-    results: list[ScenarioResult | None] = [None] * total
-    recorded: list[RecordedResponse | None] = [None] * total
-    done = 0
-    spent = 0.0
-    watch = _TransportWatch(stop_after_transport_errors)
-    queue = iter(range(total))
-
-    async def one(j: int) -> None:
-        nonlocal done, spent
-        i, k = divmod(j, repeat)
-        scenario = scenarios[i]
-        response, latency = await _respond(target, scenario)
-        if response.trace is not None and response.trace.cost_usd is not None:
-            spent += response.trace.cost_usd
-        if save_responses is not False and k == 0:
-            recorded[j] = _record(scenario, response, latency)
-        result = await ascore_response(
-            scenario,
-            response,
-            judge,
-            enforce_latency=enforce_latency,
-            index=i + 1,
-            latency_ms=latency,
-        )
-        result = _tag(result, response, k)
-        results[j] = result
-        watch.see(result)
-        done += 1
-        if progress is not None:
-            progress(done, total, result)
-
-    async def worker() -> None:
-        for j in queue:  # one shared iterator: each worker takes the next scenario when free
-            if cancel is not None and cancel.is_set():
-                return
-            i = j // repeat
-            if watch.stopped is not None:
-                results[j] = _stopped(i, j % repeat, scenarios[i], watch.streak[-1])
-                continue
-            if max_cost_usd is not None and spent >= max_cost_usd:
-                results[j] = _not_run(i, scenarios[i], max_cost_usd, spent, j % repeat)
-                continue
-            await one(j)
+    pool = _ScenarioPool(
+        scenarios,
+        target,
+        judge,
+        repeat=repeat,
+        progress=progress,
+        enforce_latency=enforce_latency,
+        cancel=cancel,
+        max_cost_usd=max_cost_usd,
+        keep_responses=save_responses is not False,
+        stop_after=stop_after_transport_errors,
+    )
+    total = pool.total
+    results, recorded, watch = pool.results, pool.recorded, pool.watch
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
         if on_ready is not None:
             on_ready()
-        workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, total))]
+        workers = [asyncio.create_task(pool.worker()) for _ in range(min(concurrency, total))]
         watcher = (
             asyncio.create_task(_watch(cancel, workers)) if cancel is not None and workers else None
         )
@@ -200,6 +187,86 @@ async def run_scenarios(
     return run
 
 
+class _ScenarioPool:
+    """The run's shared state: a repeat-major queue every worker pulls from, the results in
+    file order (each scenario's repeats together), and the transport-error watch."""
+
+    def __init__(
+        self,
+        scenarios: Sequence[Scenario],
+        target: Target,
+        judge: Judge | None,
+        *,
+        repeat: int,
+        progress: ProgressCallback | None,
+        enforce_latency: bool,
+        cancel: CancelSignal | None,
+        max_cost_usd: float | None,
+        keep_responses: bool,
+        stop_after: int,
+    ):
+        self.scenarios, self.target, self.judge, self.repeat = scenarios, target, judge, repeat
+        self.progress, self.enforce_latency, self.cancel = progress, enforce_latency, cancel
+        self.max_cost_usd, self.keep_responses = max_cost_usd, keep_responses
+        self.live = bool(getattr(target, "live", False))
+        self.total = len(scenarios) * repeat
+        self.results: list[ScenarioResult | None] = [None] * self.total
+        self.recorded: list[RecordedResponse | None] = [None] * self.total
+        self.done = 0
+        self.spent = 0.0
+        self.watch = _TransportWatch(stop_after)
+        # Repeat-major: every scenario's first run is dequeued before any second run, so a
+        # repeat finds its first run's judge verdicts cached instead of asking again.
+        self.queue = iter(i * repeat + k for k in range(repeat) for i in range(len(scenarios)))
+        self.firsts = [asyncio.Event() for _ in scenarios]
+
+    def _set(self, j: int, result: ScenarioResult) -> None:
+        self.results[j] = result
+        if j % self.repeat == 0:
+            self.firsts[j // self.repeat].set()
+
+    def _finish(self, j: int, result: ScenarioResult) -> None:
+        self._set(j, result)
+        self.watch.see(result)
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, result)
+
+    async def one(self, j: int) -> None:
+        i, k = divmod(j, self.repeat)
+        scenario = self.scenarios[i]
+        if k and not self.live:  # a recorded answer repeats itself: score once, count K times
+            await self.firsts[i].wait()
+            self._finish(j, _repeated(self.results[i * self.repeat], k))
+            return
+        response, latency = await _respond(self.target, scenario)
+        if response.trace is not None and response.trace.cost_usd is not None:
+            self.spent += response.trace.cost_usd
+        if self.keep_responses and k == 0:
+            self.recorded[j] = _record(scenario, response, latency)
+        result = await ascore_response(
+            scenario,
+            response,
+            self.judge,
+            enforce_latency=self.enforce_latency,
+            index=i + 1,
+            latency_ms=latency,
+        )
+        self._finish(j, _tag(result, response, k))
+
+    async def worker(self) -> None:
+        for j in self.queue:  # one shared iterator: each worker takes the next run when free
+            if self.cancel is not None and self.cancel.is_set():
+                return
+            i, k = divmod(j, self.repeat)
+            if self.watch.stopped is not None:
+                self._set(j, _stopped(i, k, self.scenarios[i], self.watch.streak[-1]))
+            elif self.max_cost_usd is not None and self.spent >= self.max_cost_usd:
+                self._set(j, _not_run(i, self.scenarios[i], self.max_cost_usd, self.spent, k))
+            else:
+                await self.one(j)
+
+
 async def _open_resources(
     stack: contextlib.AsyncExitStack, target: Target, judge: Judge | None
 ) -> None:
@@ -236,6 +303,14 @@ def target_label(target: Target) -> str:
             return target.name
         return f"recorded:{Path(path).name}@{digest}"
     return target.name
+
+
+def _repeated(first: ScenarioResult | None, k: int) -> ScenarioResult:
+    """Repeat ``k`` of a non-live target's scenario: its first run's result, no new calls."""
+    assert first is not None  # set before firsts[i] is
+    return first.model_copy(
+        update={"repeat": k + 1, "judge_calls": 0, "judge_tokens_in": 0, "judge_tokens_out": 0}
+    )
 
 
 def _tag(result: ScenarioResult, response: TargetResponse, k: int) -> ScenarioResult:
@@ -311,8 +386,8 @@ def _check_repeat(repeat: int) -> None:
         )
 
 
-def _check_run_allowed(count: int, target: Target, concurrency: int, confirm_live: bool) -> None:
-    """Refuse a pool without workers, and an unconfirmed large run against a paid target."""
+def _check_concurrency(concurrency: int) -> None:
+    """Refuse a pool without workers."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise PeEvalError(
             f"concurrency must be a whole number >= 1, got {concurrency!r}",
@@ -320,11 +395,95 @@ def _check_run_allowed(count: int, target: Target, concurrency: int, confirm_liv
             fix="Use a concurrency of 1 or more (default 3).",
             input="concurrency",
         )
-    if getattr(target, "live", False) and count > LIVE_CONFIRM_THRESHOLD and not confirm_live:
+
+
+def _check_confirmed(paid: PaidCalls) -> None:
+    """Refuse an unconfirmed run of more than ``LIVE_CONFIRM_THRESHOLD`` paid calls."""
+    if paid.total > LIVE_CONFIRM_THRESHOLD:
         raise LiveRunNotConfirmedError(
-            f"{count} scenarios against the live target {target.name} "
-            f"(more than {LIVE_CONFIRM_THRESHOLD}) were not confirmed"
+            f"{paid.line()}: {paid.total} paid calls (more than {LIVE_CONFIRM_THRESHOLD}) "
+            "were not confirmed"
         )
+
+
+class _ProbeJudge:
+    """Stands in for a live judge while counting calls: a call it would make is one whose
+    phrases are not all in the cache; it answers ``missed`` and costs nothing."""
+
+    def __init__(self, inner: Judge):
+        self.inner = inner
+        self.calls = 0
+        self.model = inner.model
+        self.prompt_version = inner.prompt_version
+
+    async def judge(
+        self,
+        scenario: str,
+        response: str,
+        expected: Sequence[str],
+        *,
+        context: JudgeContext | None = None,
+    ) -> JudgeOutcome:
+        lookup = getattr(self.inner, "lookup", None)
+        known = lookup(response, expected) if lookup is not None else {}
+        if set(expected) - set(known):
+            self.calls += 1
+        verdicts = [
+            JudgeVerdict(
+                expected=e, verdict="missed", model=self.model, prompt_version=self.prompt_version
+            )
+            for e in expected
+        ]
+        return JudgeOutcome(verdicts=verdicts, model=self.model, prompt_version=self.prompt_version)
+
+
+async def count_paid_calls(
+    scenarios: Sequence[Scenario], target: Target, judge: Judge | None, *, repeat: int = 1
+) -> PaidCalls:
+    """The paid calls a run would make (the cost guard's count, printed before a paid run).
+
+    Target: one per scenario run against a live target. Judge (live only): against a live
+    target, the upper bound (one per scenario run with an expected or excluded phrase); against
+    a recorded target the responses are known, so each is scored with a probe that counts the
+    judge calls the cache cannot answer (a repeat of a recorded answer asks nothing new).
+    """
+    live = bool(getattr(target, "live", False))
+    target_calls = len(scenarios) * repeat if live else 0
+    judge_live = judge is not None and bool(getattr(judge, "live", False))
+    judge_calls, measured = 0, False
+    if judge_live and live:
+        expects = [
+            (len(s.expect.response_contains), len(s.expect.response_excludes)) for s in scenarios
+        ]
+        judge_calls = judge_call_upper_bound(expects, repeat)
+    elif judge_live and judge is not None:
+        probe = _ProbeJudge(judge)
+        for scenario in scenarios:
+            response, latency = await _respond(target, scenario)
+            await ascore_response(scenario, response, probe, latency_ms=latency)
+        judge_calls, measured = probe.calls, True
+    model = getattr(target, "model", None)
+    target_usd = (
+        estimate_run_cost(
+            model,
+            scenarios=target_calls,
+            prefix_tokens=approx_tokens(getattr(target, "system_prompt", "")),
+        ).usd
+        if target_calls
+        else 0.0
+    )
+    judge_usd = (
+        judge_cost_usd(judge.model, judge_calls) if judge is not None and judge_calls else 0.0
+    )
+    usd = None if target_usd is None or judge_usd is None else round(target_usd + judge_usd, 4)
+    return PaidCalls(target_calls, judge_calls, measured, usd)
+
+
+def count_paid_calls_sync(
+    scenarios: Sequence[Scenario], target: Target, judge: Judge | None, *, repeat: int = 1
+) -> PaidCalls:
+    """:func:`count_paid_calls` for synchronous callers (the CLI, the dashboard)."""
+    return _sync(lambda: count_paid_calls(scenarios, target, judge, repeat=repeat))
 
 
 async def _watch(cancel: CancelSignal, tasks: list[asyncio.Task[None]]) -> None:
@@ -427,7 +586,12 @@ def run_scenarios_sync(scenarios: Sequence[Scenario], target: Target, **kwargs: 
 
     Runs on a fresh event loop; if this thread already runs one, on a helper thread.
     """
-    coro_factory = lambda: run_scenarios(scenarios, target, **kwargs)  # noqa: E731
+    return _sync(lambda: run_scenarios(scenarios, target, **kwargs))
+
+
+def _sync(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine on a fresh event loop; if this thread already runs one, on a helper
+    thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

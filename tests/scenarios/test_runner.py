@@ -148,7 +148,7 @@ def test_task_cancellation_propagates_and_cleans_up():
 
 
 def test_cost_guard_for_live_targets():
-    with pytest.raises(LiveRunNotConfirmedError, match="21 scenarios"):
+    with pytest.raises(LiveRunNotConfirmedError, match="21 target"):
         run_scenarios_sync(scenarios(21), FakeTarget(live=True), save_responses=False)
     live = FakeTarget(live=True)
     assert run_scenarios_sync(scenarios(20), live, save_responses=False).total == 20
