@@ -46,7 +46,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     status = 401
     hits: list[str]
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", 0))
         self.server.hits.append(self.rfile.read(length).decode())  # type: ignore[attr-defined]
         body = json.dumps({"error": "invalid api key"}).encode()
@@ -98,9 +98,7 @@ def earlier_reports(out: Path) -> dict[str, str]:
 # --- 1. errors are not failures -------------------------------------------------------------
 
 
-def test_unreachable_agent_stops_after_three_exits_2_and_keeps_earlier_reports(
-    tmp_path, capsys
-):
+def test_unreachable_agent_stops_after_three_exits_2_and_keeps_earlier_reports(tmp_path, capsys):
     scen = write_scenarios(tmp_path / "s.json", 8)
     out = tmp_path / "out"
     before = earlier_reports(out)
@@ -292,7 +290,9 @@ def test_repeat_must_be_a_whole_number(capsys):
 
 # --- 3. the cost guard counts judge calls ----------------------------------------------------
 
-_PHRASES = re.compile(r"Expected phrases \(a JSON list; index from 0\):\n(.*?)\n\nThe response", re.S)
+_PHRASES = re.compile(
+    r"Expected phrases \(a JSON list; index from 0\):\n(.*?)\n\nThe response", re.S
+)
 
 
 class JudgeApi:
