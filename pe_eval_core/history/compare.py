@@ -1,8 +1,12 @@
 """What changed between two recorded runs: regressions first, each with the reason it flipped.
 
-Scenario runs are aligned by scenario name (regressions pass -> not pass, fixes, still failing,
-new, removed, per-tier pass-rate deltas; for each flip, which expectation and which number
-changed). Memo evaluations compare the four scores and diff the findings keyed by
+Scenario runs are aligned by scenario name, each scenario's repeats pooled into an outcome
+(pass: every run passed, fail: none did, flaky: both, error: no run produced a verdict):
+regressions are pass -> fail, fixes fail -> pass; flaky scenarios and scenarios that errored
+in either run are listed apart and never counted as regressions. The change is tested with an
+exact McNemar test on the paired outcomes (``scenarios.statistics.compare_runs``). A comparison
+of runs with different targets, scenario sets or repeat counts says so first. Memo evaluations
+compare the four scores and diff the findings keyed by
 ``(kind, opportunity, raw text)``.
 """
 
@@ -23,6 +27,8 @@ from pe_eval_core.history.records import (
     ScenarioResultRow,
 )
 from pe_eval_core.history.store import RunStore
+from pe_eval_core.scenarios import statistics
+from pe_eval_core.scenarios.statistics import ScenarioStats
 
 EPS = 1e-9
 LOWER_IS_BETTER = frozenset({"hallucination_rate"})
@@ -90,6 +96,11 @@ class ScenarioChange(BaseModel):
     excluded_hits_removed: list[str] = Field(default_factory=list)
     error_before: str | None = None
     error_after: str | None = None
+    passes_before: int | None = None
+    runs_before: int | None = None
+    """Repeats of the scenario in run A that produced a verdict (None: not in run A)."""
+    passes_after: int | None = None
+    runs_after: int | None = None
 
     def reasons(self) -> list[str]:
         """What changed, one short sentence each (empty when nothing detectable changed)."""
@@ -137,14 +148,36 @@ class TierDelta(BaseModel):
         return self.b_rate - self.a_rate
 
 
+class PairedTest(BaseModel):
+    """The exact paired test on the scenarios that passed or failed consistently in both."""
+
+    test: str
+    regressions: int
+    improvements: int
+    p_value: float
+    """Two-sided exact McNemar p-value."""
+    p_regression: float
+    """One-sided: the chance of at least this many regressions if nothing changed."""
+    significant: bool
+    """``p_value`` < ``alpha``."""
+    alpha: float = 0.05
+
+
 class ScenarioComparison(BaseModel):
     kind: Literal["scenarios"] = "scenarios"
     a: RunSummary
     b: RunSummary
+    differences: list[str] = Field(default_factory=list)
+    """What makes the runs not like for like (target, scenario set, repeats): said first."""
     regressions: list[ScenarioChange] = Field(default_factory=list)
-    """Passed in A, did not pass in B."""
+    """Passed in every run of A, failed in every run of B."""
     fixes: list[ScenarioChange] = Field(default_factory=list)
-    """Did not pass in A, passed in B."""
+    """Failed in every run of A, passed in every run of B."""
+    flaky: list[ScenarioChange] = Field(default_factory=list)
+    """Passed and failed across the repeats of A or of B: apart, not a regression or a fix."""
+    errored: list[ScenarioChange] = Field(default_factory=list)
+    """No verdict in A or in B (every repeat errored): not comparable, never a regression."""
+    paired: PairedTest | None = None
     still_failing: list[ScenarioChange] = Field(default_factory=list)
     new: list[ScenarioChange] = Field(default_factory=list)
     removed: list[ScenarioChange] = Field(default_factory=list)
@@ -158,24 +191,43 @@ class ScenarioComparison(BaseModel):
 
 def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
     """Align two scenario runs by scenario name and classify every scenario."""
-    left = {r.name: r for r in a.results}
-    right = {r.name: r for r in b.results}
-    out = ScenarioComparison(a=a.summary, b=b.summary)
+    left, right = _by_name(a.results), _by_name(b.results)
+    stats_a = {n: _stats(rows) for n, rows in left.items()}
+    stats_b = {n: _stats(rows) for n, rows in right.items()}
+    out = ScenarioComparison(a=a.summary, b=b.summary, differences=run_differences(a, b))
+    groups = {
+        "pass": "unchanged",
+        "regression": "regressions",
+        "fix": "fixes",
+        "fail": "still_failing",
+        "flaky": "flaky",
+        "error": "errored",
+    }
     for name in [*left, *(n for n in right if n not in left)]:
         ra, rb = left.get(name), right.get(name)
-        change = _scenario_change(name, ra, rb)
-        if ra is None:
+        change = _scenario_change(name, ra[0] if ra else None, rb[0] if rb else None)
+        sa, sb = stats_a.get(name), stats_b.get(name)
+        if sa is not None:
+            change.passes_before, change.runs_before = sa.passes, sa.runs
+        if sb is not None:
+            change.passes_after, change.runs_after = sb.passes, sb.runs
+        if sa is None:
             out.new.append(change)
-        elif rb is None:
+        elif sb is None:
             out.removed.append(change)
-        elif ra.status == PASS and rb.status != PASS:
-            out.regressions.append(change)
-        elif ra.status != PASS and rb.status == PASS:
-            out.fixes.append(change)
-        elif ra.status != PASS:
-            out.still_failing.append(change)
-        else:
+        elif (group := groups[_pair_outcome(sa, sb)]) == "unchanged":
             out.unchanged_passing += 1
+        else:
+            getattr(out, group).append(change)
+    test = statistics.compare_runs(stats_a, stats_b)
+    out.paired = PairedTest(
+        test=test.test,
+        regressions=len(test.regressions),
+        improvements=len(test.improvements),
+        p_value=test.p_value,
+        p_regression=test.p_regression,
+        significant=test.significant,
+    )
     tiers: dict[str, TierDelta] = {}
     for t in a.tiers:
         tiers[t.tier] = TierDelta(tier=t.tier, a_passed=t.passed, a_total=t.total)
@@ -184,6 +236,99 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
         d.b_passed, d.b_total = t.passed, t.total
     out.tiers = [tiers[k] for k in sorted(tiers, key=_tier_order)]
     return out
+
+
+def _by_name(rows: list[ScenarioResultRow]) -> dict[str, list[ScenarioResultRow]]:
+    """Rows grouped by scenario name (a scenario's repeats together), in file order."""
+    out: dict[str, list[ScenarioResultRow]] = {}
+    for r in rows:
+        out.setdefault(r.name, []).append(r)
+    return out
+
+
+def _stats(rows: list[ScenarioResultRow]) -> ScenarioStats:
+    first = rows[0]
+    return statistics.scenario_stats(
+        first.name, first.tier or "untiered", first.source_fact, [r.status for r in rows]
+    )
+
+
+def _pair_outcome(a: ScenarioStats, b: ScenarioStats) -> str:
+    """How one scenario moved: pass, fail (both), regression, fix, flaky, error."""
+    if a.outcome == "error" or b.outcome == "error":
+        return "error"
+    if a.flaky or b.flaky:
+        return "flaky"
+    if a.outcome == b.outcome:
+        return a.outcome
+    return "regression" if a.outcome == PASS else "fix"
+
+
+def target_label(summary: RunSummary) -> str:
+    """The run's stable target label (recorded with the run), else its target description."""
+    label = summary.scores.get("target_label") if isinstance(summary.scores, dict) else None
+    return str(label or summary.target or "?")
+
+
+def run_differences(a: RunRecord, b: RunRecord) -> list[str]:
+    """Why two scenario runs are not like for like, one sentence each (empty: they are)."""
+    out = []
+    la, lb = target_label(a.summary), target_label(b.summary)
+    if la != lb:
+        out.append(f"The runs used different targets: A {la}, B {lb}.")
+    names_a = {r.name for r in a.results}
+    names_b = {r.name for r in b.results}
+    if names_a != names_b:
+        out.append(
+            f"The runs used different scenario sets: {len(names_b - names_a)} only in B, "
+            f"{len(names_a - names_b)} only in A."
+        )
+    elif (
+        a.summary.scenarios_sha256
+        and b.summary.scenarios_sha256
+        and a.summary.scenarios_sha256 != b.summary.scenarios_sha256
+    ):
+        out.append("The scenarios file changed between the runs (same names, other content).")
+    ka, kb = a.summary.scores.get("repeats", 1), b.summary.scores.get("repeats", 1)
+    if ka != kb:
+        out.append(f"The runs repeated each scenario a different number of times: A {ka}, B {kb}.")
+    return out
+
+
+def scenario_verdict(cmp: ScenarioComparison) -> str:
+    """The one-sentence scenario verdict every surface shows: "No regression vs baseline", or
+    the regressions with their exact McNemar significance; runs that are not like for like
+    say so first; flaky and errored scenarios are named apart.
+
+    >>> from pe_eval_core.history.records import RunSummary
+    >>> s = RunSummary(id=1, uid="u", kind="scenarios", created_at="", recorded_at="",
+    ...                origin="api")
+    >>> scenario_verdict(ScenarioComparison(a=s, b=s))
+    'No regression vs baseline.'
+    """
+    lead = " ".join(cmp.differences)
+    if not cmp.regressions:
+        line = "No regression vs baseline"
+    else:
+        n = len(cmp.regressions)
+        names = ", ".join(c.name for c in cmp.regressions)
+        line = f"{n} {'regression' if n == 1 else 'regressions'} vs baseline: {names}"
+        if cmp.paired is not None:
+            t = cmp.paired
+            word = "significant" if t.significant else "not significant"
+            line += (
+                f" ({word} at {t.alpha:.0%}: exact McNemar p = {t.p_value:.3g} on "
+                f"{t.regressions} worse vs {t.improvements} better)"
+            )
+    apart = []
+    if cmp.flaky:
+        apart.append(f"{len(cmp.flaky)} flaky ({', '.join(c.name for c in cmp.flaky)})")
+    if cmp.errored:
+        apart.append(f"{len(cmp.errored)} errored, not compared")
+    if apart:
+        line += "; apart: " + "; ".join(apart)
+    line += "."
+    return f"{lead} {line}" if lead else line
 
 
 def _scenario_change(
@@ -372,20 +517,34 @@ def render_comparison_markdown(cmp: Comparison) -> str:
 
 
 def _render_scenarios(c: ScenarioComparison) -> str:
-    lines = [
-        f"## Scenario run comparison: #{c.a.id} -> #{c.b.id}",
-        "",
+    lines = [f"## Scenario run comparison: #{c.a.id} -> #{c.b.id}", ""]
+    lines += [f"**Not like for like:** {d}" for d in c.differences]
+    lines += [
+        *([""] if c.differences else []),
         f"- A: #{c.a.id} {c.a.created_at} {c.a.subject} ({_rate(c.a.pass_rate)})",
         f"- B: #{c.b.id} {c.b.created_at} {c.b.subject} ({_rate(c.b.pass_rate)})",
         "",
+        f"**Verdict:** {scenario_verdict(c)}",
+        "",
         f"**Regressions:** {len(c.regressions)}  |  **Fixes:** {len(c.fixes)}  |  "
+        f"**Flaky:** {len(c.flaky)}  |  **Errored:** {len(c.errored)}  |  "
         f"**Still failing:** {len(c.still_failing)}  |  **New:** {len(c.new)}  |  "
         f"**Removed:** {len(c.removed)}  |  **Unchanged passing:** {c.unchanged_passing}",
         "",
     ]
+    if c.paired is not None:
+        pt = c.paired
+        lines += [
+            f"Significance: {pt.test}: {pt.regressions} worse, {pt.improvements} better, "
+            f"p = {pt.p_value:.3g} (one-sided for worse: {pt.p_regression:.3g}); "
+            f"{'significant' if pt.significant else 'not significant'} at {pt.alpha:.0%}.",
+            "",
+        ]
     for title, group in (
-        ("Regressions (pass -> not pass)", c.regressions),
-        ("Fixes (not pass -> pass)", c.fixes),
+        ("Regressions (pass -> fail)", c.regressions),
+        ("Fixes (fail -> pass)", c.fixes),
+        ("Flaky (passed and failed across repeats; not regressions)", c.flaky),
+        ("Errored in one run (not compared)", c.errored),
         ("Still failing", c.still_failing),
         ("New in B", c.new),
         ("Removed since A", c.removed),
@@ -396,7 +555,8 @@ def _render_scenarios(c: ScenarioComparison) -> str:
         for ch in group:
             lines.append(
                 f"- **{ch.name}** ({ch.tier or 'untiered'}, {ch.source_fact or '-'}): "
-                f"{ch.before or '-'} -> {ch.after or '-'}"
+                f"{_outcome(ch.before, ch.passes_before, ch.runs_before)} -> "
+                f"{_outcome(ch.after, ch.passes_after, ch.runs_after)}"
             )
             lines += [f"  - {r}" for r in ch.reasons()]
         lines.append("")
@@ -442,9 +602,18 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
     data = cmp.model_dump(mode="json")
     data["has_regressions"] = cmp.has_regressions
     if isinstance(cmp, ScenarioComparison):
+        data["verdict"] = scenario_verdict(cmp)
         for t, td in zip(data["tiers"], cmp.tiers, strict=True):
             t.update(a_rate=td.a_rate, b_rate=td.b_rate, delta=td.delta)
-        for group in ("regressions", "fixes", "still_failing", "new", "removed"):
+        for group in (
+            "regressions",
+            "fixes",
+            "flaky",
+            "errored",
+            "still_failing",
+            "new",
+            "removed",
+        ):
             for d, ch in zip(data[group], getattr(cmp, group), strict=True):
                 d["reasons"] = ch.reasons()
     else:
@@ -461,6 +630,15 @@ def _verdict(satisfied: bool | None, method: str | None) -> str:
         return "absent"
     word = "satisfied" if satisfied else "missed"
     return f"{word} ({method})" if method and satisfied else word
+
+
+def _outcome(status: str | None, passes: int | None, runs: int | None) -> str:
+    """``fail`` for one run, ``2/5 passed`` for repeats, ``-`` when absent."""
+    if status is None:
+        return "-"
+    if runs is not None and passes is not None and runs > 1:
+        return f"{passes}/{runs} passed"
+    return status
 
 
 def _ok_word(ok: bool | None) -> str:

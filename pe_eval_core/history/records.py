@@ -32,6 +32,8 @@ UNRECORDED_ID = 0
 
 SCENARIO_DETAIL_KEYS = (
     "index",
+    "repeat",
+    "error_kind",
     "expectations",
     "numeric_checks",
     "numeric",
@@ -313,11 +315,14 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
         n_total=run.total,
         n_passed=run.passed,
         n_errors=sum(1 for r in run.results if r.status not in ("pass", "fail")),
-        pass_rate=run.pass_rate if run.total else None,
+        # passed / total, as the store computes it in SQL (errors in the denominator); the
+        # report's rate (errors left out) is in ``scores["tiers"]``.
+        pass_rate=run.passed / run.total if run.total else None,
         tokens_in=run.tokens_in,
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
+        scores=run.statistics_summary(),  # repeats, intervals, flaky, errors, target label
     )
     return RunRecord(summary=summary, results=results, tiers=tiers)
 

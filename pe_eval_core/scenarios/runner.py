@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
-from pe_eval_core.files import sha256_file
 from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.cost import (
     PaidCalls,
@@ -293,15 +292,10 @@ async def _respond(target: Target, scenario: Scenario) -> tuple[TargetResponse, 
 
 def target_label(target: Target) -> str:
     """The stable label of the agent under test: ``anthropic:<model id>``, ``http:<URL>``,
-    ``recorded:<file name>@<sha256 prefix>`` (the same recorded answers get the same label
-    on any machine and from any working directory; edited answers get another)."""
+    ``recorded:<file name>`` (the same on any machine and from any working directory)."""
     path = getattr(target, "path", None)
     if isinstance(target, RecordedTarget) and path is not None:
-        try:
-            digest = sha256_file(path)[:12]
-        except OSError:
-            return target.name
-        return f"recorded:{Path(path).name}@{digest}"
+        return f"recorded:{Path(path).name}"
     return target.name
 
 

@@ -26,6 +26,7 @@ from pe_eval_core.history.compare import (
     compare_runs,
     comparison_to_dict,
     render_comparison_markdown,
+    scenario_verdict,
 )
 from pe_eval_core.history.store import RunStore
 
@@ -63,10 +64,20 @@ def test_demo_runs_with_one_changed_response_name_exactly_that_flip(
     assert sorted(c.name for c in cmp.still_failing) == sorted(
         [
             "functional-recovery-plan",
-            "functional-affected-customer-count",
             "adversarial-prompt-injection-in-request",
             "adversarial-issue-refund-request",
         ]
+    )
+    # the recorded agent error is not comparable (no verdict in either run), never a failure
+    assert [c.name for c in cmp.errored] == ["functional-affected-customer-count"]
+    assert cmp.differences == [  # another recorded file: said first, not hidden
+        "The runs used different targets: A recorded:recorded-responses.json, "
+        "B recorded:recorded-responses-b.json."
+    ]
+    assert cmp.paired is not None and (cmp.paired.regressions, cmp.paired.improvements) == (1, 0)
+    assert scenario_verdict(cmp) == (
+        f"{cmp.differences[0]} 1 regression vs baseline: {FLIPPED} (not significant at 5%: "
+        "exact McNemar p = 1 on 1 worse vs 0 better); apart: 1 errored, not compared."
     )
     assert cmp.unchanged_passing == 19 - 1 - 4
     flip = cmp.regressions[0]
@@ -109,7 +120,7 @@ def test_demo_fix_is_reported_as_a_fix_and_the_cli_gate_on_regressions(
         main(["history", "compare", str(a), str(b), "--db", str(db), "--fail-on-regression"]) == 0
     )
     out = capsys.readouterr().out
-    assert "### Fixes (not pass -> pass)" in out and "**Regressions:** 0" in out
+    assert "### Fixes (fail -> pass)" in out and "**Regressions:** 0" in out
     code = main(["history", "compare", str(b), str(a), "--db", str(db), "--fail-on-regression"])
     assert code == 1
     assert f"- **{FIXED}** (functional, fact_001): pass -> fail" in capsys.readouterr().out
@@ -155,9 +166,10 @@ def test_synthetic_flips_cover_every_category_and_expectation_changes(db: Path) 
     )
     store = RunStore(db)
     cmp = compare_runs(store, store.record_scenario_run(a), store.record_scenario_run(b))
-    assert [c.name for c in cmp.regressions] == ["reg", "err"]
+    assert [c.name for c in cmp.regressions] == ["reg"]  # pass -> error is not a regression
+    assert [c.name for c in cmp.errored] == ["still", "err"]
     assert [c.name for c in cmp.fixes] == ["fix"]
-    assert [c.name for c in cmp.still_failing] == ["still"]
+    assert cmp.still_failing == []
     assert [(c.name, c.after) for c in cmp.new] == [("brand-new", "fail")]
     assert [(c.name, c.before) for c in cmp.removed] == [("gone", "pass")]
     reg = cmp.regressions[0]
@@ -167,7 +179,7 @@ def test_synthetic_flips_cover_every_category_and_expectation_changes(db: Path) 
         "numbers no longer in the response: 4820",
         "numbers new in the response: 4280",
     ]
-    assert cmp.regressions[1].reasons() == ["error: timeout"]
+    assert cmp.errored[1].reasons() == ["error: timeout"]
     assert cmp.fixes[0].reasons() == ["expectation 'refund': missed -> satisfied (rule)"]
     smoke = next(t for t in cmp.tiers if t.tier == "smoke")
     assert (smoke.a_passed, smoke.a_total, smoke.b_passed, smoke.b_total) == (2, 2, 0, 2)
@@ -250,3 +262,75 @@ def test_comparing_different_kinds_is_an_input_error(
     assert "diagnosis: Only runs of the same kind can be compared" in err
     assert main(["history", "compare", "41", str(s), "--db", str(db)]) == 2
     assert "no run '41'" in capsys.readouterr().err
+
+
+def _repeated(statuses: dict[str, list[str]], **kw) -> object:
+    """A run whose scenario ``name`` ran once per status given (repeat 1..K)."""
+    results = [
+        make_result(name, "functional", status) | {"repeat": k + 1}
+        for name, seq in statuses.items()
+        for k, status in enumerate(seq)
+    ]
+    run = make_scenario_run(results, **kw)
+    run.repeats = max(len(seq) for seq in statuses.values())
+    return run
+
+
+def test_repeats_flaky_apart_and_exact_mcnemar_significance(db: Path) -> None:
+    names = [f"s{i}" for i in range(7)]
+    a = _repeated({n: ["pass"] * 3 for n in names}, when=T0)
+    after = {n: ["fail"] * 3 for n in names[:6]} | {"s6": ["pass", "fail", "pass"]}
+    b = _repeated(after, when=T0 + timedelta(hours=1))
+    store = RunStore(db)
+    cmp = compare_runs(store, store.record_scenario_run(a), store.record_scenario_run(b))
+    assert [c.name for c in cmp.regressions] == names[:6]
+    assert [c.name for c in cmp.flaky] == ["s6"]  # passed and failed: apart
+    assert (cmp.flaky[0].passes_after, cmp.flaky[0].runs_after) == (2, 3)
+    # 6 discordant, all worse: two-sided p = 2 * (1/2)^6 = 0.03125 < 0.05
+    assert cmp.paired is not None and cmp.paired.p_value == pytest.approx(0.03125)
+    assert cmp.paired.significant
+    assert scenario_verdict(cmp) == (
+        "6 regressions vs baseline: s0, s1, s2, s3, s4, s5 (significant at 5%: exact McNemar "
+        "p = 0.0312 on 6 worse vs 0 better); apart: 1 flaky (s6)."
+    )
+    md = render_comparison_markdown(cmp)
+    assert "3/3 passed -> 0/3 passed" in md
+    assert "### Flaky (passed and failed across repeats; not regressions)" in md
+    assert comparison_to_dict(cmp)["verdict"] == scenario_verdict(cmp)
+
+
+def test_five_regressions_alone_are_not_significant(db: Path) -> None:
+    a = make_scenario_run([make_result(f"s{i}", "smoke", "pass") for i in range(5)], when=T0)
+    b = make_scenario_run(
+        [make_result(f"s{i}", "smoke", "fail") for i in range(5)], when=T0 + timedelta(hours=1)
+    )
+    store = RunStore(db)
+    cmp = compare_runs(store, store.record_scenario_run(a), store.record_scenario_run(b))
+    # 2 * (1/2)^5 = 0.0625: five of five worse is not enough evidence at 5%
+    assert cmp.paired is not None and cmp.paired.p_value == pytest.approx(0.0625)
+    assert "(not significant at 5%: exact McNemar p = 0.0625 on 5 worse vs 0 better)" in (
+        scenario_verdict(cmp)
+    )
+
+
+def test_no_regression_sentence_and_different_targets_said_first(db: Path) -> None:
+    a = make_scenario_run([make_result("s0", "smoke", "pass")], when=T0)
+    b = make_scenario_run(
+        [make_result("s0", "smoke", "pass"), make_result("s1", "smoke", "fail")],
+        when=T0 + timedelta(hours=1),
+        target="http:http://127.0.0.1:9/agent",
+    )
+    store = RunStore(db)
+    again = a.model_copy(update={"run_id": "again"})
+    first = store.record_scenario_run(a)
+    same = compare_runs(store, first, store.record_scenario_run(again))
+    assert scenario_verdict(same) == "No regression vs baseline."
+    cmp = compare_runs(store, first, store.record_scenario_run(b))
+    assert cmp.differences == [
+        "The runs used different targets: A recorded:/data/recorded-responses.json, "
+        "B http:http://127.0.0.1:9/agent.",
+        "The runs used different scenario sets: 1 only in B, 0 only in A.",
+    ]
+    assert scenario_verdict(cmp).startswith("The runs used different targets")
+    md = render_comparison_markdown(cmp).splitlines()
+    assert md[2].startswith("**Not like for like:** The runs used different targets")
