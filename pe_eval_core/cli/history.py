@@ -111,7 +111,17 @@ def register(subparsers: Subparsers) -> None:
         help="minimum pass rate per tier, e.g. smoke=1.0,functional=0.9 (overall=X for all)",
     )
     gate.add_argument(
+        "--on",
+        choices=("rate", "lower"),
+        default="rate",
+        help="compare --min-pass-rate with the pass rate (default) or with the lower bound of "
+        "its 95%% interval",
+    )
+    gate.add_argument(
         "--baseline", help="fail on any scenario that passed in this recorded run and now fails"
+    )
+    gate.add_argument(
+        "--yes", action="store_true", help="confirm more than 20 paid judge calls (it costs money)"
     )
     gate.add_argument("--no-record", action="store_true", help="do not record runs in history")
     gate.add_argument(
@@ -251,6 +261,8 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         judge_verdicts=args.judge_verdicts,
         min_pass_rate=parse_thresholds(args.min_pass_rate, input="min_pass_rate"),
         baseline=args.baseline,
+        on=args.on,
+        confirm=args.yes,
         record=not args.no_record,
         write_reports=args.write_reports,
         jobs=args.jobs,

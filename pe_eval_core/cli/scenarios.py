@@ -333,11 +333,12 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
-    """0 when every scenario run that produced a verdict passed and none errored, or the
-    pass rate (errors left out) meets ``min_pass_rate``; else 1."""
+    """0 when every scenario run passed, or the pass rate (errors left out) meets
+    ``min_pass_rate`` and no scenario was left without a judge verdict; else 1."""
     if run.total and run.passed == run.total:
         return 0
-    if min_pass_rate is not None and run.pass_rate >= min_pass_rate:
+    undecided = any(r.status == "judge error" for r in run.results)  # could have failed
+    if min_pass_rate is not None and run.pass_rate >= min_pass_rate and not undecided:
         return 0
     return 1
 

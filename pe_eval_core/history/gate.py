@@ -7,6 +7,12 @@ nothing to check). "Cannot evaluate" wins over "below threshold": a gate that co
 everything must not look like an ordinary failure. The CLI maps the verdict to its exit code.
 
 Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo command uses).
+A scenario pass rate is passes / runs that produced a verdict (errors are left out, never
+counted as failures); ``on="lower"`` checks the lower bound of the tier's 95% interval
+instead of the rate (Wilson; clustered by ``source_fact`` when scenarios repeat, see
+:mod:`pe_eval_core.scenarios.statistics`). A run that could not reach its target, a tier where
+no scenario produced a verdict, or scenarios left without a judge verdict make the gate
+"cannot evaluate".
 """
 
 from __future__ import annotations
@@ -20,21 +26,24 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pe_eval_core.errors import GateConfigError, PeEvalError
+from pe_eval_core.errors import GateConfigError, PeEvalError, TargetUnreachableError
 from pe_eval_core.history.records import (
     MEMO_DIMENSIONS,
     UNRECORDED_ID,
     RunRecord,
-    TierCount,
     scenario_record,
 )
 from pe_eval_core.history.store import RunStore
+from pe_eval_core.scenarios import statistics
+from pe_eval_core.scenarios.statistics import TierStats
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.models import ScenarioRun
 
 EPS = 1e-9
 OVERALL = "overall"
+PassRateBound = Literal["rate", "lower"]
+"""What a minimum pass rate is compared with: the rate, or its 95% interval's lower bound."""
 
 
 class GateVerdict(StrEnum):
@@ -278,6 +287,24 @@ def _current_record(run: ScenarioRun, store: RunStore, *, record: bool) -> RunRe
     return scenario_record(run, origin="gate")
 
 
+def record_tier_stats(run: RunRecord) -> dict[str, TierStats]:
+    """Each tier's (and ``overall``'s) pass rate and 95% interval from a record's rows: a
+    scenario's repeats pooled, errors left out (the same rule as the run's report)."""
+    rows: dict[str, list[str]] = {}
+    meta: dict[str, tuple[str, str | None]] = {}
+    for r in run.results:
+        rows.setdefault(r.name, []).append(r.status)
+        meta.setdefault(r.name, (r.tier or "untiered", r.source_fact))
+    scen = [statistics.scenario_stats(n, *meta[n], statuses) for n, statuses in rows.items()]
+    out = {
+        tier: statistics.tier_stats(tier, [s for s in scen if s.tier == tier])
+        for tier in dict.fromkeys(s.tier for s in scen)
+    }
+    if scen:
+        out[OVERALL] = statistics.tier_stats(OVERALL, scen)
+    return out
+
+
 def gate_scenarios(
     result: GateResult,
     run: RunRecord,
@@ -285,45 +312,72 @@ def gate_scenarios(
     *,
     baseline: RunRecord | None = None,
     subject: str | None = None,
+    on: PassRateBound = "rate",
 ) -> None:
-    """Apply per-tier minimum pass rates (``overall`` for the whole run) and, given a
-    baseline run, fail on any scenario that passed there and does not pass now."""
+    """Apply per-tier minimum pass rates (``overall`` for the whole run) to the rate or, with
+    ``on="lower"``, to its interval's lower bound, and, given a baseline run, fail on any
+    scenario that passed there and fails now."""
     subject = subject or f"run #{run.summary.id}"
-    tiers: dict[str, TierCount] = {t.tier: t for t in run.tiers}
-    total = sum(t.total for t in run.tiers)
-    passed = sum(t.passed for t in run.tiers)
-    if total:
-        tiers.setdefault(
-            OVERALL, TierCount(tier=OVERALL, total=total, passed=passed, pass_rate=passed / total)
-        )
+    if _unjudgeable(result, run, subject):
+        return
+    tiers = record_tier_stats(run)
     for tier, threshold in min_pass_rate.items():
-        counts = tiers.get(tier)
-        if counts is None or counts.total == 0:
-            known = ", ".join(sorted(tiers)) or "none"
+        st = tiers.get(tier)
+        if st is None or st.runs == 0:
+            known = ", ".join(sorted(t for t, v in tiers.items() if v.runs)) or "none"
+            why = "no scenarios in" if st is None else "no scenario produced a verdict in"
             result.add_problem(
                 subject,
                 GateConfigError(
-                    f"no scenarios in tier {tier!r} (tiers in this run: {known})",
-                    diagnosis="A pass-rate threshold names a tier the run does not contain",
+                    f"{why} tier {tier!r} (tiers with verdicts in this run: {known})",
+                    diagnosis="A pass-rate threshold names a tier the run has no verdict for",
                     fix="Fix the tier name in the pass-rate thresholds or the scenarios' "
-                    "metadata.tier.",
+                    "metadata.tier, or rerun once the agent answers.",
                     input="min_pass_rate",
                 ),
             )
             continue
+        value = st.low if on == "lower" else st.rate
+        metric = f"{tier} pass rate" + (" (95% lower bound)" if on == "lower" else "")
+        detail = f"({st.passes}/{st.runs}"
+        if on == "lower":
+            detail += f", rate {st.rate:.4g}, interval [{st.low:.4g}, {st.high:.4g}], {st.method}"
         result.checks.append(
             GateCheck(
                 subject=subject,
-                metric=f"{tier} pass rate",
-                value=counts.pass_rate,
+                metric=metric,
+                value=value,
                 threshold=threshold,
                 op=">=",
-                passed=counts.pass_rate >= threshold - EPS,
-                detail=f"({counts.passed}/{counts.total})",
+                passed=value >= threshold - EPS,
+                detail=detail + ")",
             )
         )
     if baseline is not None:
         _check_baseline(result, run, baseline, subject)
+
+
+def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
+    """Add a problem when the run says nothing about quality (its target was unreachable) or
+    left scenarios without a judge verdict; True when nothing more can be checked."""
+    scores = run.summary.scores if isinstance(run.summary.scores, dict) else {}
+    if scores.get("stopped"):
+        result.add_problem(subject, TargetUnreachableError(f"the run stopped: {scores['stopped']}"))
+        return True
+    judged = [r.name for r in run.results if r.status == "judge error"]
+    if judged:
+        shown = ", ".join(dict.fromkeys(judged))
+        result.add_problem(
+            subject,
+            GateConfigError(
+                f"{len(judged)} scenario run(s) have no judge verdict: {shown}",
+                diagnosis="Scenarios that need the paraphrase judge were left undecided",
+                fix="Give recorded judge verdicts for these scenarios, or set ANTHROPIC_API_KEY "
+                "for the live judge.",
+                input="judge_verdicts",
+            ),
+        )
+    return False
 
 
 def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, subject: str) -> None:
@@ -340,10 +394,9 @@ def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, sub
             ),
         )
         return
-    from pe_eval_core.history.compare import compare_scenario_records
+    from pe_eval_core.history.compare import compare_scenario_records, scenario_verdict
 
     cmp = compare_scenario_records(baseline, run)
-    names = ", ".join(c.name for c in cmp.regressions)
     result.checks.append(
         GateCheck(
             subject=subject,
@@ -352,30 +405,35 @@ def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, sub
             threshold=0.0,
             op="no regressions",
             passed=not cmp.regressions,
-            detail=f"{len(cmp.regressions)} regression(s)" + (f": {names}" if names else ""),
+            detail=scenario_verdict(cmp),
         )
     )
 
 
 def run_recorded_scenarios(
-    scenarios_path: str, responses_path: str, verdicts_path: str | None = None
+    scenarios_path: str,
+    responses_path: str,
+    verdicts_path: str | None = None,
+    *,
+    repeat: int = 1,
+    confirm: bool = False,
 ) -> ScenarioRun:
-    """Score a scenarios file against recorded responses (and, optionally, recorded judge
-    verdicts): no network, so it suits CI."""
-    from pe_eval_core.scenarios import (
-        RecordedJudge,
-        RecordedTarget,
-        load_scenarios,
-        run_scenarios_sync,
-    )
+    """Score a scenarios file against recorded responses. The judge is the one every surface
+    chooses (:func:`pe_eval_core.scenarios.setup.choose_judge`): the recorded verdicts given
+    or beside the scenarios, else the cached live judge when a key is set; more than 20 paid
+    judge calls need ``confirm`` (the cost guard)."""
+    from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
+    from pe_eval_core.scenarios.setup import choose_judge
 
-    judge = RecordedJudge(verdicts_path) if verdicts_path else None
+    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path)
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
         RecordedTarget(responses_path),
         judge=judge,
         scenarios_path=scenarios_path,
         save_responses=False,  # they are already on disk
+        repeat=repeat,
+        confirm_live=confirm,
     )
 
 
@@ -403,7 +461,11 @@ class GateRequest(BaseModel):
     min_pass_rate: dict[str, float] = Field(default_factory=dict)
     """Tier (or ``overall``) -> minimum pass rate."""
     baseline: str | None = None
-    """A recorded run: any scenario that passed there and does not pass now fails the gate."""
+    """A recorded run: any scenario that passed there and fails now fails the gate."""
+    on: PassRateBound = "rate"
+    """Compare ``min_pass_rate`` with the rate, or with its 95% interval's lower bound."""
+    confirm: bool = False
+    """Confirm more than 20 paid judge calls (the cost guard)."""
     record: bool = True
     """Record the memo evaluations and the scenario run in the history."""
     write_reports: bool = False
@@ -500,7 +562,10 @@ def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunS
             base = store.get_run(store.resolve(request.baseline, kind="scenarios"))
         if request.scenarios and request.responses:
             run = run_recorded_scenarios(
-                request.scenarios, request.responses, request.judge_verdicts
+                request.scenarios,
+                request.responses,
+                request.judge_verdicts,
+                confirm=request.confirm,
             )
             current = _current_record(run, store, record=request.record)
         else:
@@ -514,4 +579,6 @@ def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunS
     label = None
     if from_file and not request.record:
         label = f"run {current.summary.uid} (not recorded)"
-    gate_scenarios(result, current, request.min_pass_rate, baseline=base, subject=label)
+    gate_scenarios(
+        result, current, request.min_pass_rate, baseline=base, subject=label, on=request.on
+    )

@@ -134,24 +134,33 @@ def test_scenario_pass_rates_from_recorded_responses(
         "--judge-verdicts",
         str(DEMO_VERDICTS),
     ]
-    # demo: smoke 6/6, functional 6/8, adversarial 3/5
-    assert _gate(*base, "--min-pass-rate", "smoke=1.0,functional=0.75", db=db) == 0
+    # demo: smoke 6/6, functional 6/7 (+1 agent error, left out), adversarial 3/5
+    assert _gate(*base, "--min-pass-rate", "smoke=1.0,functional=0.85", db=db) == 0
     out = capsys.readouterr().out
     assert "PASS  run #1: smoke pass rate = 1 (needs >= 1) (6/6)" in out
     assert _gate(*base, "--min-pass-rate", "smoke=1.0,functional=0.9", db=db) == 1
-    assert "FAIL  run #2: functional pass rate = 0.75 (needs >= 0.9) (6/8)" in (
+    assert "FAIL  run #2: functional pass rate = 0.8571 (needs >= 0.9) (6/7)" in (
         capsys.readouterr().out
     )
-    assert _gate(*base, "--min-pass-rate", "overall=0.78", db=db) == 0  # 15/19 = 0.789..
-    assert _gate(*base, "--min-pass-rate", "overall=0.8", db=db) == 1
+    assert _gate(*base, "--min-pass-rate", "overall=0.83", db=db) == 0  # 15/18 = 0.833..
+    assert _gate(*base, "--min-pass-rate", "overall=0.84", db=db) == 1
+    # --on lower: smoke 6/6 has the Wilson lower bound 6 / (6 + 1.96^2) = 0.6097
+    assert _gate(*base, "--min-pass-rate", "smoke=0.6", "--on", "lower", db=db) == 0
+    capsys.readouterr()
+    assert _gate(*base, "--min-pass-rate", "smoke=0.7", "--on", "lower", db=db) == 1
+    assert (
+        ": smoke pass rate (95% lower bound) = 0.6097 (needs >= 0.7) (6/6, rate 1, "
+        "interval [0.6097, 1], wilson)"
+    ) in capsys.readouterr().out
     assert _gate(*base, "--min-pass-rate", "nightly=1.0", db=db) == 2
     assert "no scenarios in tier 'nightly'" in capsys.readouterr().out
     runs_before = RunStore(db).count_runs()
     assert _gate(*base, "--min-pass-rate", "smoke=1", "--no-record", db=db) == 0
     assert "(not recorded): smoke pass rate = 1" in capsys.readouterr().out
     assert RunStore(db).count_runs() == runs_before
-    # without the recorded judge, the paraphrase in smoke row 2 is a miss
-    assert _gate(*base[:4], "--min-pass-rate", "smoke=1.0", db=db) == 1
+    # without --judge-verdicts the gate chooses its judge as every surface does: the demo's
+    # verdicts beside the scenarios file
+    assert _gate(*base[:4], "--min-pass-rate", "smoke=1.0", db=db) == 0
 
 
 def test_scenario_run_from_history_or_json_and_the_baseline_regression(
@@ -175,7 +184,11 @@ def test_scenario_run_from_history_or_json_and_the_baseline_regression(
     code = _gate("--scenario-run", str(run_json), "--baseline", str(good), db=db)
     out = capsys.readouterr().out
     assert code == 1
-    assert "FAIL  run #2: vs baseline run #1 1 regression(s): smoke-enterprise-downgrades" in out
+    assert "FAIL  run #2: vs baseline run #1 The runs used different targets" in out
+    assert (
+        "1 regression vs baseline: smoke-enterprise-downgrades "
+        "(not significant at 5%: exact McNemar p = 1 on 1 worse vs 0 better)"
+    ) in out
     assert store.count_runs() == 2  # the JSON run was recorded
     # a run gated against itself could never regress: refused, not a silent pass
     assert _gate("--scenario-run", "latest", "--baseline", "latest", db=db) == 2
@@ -253,3 +266,29 @@ def test_max_misattributed_catches_a_figure_under_the_wrong_opportunity(
     assert _gate("--data-dir", str(_clean_data(tmp_path)), "--max-misattributed", "0",
                  "--no-record", db=db) == 0  # fmt: skip
     assert _gate("--data-dir", str(DEMO_DATA), "--max-misattributed", "-1", db=db) == 2
+
+
+def test_without_any_judge_the_gate_cannot_evaluate_instead_of_passing(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No verdicts given or beside the scenarios and no API key: the scenarios that need the
+    judge are undecided, so the gate says it cannot evaluate (exit 2), never a pass."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    scenarios = tmp_path / "mimic-scenarios.json"
+    shutil.copy(DEMO_SCENARIOS, scenarios)
+    args = ["--scenarios", str(scenarios), "--responses", str(DEMO_RESPONSES)]
+    assert _gate(*args, "--min-pass-rate", "overall=0.1", db=db) == 2
+    assert "have no judge verdict" in capsys.readouterr().out
+
+
+def test_a_run_that_stopped_on_an_unreachable_target_cannot_be_gated(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = run_demo()
+    run.stopped = "agent unreachable: 3 transport errors in a row"
+    run_json = tmp_path / "run.json"
+    run_json.write_text(run.model_dump_json(), encoding="utf-8")
+    assert _gate("--scenario-run", str(run_json), "--min-pass-rate", "smoke=1", db=db) == 2
+    out = capsys.readouterr().out
+    assert "the run stopped: agent unreachable" in out and "(option --target)" in out
