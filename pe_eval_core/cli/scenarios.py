@@ -32,6 +32,7 @@ from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
+from pe_eval_core.scenarios.batches import MessageBatcher
 from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
 from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
 from pe_eval_core.scenarios.judge_cache import CachedJudge
@@ -226,6 +227,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--verbose", action="store_true", help="one progress line per scenario (stderr)")
     p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send plain target calls and judge calls through the Message Batches API "
+        "(half price, results within hours; progress polled)",
+    )
+    p.add_argument(
         "--repeat",
         type=_repeat,
         default=1,
@@ -292,11 +299,13 @@ def handle_run(args: argparse.Namespace) -> int:
     if paid.total:
         _note(paid.line() + ("." if args.yes or paid.total <= 20 else "; more than 20 need --yes."))
     fixed = args.timestamp
+    batcher, concurrency = _batcher(args, target, judge, len(scenarios) * args.repeat)
     run = run_scenarios_sync(
         scenarios,
         target,
         judge=judge,
-        concurrency=args.concurrency,
+        concurrency=concurrency,
+        batcher=batcher,
         progress=progress,
         enforce_latency=args.enforce_latency,
         confirm_live=args.yes,
@@ -330,6 +339,37 @@ def handle_run(args: argparse.Namespace) -> int:
     sys.stdout.write(term(report))
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)
+
+
+def _batcher(
+    args: argparse.Namespace, target: Target, judge: Judge | None, runs: int
+) -> tuple[MessageBatcher | None, int]:
+    """With ``--batch``: the batcher for the plain Anthropic target and the live judge, and a
+    concurrency that lets every scenario's call wait in the same batch (an HTTP agent keeps
+    its own concurrency: only its judge calls are batched)."""
+    if not getattr(args, "batch", False):
+        return None, args.concurrency
+    from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
+    from pe_eval_core.scenarios.batches import MessageBatcher
+
+    owners = [
+        o
+        for o in (target, getattr(judge, "inner", judge))
+        if isinstance(o, AnthropicClientOwner) and getattr(o, "toolbox", None) is None
+    ]
+    if not owners:
+        _note("Batch: no plain Anthropic target or live judge in this run; calls made directly.")
+        return None, args.concurrency
+    batcher = MessageBatcher(owners[0]._new_client, progress=_note)
+    batchable_target = not target.live or target in owners
+    concurrency = max(args.concurrency, runs) if batchable_target else args.concurrency
+    what = " and ".join(
+        name
+        for name, owner in (("target", target), ("judge", getattr(judge, "inner", judge)))
+        if owner in owners
+    )
+    _note(f"Batching {what} calls through the Message Batches API.")
+    return batcher, concurrency
 
 
 def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:

@@ -2,7 +2,9 @@
 
 A subclass holds its settings here; ``async with`` opens one client per run inside the running
 event loop and closes it afterwards; a bare call (no ``async with``) opens and closes its own.
-A caller-supplied ``http_client`` (tests' mock transports) is never closed by us.
+A caller-supplied ``http_client`` (tests' mock transports) is never closed by us. With a
+``batcher`` attached (``--batch``), the one call goes through the Message Batches API instead
+(:mod:`pe_eval_core.scenarios.batches`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class AnthropicClientOwner:
         self._timeout_s = timeout_s
         self._max_tokens = max_tokens
         self._client: Any = None
+        self.batcher: Any = None
+        """A :class:`~pe_eval_core.scenarios.batches.MessageBatcher`, or None: direct calls."""
 
     def _new_client(self) -> Any:
         import anthropic  # imported on first use: importing the package stays cheap
@@ -53,6 +57,8 @@ class AnthropicClientOwner:
 
         SDK exceptions propagate: each caller turns them into its own kind of failure.
         """
+        if self.batcher is not None:
+            return await self.batcher.create(request)
         client = self._client or self._new_client()
         try:
             return await client.messages.create(**request)

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
 from pe_eval_core.paths import pe_eval_home
@@ -45,6 +45,9 @@ from pe_eval_core.scenarios.models import (
 from pe_eval_core.scenarios.pricing import estimate_cost_usd
 from pe_eval_core.scenarios.scoring import ascore_response
 from pe_eval_core.scenarios.targets import RecordedTarget, Target
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.batches import MessageBatcher
 
 T = TypeVar("T")
 
@@ -89,6 +92,7 @@ async def run_scenarios(
     repeat: int = 1,
     stop_after_transport_errors: int = STOP_AFTER_TRANSPORT_ERRORS,
     paid_calls: PaidCalls | None = None,
+    batcher: MessageBatcher | None = None,
 ) -> ScenarioRun:
     """Run every scenario against ``target`` and score it; results keep the file's order.
 
@@ -109,6 +113,8 @@ async def run_scenarios(
     :func:`infrastructure_error`).
     ``paid_calls``: the caller's :func:`count_paid_calls` (counted here when not given); more
     than ``LIVE_CONFIRM_THRESHOLD`` target plus judge calls need ``confirm_live``.
+    ``batcher``: plain target calls and judge calls go through the Message Batches API
+    (:mod:`pe_eval_core.scenarios.batches`); it is closed with the run.
     """
     _check_repeat(repeat)
     _check_concurrency(concurrency)
@@ -136,6 +142,11 @@ async def run_scenarios(
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
+        if batcher is not None:
+            from pe_eval_core.scenarios.batches import attach
+
+            await stack.enter_async_context(batcher)
+            attach(batcher, target, judge)
         if on_ready is not None:
             on_ready()
         workers = [asyncio.create_task(pool.worker()) for _ in range(min(concurrency, total))]
