@@ -106,7 +106,8 @@ async def run_scenarios(
     ``max_cost_usd``: once the finished scenarios' target cost (from their traces) reaches it,
     no new scenario starts; the rest are reported as errors reading "not run: ...".
     ``repeat``: every scenario runs this many times (results in file order, each scenario's
-    repeats together, ``ScenarioResult.repeat`` 1..K).
+    repeats together, ``ScenarioResult.repeat`` 1..K); the saved responses file keeps each
+    scenario's first repeat (a recorded file holds one response per name).
     ``stop_after_transport_errors``: that many transport errors in a row (the target
     unreachable or refusing authentication) stop the run: no new scenario starts, the rest are
     reported as errors of the same kind and ``ScenarioRun.stopped`` says why (see
