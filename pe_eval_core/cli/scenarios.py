@@ -297,7 +297,9 @@ def handle_run(args: argparse.Namespace) -> int:
 
     paid = count_paid_calls_sync(scenarios, target, judge, repeat=args.repeat)
     if paid.total:
-        _note(paid.line() + ("." if args.yes or paid.total <= 20 else "; more than 20 need --yes."))
+        half = "; batched, about half that" if getattr(args, "batch", False) else ""
+        need = "" if args.yes or paid.total <= 20 else "; more than 20 need --yes"
+        _note(f"{paid.line()}{half}{need}.")
     fixed = args.timestamp
     batcher, concurrency = _batcher(args, target, judge, len(scenarios) * args.repeat)
     run = run_scenarios_sync(

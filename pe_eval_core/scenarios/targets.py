@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -267,12 +268,34 @@ class AnthropicTarget(AnthropicClientOwner):
         return TargetResponse(
             text=result.text,
             error=trace.error,
+            error_kind=_loop_transport_kind(trace.stop, trace.stop_detail),
             tokens_in=tokens.input + tokens.cache_read + tokens.cache_write,
             tokens_out=tokens.output,
             tool_calls=[{"name": c.tool, "arguments": c.arguments} for c in trace.calls],
             model=trace.model or self.model,
             trace=trace,
         )
+
+
+_LOOP_STATUS = re.compile(r"^HTTP (\d{3}) from Anthropic")
+
+
+def _loop_transport_kind(stop: str, detail: str | None) -> str | None:
+    """A tool-use loop that stopped on the Messages API refusing us or being unreachable.
+
+    >>> _loop_transport_kind("api_error", "HTTP 401 from Anthropic: invalid x-api-key")
+    'auth'
+    >>> _loop_transport_kind("api_error", "Anthropic call failed: APIConnectionError: refused")
+    'unreachable'
+    >>> _loop_transport_kind("api_error", "HTTP 400 from Anthropic: bad request") is None
+    True
+    """
+    if stop != "api_error" or not detail:
+        return None
+    m = _LOOP_STATUS.match(detail)
+    if m:
+        return transport_error_kind(int(m.group(1)))
+    return "unreachable" if "APIConnectionError" in detail else None
 
 
 def _skill_name(path: Path) -> str:
