@@ -600,10 +600,10 @@ class ScenarioRun(BaseModel):
         return min(tiers, key=lambda t: (t.passed / t.ran, -t.failed))
 
     def struggled_facts(self, limit: int = 3) -> list[tuple[str, int]]:
-        """``source_fact`` ids with the most non-passing scenarios (ties kept, up to ``limit``)."""
-        counts = Counter(
-            r.source_fact for r in self.results if r.status == "fail" and r.source_fact
-        )
+        """``source_fact`` ids with the most failing scenarios (ties kept, up to ``limit``);
+        errored scenarios say nothing about a fact, and repeats count once."""
+        failing = {(r.name, r.source_fact) for r in self.results if r.status == "fail"}
+        counts = Counter(fact for _, fact in failing if fact)
         if not counts:
             return []
         top = max(counts.values())

@@ -256,6 +256,8 @@ def test_repeat_runs_each_scenario_k_times_with_hand_computed_statistics():
     assert "| s1 | functional | 2/4 | 1.00 | 0.00 | flaky |" in report
     assert "| s0 | functional | 4/4 | 1.00 | 1.00 |  |" in report
     assert "Flaky (passed and failed): s1" in report
+    # repeats count once per scenario in the conclusion's facts
+    assert "[fact_1] (1 scenario), [fact_2] (1 scenario)" in run.conclusion()
     data = json.loads(run_to_json(run))
     assert data["statistics"]["repeats"] == 4 and data["statistics"]["flaky"] == ["s1"]
     assert data["statistics"]["tiers"][0]["n_eff"] == pytest.approx(3.0)
@@ -280,6 +282,28 @@ def test_repeat_of_a_recorded_answer_scores_once():
     )  # fmt: skip
     assert run.total == 3 * len(scenarios)
     assert all(s.runs + s.errors == 3 and not s.flaky for s in run.scenario_stats())
+
+
+def test_cli_repeat_on_the_demo_writes_statistics_everywhere(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["scenarios", "score", "--repeat", "3", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 1
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert report == printed
+    assert "**Scenarios:** 57  |  **Passed:** 45  |  **Failed:** 9  |  **Pass rate:** 83%" in report
+    assert "the agent struggled most with [fact_001] (2 scenarios)" in report
+    assert "| functional-affected-customer-count | functional | 0/0 (3 errors) | — | — |  |" in (
+        report
+    )
+    assert (
+        "- adversarial: 9/15 = 60.0%, 95% CI [25.7%, 86.7%] (Wilson on effective n=6.2 from 4"
+        in (report)
+    )
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert data["repeats"] == 3 and data["statistics"]["repeats"] == 3
+    assert len(data["results"]) == 57 and data["results"][1]["repeat"] == 2
+    assert len(json.loads((out / "responses.json").read_text(encoding="utf-8"))) == 19
 
 
 def test_repeat_must_be_a_whole_number(capsys):
