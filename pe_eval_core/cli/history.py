@@ -20,6 +20,7 @@ from pe_eval_core.history.compare import (
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.records import RunFilters, RunSummary
 from pe_eval_core.history.store import RunStore
+from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
 
 GATE_EXIT_CODES = {
@@ -238,7 +239,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(comparison_to_dict(cmp), indent=2))
     else:
-        sys.stdout.write(render_comparison_markdown(cmp))
+        sys.stdout.write(term(render_comparison_markdown(cmp)))
     if args.fail_on_regression and cmp.has_regressions:
         return ExitCode.BELOW_THRESHOLD
     return ExitCode.OK
@@ -278,5 +279,5 @@ def _gate(args: argparse.Namespace) -> int:
         data["exit_code"] = int(code)
         print(json.dumps(data, indent=2))
     else:
-        sys.stdout.write(result.render_text(flag_for, cannot_note=f"(exit {int(code)})"))
+        sys.stdout.write(term(result.render_text(flag_for, cannot_note=f"(exit {int(code)})")))
     return code

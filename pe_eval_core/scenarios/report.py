@@ -28,6 +28,7 @@ from pe_eval_core.scenarios.models import (
     NumericResult,
     ScenarioResult,
     ScenarioRun,
+    error_kind_of,
     format_pct,
 )
 from pe_eval_core.scenarios.trace import ToolTrace
@@ -344,6 +345,8 @@ CSV_COLUMNS = [
     "error",
     "tool_call_count",
     "tool_names",
+    "repeat",
+    "error_kind",
 ]
 
 
@@ -399,6 +402,8 @@ def run_to_csv(run: ScenarioRun) -> str:
             r.error or "",
             len(r.trace.calls) if r.trace is not None else len(r.tool_calls),
             " ".join(r.trace.tool_names()) if r.trace is not None else "",
+            r.repeat,
+            error_kind_of(r) or "",
         ]
         writer.writerow([_csv_safe(v) for v in row])
     return out.getvalue()

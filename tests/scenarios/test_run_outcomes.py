@@ -4,7 +4,9 @@ calls. Real sockets on 127.0.0.1 only; the judge through the SDK's mock transpor
 
 from __future__ import annotations
 
+import csv
 import http.server
+import io
 import json
 import re
 import socket
@@ -24,6 +26,7 @@ from pe_eval_core.scenarios import (
     load_scenarios,
     render_markdown_report,
     run_scenarios_sync,
+    run_to_csv,
     run_to_json,
     run_to_junit_xml,
 )
@@ -181,6 +184,11 @@ def test_isolated_errors_do_not_stop_the_run_and_are_left_out_of_the_pass_rate()
         report
     )
     assert "- smoke:        3/4 (75%), 2 errors not counted" in report
+    rows = list(csv.DictReader(io.StringIO(run_to_csv(run))))
+    assert [(r["status"], r["error_kind"]) for r in rows[:2]] == [
+        ("error", "unreachable"),
+        ("pass", ""),
+    ]
     conclusion = run.conclusion()
     assert "Worst tier: smoke (3/4 passed, 75%)" in conclusion
     assert "Not judged: 2 errors: agent unreachable." in conclusion
