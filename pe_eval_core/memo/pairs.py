@@ -20,7 +20,7 @@ from pe_eval_core.errors import (
     PairNotFoundError,
     SourceNotFoundError,
 )
-from pe_eval_core.files import SAFE_NAME, confine, safe_name
+from pe_eval_core.files import SAFE_NAME, check_path_text, confine, safe_name
 
 MEMO_GLOB = "explain_*.json"
 _MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")
@@ -52,7 +52,7 @@ def source_filename(portco: str) -> str:
 
 
 def _data_dir(data_dir: str | os.PathLike[str]) -> Path:
-    d = Path(data_dir)
+    d = check_path_text(data_dir, "data_dir")
     if not d.is_dir():
         raise InputNotFoundError(
             f"data folder {d} does not exist",

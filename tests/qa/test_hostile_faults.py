@@ -41,7 +41,7 @@ def _home(tmp_path, monkeypatch):
 
 def _folder(tmp_path: Path) -> Path:
     d = tmp_path / "data"
-    d.mkdir()
+    d.mkdir(parents=True)
     for name in (MEMO, SOURCE):
         shutil.copy(DATA / name, d / name)
     return d
@@ -96,9 +96,6 @@ def test_symlinked_output_is_refused_everywhere(tmp_path, capsys, dangling):
 # ---------------------------------------------------------------- 2. MCP confinement
 
 
-@pytest.mark.xfail(
-    reason="issue 14 open: list_memo_pairs over stdio still lists the link", strict=True
-)
 def test_symlinked_sibling_outside_the_root_is_skipped_and_named(tmp_path):
     root = tmp_path / "root"
     d = _folder(root)
@@ -254,20 +251,22 @@ def test_findings_csv_escapes_the_minus_formula(tmp_path):
 # ---------------------------------------------------------------- 9. impossible names
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "a\x00b.json",
-        pytest.param(
-            "x" * 300 + ".json",
-            marks=pytest.mark.xfail(reason="issue 14 open: overlong CLI path", strict=True),
-        ),
-    ],
-)
-def test_nul_and_overlong_names_are_typed_errors_on_the_cli(tmp_path, capsys, bad):
+@pytest.mark.parametrize("bad", ["a\x00b.json", "x" * 300 + ".json"])
+@pytest.mark.parametrize("option", ["--memo", "--source", "memo-only", "--data-dir", "--out-dir"])
+def test_nul_and_overlong_names_are_typed_errors_on_the_cli(tmp_path, capsys, bad, option):
     d = _folder(tmp_path)
-    rc, text = _cli(capsys, ["memo", "--memo", str(d / bad), "--source", str(d / SOURCE)])
+    memo, source = str(d / MEMO), str(d / SOURCE)
+    args = {
+        "--memo": ["--memo", str(d / bad), "--source", source],
+        "--source": ["--memo", memo, "--source", str(d / bad)],
+        "memo-only": ["--memo", str(d / bad)],
+        "--data-dir": ["MortgageCo", "--data-dir", str(d / bad)],
+        "--out-dir": ["--memo", memo, "--source", source, "--out-dir", str(d / bad)],
+    }[option]
+    rc, text = _cli(capsys, ["memo", *args])
     assert rc == 2, text
+    flag = "--memo" if option == "memo-only" else option
+    assert f"option {flag}" in text, text
 
 
 # ---------------------------------------------------------------- 10. terminal escapes
