@@ -182,6 +182,7 @@ class SchemaMismatchError(PeEvalError):
         super().__init__(f"{path}: field {field!r}: {detail}", **kwargs)
         self.path = path
         self.field = field
+        self.detail = detail
 
 
 class InputLimitError(SchemaMismatchError):

@@ -60,6 +60,19 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_CHAR = re.compile(r"[\ud800-\udfff]")
 
 
+def unicode_text(text: str | None) -> str | None:
+    """``text`` with each lone surrogate (which no output can encode) replaced by U+FFFD, the
+    replacement character; for text that arrives at run time (a live agent's response), where
+    refusing is not an option.
+
+    >>> unicode_text("a\\ud800b")
+    'a\\ufffdb'
+    """
+    if text is None or _SURROGATE_CHAR.search(text) is None:
+        return text
+    return _SURROGATE_CHAR.sub("\ufffd", text)
+
+
 def may_hold_lone_surrogate(raw: bytes) -> bool:
     """A cheap test on a JSON file's bytes: False means no string in it can hold a lone
     surrogate (UTF-8 cannot encode one, so only a ``\\uD8xx`` escape can make one)."""
@@ -104,23 +117,34 @@ def too_deep(text: str, limit: int = MAX_NESTING) -> tuple[str, int]:
     >>> too_deep('{"a": [1, {"b": [[[[0]]]]}]}', limit=4)
     ('a[1].b[0]', 17)
     """
+    return _scan(text, limit=limit)
+
+
+def path_at(text: str, index: int) -> str:
+    """The JSON path of the value at ``index`` of ``text`` (a flat scan, no recursion).
+
+    >>> path_at('{"a": [1, {"b": NaN}]}', 16)
+    'a[1].b'
+    """
+    return _scan(text, stop=index)[0]
+
+
+def _scan(text: str, *, limit: int | None = None, stop: int | None = None) -> tuple[str, int]:
     path: list[str | int] = []
     key: str | None = None
-    i, n = 0, len(text)
+    i, n = 0, len(text) if stop is None else min(stop, len(text))
     while i < n:
         c = text[i]
         if c == '"':
             j = i + 1
-            while j < n and text[j] != '"':
+            while j < len(text) and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             key = text[i + 1 : j]
             i = j
         elif c in "[{":
-            if len(path) >= limit:
+            if limit is not None and len(path) >= limit:
                 return _render_path(path), i
-            path.append(-1 if c == "[" else "")
-            if c == "[":
-                path[-1] = 0
+            path.append(0 if c == "[" else "")
         elif c in "]}":
             if path:
                 path.pop()
@@ -154,7 +178,7 @@ def parse_json_text(text: str) -> Any:
     >>> parse_json_text('{"a": NaN}')
     Traceback (most recent call last):
     ...
-    json.decoder.JSONDecodeError: non-finite number NaN ...: line 1 column 7 (char 6)
+    json.decoder.JSONDecodeError: field 'a': non-finite number NaN ...: line 1 column 7 (char 6)
     """
     try:
         data = json.loads(
@@ -166,13 +190,15 @@ def parse_json_text(text: str) -> Any:
     except _NonFiniteNumber as exc:
         index = max(text.find(exc.token.rstrip(".")), 0)
         raise json.JSONDecodeError(
-            f"non-finite number {exc.token} (NaN, Infinity and numbers beyond float range are "
-            "not JSON)",
+            f"field '{path_at(text, index)}': non-finite number {exc.token} (NaN, Infinity and "
+            "numbers beyond float range are not JSON)",
             text,
             index,
         ) from None
     except RecursionError:
         where, index = too_deep(text)
+        if len(where) > 80:
+            where = f"{where[:40]}...{where[-30:]}"
         raise json.JSONDecodeError(
             f"field '{where}' nests arrays/objects more than {MAX_NESTING} levels deep",
             text,

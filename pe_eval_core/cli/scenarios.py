@@ -45,6 +45,7 @@ from pe_eval_core.scenarios.setup import (
 )
 from pe_eval_core.scenarios.targets import DEFAULT_SKILL, AnthropicTarget, Target
 from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
@@ -281,7 +282,7 @@ def handle_run(args: argparse.Namespace) -> int:
         _note(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
-    sys.stdout.write(report)
+    sys.stdout.write(term(report))  # no control sequence from a response reaches the terminal
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)
 

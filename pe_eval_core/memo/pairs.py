@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pe_eval_core.errors import (
+    InputLimitError,
     InputNotFoundError,
     InvalidNameError,
     MemoNotFoundError,
@@ -21,6 +22,7 @@ from pe_eval_core.errors import (
     SourceNotFoundError,
 )
 from pe_eval_core.files import SAFE_NAME, check_path_text, confine, safe_name
+from pe_eval_core.limits import check_file_size
 
 MEMO_GLOB = "explain_*.json"
 _MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")
@@ -111,6 +113,13 @@ def scan_memo_pairs(
             skipped.append(SkippedMemo(path=memo, reason="a link to a file outside the folder"))
             continue
         if not memo.is_file():
+            reason = "a folder, not a file" if memo.is_dir() else "not a regular file"
+            skipped.append(SkippedMemo(path=memo, reason=reason))
+            continue
+        try:
+            check_file_size(memo, input="memo")
+        except InputLimitError as err:
+            skipped.append(SkippedMemo(path=memo, reason=err.detail))
             continue
         ident = _identify(memo)
         if ident is None:

@@ -74,7 +74,8 @@ def _validate_scenarios(items: list[Any], p: Path) -> list[Scenario]:
             scenario = Scenario.model_validate(item)
         except ValidationError as exc:
             field, detail = _first_error(exc)
-            if isinstance((item.get("expect") or {}).get("numeric_range"), dict):
+            expect = item.get("expect")
+            if isinstance(expect, dict) and isinstance(expect.get("numeric_range"), dict):
                 field = field.replace("numeric_range[0]", "numeric_range")
             raise ScenarioSchemaError(str(p), field, detail, index=i, name=name) from None
         if scenario.name in first_index:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from pe_eval_core.files import unicode_text
 from pe_eval_core.numbers import number_values
 from pe_eval_core.scenarios.trace import ToolTrace
 from pe_eval_core.wording import TIERS
@@ -181,6 +182,8 @@ class TargetResponse(BaseModel):
     model: str | None = None
     trace: ToolTrace | None = None
     """What the agent did: tool calls, turns, tokens and cost (None: the target reports none)."""
+
+    _unicode = field_validator("text", "error")(unicode_text)  # a live agent's lone surrogate
 
 
 # --- judge verdicts -------------------------------------------------------------------------
