@@ -279,3 +279,30 @@ def test_memo_findings_on_stdout_carry_no_control_characters(tmp_path, capsys):
     (d / MEMO).write_text(json.dumps(memo))
     _rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
     assert "\x1b" not in text and "\x07" not in text
+
+
+def test_mcp_unexpected_failure_is_a_named_tool_error_not_a_bare_one(monkeypatch):
+    from pe_eval_core.mcp_server import _guard
+
+    def boom(*_args):
+        raise OSError(28, "No space left on device sk-ant-api03-LEAKEDKEY123456")
+
+    result = _guard(boom)
+    assert result.is_error
+    text = result.content[0].text
+    assert "unexpected OSError" in text and "No space left" in text
+    assert "LEAKEDKEY" not in text and "Traceback" not in text
+
+
+def test_cli_unexpected_failure_exits_2_without_traceback(monkeypatch, capsys, tmp_path):
+    import pe_eval_core.cli.memo as memo_cli
+
+    def boom(*_args, **_kwargs):
+        raise RuntimeError("disk \x1b[2J exploded")
+
+    monkeypatch.setattr(memo_cli, "_list", boom)
+    rc, text = _cli(capsys, ["memo", "--list", "--data-dir", str(_folder(tmp_path))])
+    assert rc == 2 and "unexpected RuntimeError" in text and "\x1b" not in text
+    monkeypatch.setenv("PE_EVAL_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["memo", "--list", "--data-dir", str(tmp_path / "data")])
