@@ -306,3 +306,31 @@ def test_cli_unexpected_failure_exits_2_without_traceback(monkeypatch, capsys, t
     monkeypatch.setenv("PE_EVAL_DEBUG", "1")
     with pytest.raises(RuntimeError):
         main(["memo", "--list", "--data-dir", str(tmp_path / "data")])
+
+
+def test_read_only_folder_at_the_second_rename_rolls_back_the_pair(tmp_path, capsys, monkeypatch):
+    """A folder that turns read-only mid-commit (EROFS on the sidecar's rename): a typed error
+    naming the scorecard folder, the previous pair intact and committed, no temp left."""
+    import errno
+
+    import pe_eval_core.memo.outputs as outputs
+
+    d = _folder(tmp_path)
+    html, js = write_outputs(grade_memo(d / MEMO, d / SOURCE))
+    old = (html.read_bytes(), js.read_bytes())
+    calls = []
+
+    def rename(a, b):
+        calls.append(b)
+        if len(calls) == 2:
+            raise OSError(errno.EROFS, "Read-only file system")
+        outputs.os.replace(a, b)
+
+    monkeypatch.setattr(outputs, "_rename", rename)
+    memo = json.loads((d / MEMO).read_text())
+    memo["opportunities_explained"][0]["narrative"] = "New prose, 99% new."
+    (d / MEMO).write_text(json.dumps(memo))
+    rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
+    assert rc == 2 and "Read-only file system" in text and "option --out-dir" in text
+    assert (html.read_bytes(), js.read_bytes()) == old and pair_is_committed(html, js)
+    assert not [p for p in d.iterdir() if p.name.startswith(".")]
