@@ -226,3 +226,14 @@ def test_demo_data_grades_at_the_default_limits():
         portco = memo.stem.split("_", 1)[1].rsplit("_", 1)[0]
         grade_memo(memo, DATA / f"dx_report_{portco}.json")
     assert len(load_scenarios(MIMIC / "mimic-scenarios.json")) == 19
+
+
+def test_a_sibling_over_the_size_limit_is_named_not_read(tmp_path, monkeypatch):
+    d = _pair(tmp_path)
+    sibling = json.loads((DATA / "explain_MortgageCo_operator.json").read_text())
+    sibling["padding"] = " " * 20_000
+    (d / "explain_MortgageCo_operator.json").write_text(json.dumps(sibling))
+    monkeypatch.setenv("PE_EVAL_MAX_INPUT_BYTES", "10000")  # memo and source are under it
+    ev = grade_memo(d / MEMO, d / SOURCE)
+    notes = [f.message for f in ev.findings if f.kind == "unreadable_sibling"]
+    assert any("explain_MortgageCo_operator.json" in n and "input file size" in n for n in notes)
