@@ -15,7 +15,7 @@ figures and entities    ``PE_EVAL_MAX_FIGURES``          150,000     while a mem
 findings                ``PE_EVAL_MAX_FINDINGS``         20,000      while a memo is graded
 prose block length      ``PE_EVAL_MAX_PROSE_CHARS``      100,000     when a memo is loaded
 scenarios per file      ``PE_EVAL_MAX_SCENARIOS``        20,000      when scenarios are loaded
-response length         ``PE_EVAL_MAX_RESPONSE_CHARS``   1,000,000   when responses are loaded
+response length         ``PE_EVAL_MAX_RESPONSE_CHARS``   1,000,000   when responses load/arrive
 ======================  ===============================  ==========  =========================
 
 A value is a whole number of at least 1 (``_`` separators allowed: ``50_000_000``).
@@ -127,3 +127,21 @@ def check_responses(
                 got=len(r.response),
                 input=input,
             )
+
+
+def over_response_limit(text: str | None, error: str | None) -> tuple[str | None, str | None]:
+    """(text, error) of a live response: unchanged under the response length limit, else no
+    text and an error saying why (so the scenario is an error, not scored on a cut response).
+
+    >>> over_response_limit("ok", None)
+    ('ok', None)
+    """
+    if text is None:
+        return text, error
+    cap = RESPONSE_CHARS.value()
+    if len(text) <= cap:
+        return text, error
+    return None, (
+        f"the response of {len(text):,} characters is over the {RESPONSE_CHARS.what} limit of "
+        f"{cap:,} (raise it with {RESPONSE_CHARS.env})"
+    )

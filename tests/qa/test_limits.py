@@ -7,8 +7,10 @@ runs at the default limits. Timings live in ``benchmarks/bench_hostile.py``, not
 
 from __future__ import annotations
 
+import http.server
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -237,3 +239,38 @@ def test_a_sibling_over_the_size_limit_is_named_not_read(tmp_path, monkeypatch):
     ev = grade_memo(d / MEMO, d / SOURCE)
     notes = [f.message for f in ev.findings if f.kind == "unreadable_sibling"]
     assert any("explain_MortgageCo_operator.json" in n and "input file size" in n for n in notes)
+
+
+class _LongAgent(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = json.dumps({"text": "$4,820 " * 300}).encode()  # 2,100 characters
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize(("cap", "errors"), [(1000, 2), (5000, 0)])
+def test_a_live_response_over_the_limit_is_an_error_not_scored(tmp_path, capsys, monkeypatch,
+                                                                cap, errors):  # fmt: skip
+    monkeypatch.setenv("PE_EVAL_MAX_RESPONSE_CHARS", str(cap))
+    scen = tmp_path / "s.json"
+    scen.write_text(json.dumps(json.loads((MIMIC / "mimic-scenarios.json").read_text())[:2]))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LongAgent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/chat"
+        args = ["--target", "http", "--agent-url", url, "--scenarios", str(scen), "--no-judge"]
+        rc, text = _cli(capsys, ["scenarios", "run", *args, "--out", str(tmp_path / "out")])
+    finally:
+        server.shutdown()
+    assert rc in (0, 1), text
+    results = json.loads((tmp_path / "out" / "report.json").read_text())["results"]
+    cut = [r for r in results if "over the response length limit of 1,000" in (r["error"] or "")]
+    assert len(cut) == errors and all(r["status"] != "pass" and not r["response"] for r in cut)
+    if not errors:
+        assert all(r["response"] for r in results)
