@@ -103,6 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except OSError as exc:  # a file-system fault no typed error caught: name the path
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print_os_error(exc)
+        return ExitCode.CANNOT_EVALUATE
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
             raise
@@ -112,6 +117,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 DEBUG_ENV = "PE_EVAL_DEBUG"
 """Set to re-raise an unexpected error with its traceback (for a bug report)."""
+
+
+def print_os_error(exc: OSError) -> None:
+    """A read or write the file system refused (read-only, full, not a folder), naming the
+    path, with exit 2: the inputs or the machine, never the quality."""
+    where = term(redact(str(exc.filename))) if exc.filename else "a file"
+    print(f"error: cannot use {where}: {term(exc.strerror or str(exc))}", file=sys.stderr)
+    print("  diagnosis: A file or folder could not be read or written", file=sys.stderr)
+    print(
+        "  fix: Check that the folder exists, is a folder and is writable, and that the disk "
+        "has space, then run again.",
+        file=sys.stderr,
+    )
 
 
 def print_unexpected(exc: BaseException) -> None:

@@ -334,3 +334,19 @@ def test_read_only_folder_at_the_second_rename_rolls_back_the_pair(tmp_path, cap
     assert rc == 2 and "Read-only file system" in text and "option --out-dir" in text
     assert (html.read_bytes(), js.read_bytes()) == old and pair_is_committed(html, js)
     assert not [p for p in d.iterdir() if p.name.startswith(".")]
+
+
+def test_scenario_report_folder_that_cannot_exist_exits_2_naming_it(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pe_eval_core", "scenarios", "run", "--target", "recorded",
+         "--scenarios", str(REPO / ".mimic" / "exports" / "mimic-scenarios.json"), "--no-judge",
+         "--out", str(blocker / "sub")],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PE_EVAL_HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"cannot use {blocker / 'sub'}: Not a directory" in proc.stderr
+    assert blocker.read_text() == "x"
