@@ -26,12 +26,14 @@ The hierarchy::
         │   ├── MalformedRecordedError
         │   └── MalformedJudgeVerdictsError
         ├── SchemaMismatchError         valid JSON of the wrong shape (names the field)
+        │   ├── InputLimitError         over a size or count limit (pe_eval_core.limits)
         │   ├── MemoSchemaError
         │   ├── SourceSchemaError
         │   ├── ScenarioSchemaError
         │   │   └── DuplicateScenarioError
         │   ├── RecordedSchemaError
         │   └── JudgeVerdictsSchemaError
+        ├── LimitConfigError            a limit's environment variable is not usable
         ├── InvalidNameError            a name that could walk a path
         ├── PathOutsideRootError        a path outside the allowed folders
         ├── EmptyMemoError
@@ -181,6 +183,22 @@ class SchemaMismatchError(PeEvalError):
         super().__init__(f"{path}: field {field!r}: {detail}", **kwargs)
         self.path = path
         self.field = field
+        self.detail = detail
+
+
+class InputLimitError(SchemaMismatchError):
+    """An input over one of the limits in :mod:`pe_eval_core.limits` (file size, figures,
+    findings, prose length, scenarios, response length); names the field and the limit."""
+
+    diagnosis = "The input is larger than pe-eval's limit for it"
+    fix = "Split the input, or raise the limit (see pe_eval_core.limits)."
+
+
+class LimitConfigError(PeEvalError):
+    """A limit's environment variable (``PE_EVAL_MAX_*``) is not a positive whole number."""
+
+    diagnosis = "A size or count limit is set to something that is not a positive number"
+    fix = "Set the variable to a positive whole number, or unset it for the default."
 
 
 class InvalidNameError(PeEvalError):

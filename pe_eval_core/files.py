@@ -19,6 +19,7 @@ from pe_eval_core.errors import (
     OutputWriteError,
     PathOutsideRootError,
 )
+from pe_eval_core.limits import check_file_size
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
@@ -49,8 +50,125 @@ def _bounded_int(token: str) -> int:
     return int(token)
 
 
+# A \uD800-\uDFFF escape not part of a surrogate pair: valid JSON syntax, but no Unicode text
+# (it cannot be written as UTF-8, so every output would fail on it).
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_CHAR = re.compile(r"[\ud800-\udfff]")
+
+
+def unicode_text(text: str | None) -> str | None:
+    """``text`` with each lone surrogate (which no output can encode) replaced by U+FFFD, the
+    replacement character; for text that arrives at run time (a live agent's response), where
+    refusing is not an option.
+
+    >>> unicode_text("a\\ud800b")
+    'a\\ufffdb'
+    """
+    if text is None or _SURROGATE_CHAR.search(text) is None:
+        return text
+    return _SURROGATE_CHAR.sub("\ufffd", text)
+
+
+def may_hold_lone_surrogate(raw: bytes) -> bool:
+    """A cheap test on a JSON file's bytes: False means no string in it can hold a lone
+    surrogate (UTF-8 cannot encode one, so only a ``\\uD8xx`` escape can make one)."""
+    return _SURROGATE_ESCAPE.search(raw) is not None
+
+
+def first_lone_surrogate(value: Any, loc: str = "") -> tuple[str, str] | None:
+    """(JSON path, character) of the first key or string holding a lone surrogate.
+
+    >>> first_lone_surrogate({"a": [1, {"b": "x\\ud800"}]})
+    ('a[1].b', '\\\\ud800')
+    >>> first_lone_surrogate({"ok": "\\U0001f600"}) is None
+    True
+    """
+    if isinstance(value, str):
+        m = _SURROGATE_CHAR.search(value)
+        return (loc or "$", f"\\u{ord(m[0]):04x}") if m else None
+    if isinstance(value, dict):
+        for key, child in value.items():
+            shown = _SURROGATE_CHAR.sub(lambda c: f"\\u{ord(c[0]):04x}", str(key))
+            where = f"{loc}.{shown}" if loc else shown
+            if (m := _SURROGATE_CHAR.search(str(key))) is not None:
+                return (f"{where} (the key)", f"\\u{ord(m[0]):04x}")
+            if (found := first_lone_surrogate(child, where)) is not None:
+                return found
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            if (found := first_lone_surrogate(child, f"{loc}[{i}]")) is not None:
+                return found
+    return None
+
+
+MAX_NESTING = 500
+"""Nesting depth reported when a document is too deep to parse (Python's parser gives up near
+its recursion limit; ``too_deep`` names the field where the depth passes this)."""
+
+
+def too_deep(text: str, limit: int = MAX_NESTING) -> tuple[str, int]:
+    """(JSON path, index) where ``text`` first nests deeper than ``limit``, found with a flat
+    scan (no recursion), so the error can name the field.
+
+    >>> too_deep('{"a": [1, {"b": [[[[0]]]]}]}', limit=4)
+    ('a[1].b[0]', 17)
+    """
+    return _scan(text, limit=limit)
+
+
+def path_at(text: str, index: int) -> str:
+    """The JSON path of the value at ``index`` of ``text`` (a flat scan, no recursion).
+
+    >>> path_at('{"a": [1, {"b": NaN}]}', 16)
+    'a[1].b'
+    """
+    return _scan(text, stop=index)[0]
+
+
+def _scan(text: str, *, limit: int | None = None, stop: int | None = None) -> tuple[str, int]:
+    path: list[str | int] = []
+    key: str | None = None
+    i, n = 0, len(text) if stop is None else min(stop, len(text))
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            key = text[i + 1 : j]
+            i = j
+        elif c in "[{":
+            if limit is not None and len(path) >= limit:
+                return _render_path(path), i
+            path.append(0 if c == "[" else "")
+        elif c in "]}":
+            if path:
+                path.pop()
+        elif c == ":" and path and isinstance(path[-1], str):
+            path[-1] = key or ""
+        elif c == "," and path and isinstance(path[-1], int):
+            path[-1] += 1
+        i += 1
+    return _render_path(path), 0
+
+
+def _render_path(path: list[str | int]) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out or "$"
+
+
 def parse_json_text(text: str) -> Any:
-    """Strict JSON: NaN, Infinity and numbers beyond float range are errors, as in RFC 8259.
+    """Strict JSON: NaN, Infinity and numbers beyond float range are errors, as in RFC 8259,
+    and so is a lone surrogate escape (``"\\ud800"``): it is no Unicode character.
 
     Raises ``json.JSONDecodeError`` with a position for every problem, so callers keep one
     error path.
@@ -60,10 +178,10 @@ def parse_json_text(text: str) -> Any:
     >>> parse_json_text('{"a": NaN}')
     Traceback (most recent call last):
     ...
-    json.decoder.JSONDecodeError: non-finite number NaN ...: line 1 column 7 (char 6)
+    json.decoder.JSONDecodeError: field 'a': non-finite number NaN ...: line 1 column 7 (char 6)
     """
     try:
-        return json.loads(
+        data = json.loads(
             text,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
@@ -72,13 +190,33 @@ def parse_json_text(text: str) -> Any:
     except _NonFiniteNumber as exc:
         index = max(text.find(exc.token.rstrip(".")), 0)
         raise json.JSONDecodeError(
-            f"non-finite number {exc.token} (NaN, Infinity and numbers beyond float range are "
-            "not JSON)",
+            f"field '{path_at(text, index)}': non-finite number {exc.token} (NaN, Infinity and "
+            "numbers beyond float range are not JSON)",
             text,
             index,
         ) from None
     except RecursionError:
-        raise json.JSONDecodeError("nesting too deep to parse", text, 0) from None
+        where, index = too_deep(text)
+        if len(where) > 80:
+            where = f"{where[:40]}...{where[-30:]}"
+        raise json.JSONDecodeError(
+            f"field '{where}' nests arrays/objects more than {MAX_NESTING} levels deep",
+            text,
+            index,
+        ) from None
+    if (m := _LONE_SURROGATE.search(text)) is not None:
+        try:
+            found = first_lone_surrogate(data)
+        except RecursionError:
+            found = None
+        if found is not None:
+            raise json.JSONDecodeError(
+                f"field '{found[0]}' holds a lone surrogate {found[1]} (half of a UTF-16 "
+                "pair), which is not Unicode text",
+                text,
+                m.start(),
+            ) from None
+    return data
 
 
 def read_json(
@@ -96,7 +234,8 @@ def read_json(
     if not p.is_file():
         what = "is a directory, not a file" if p.is_dir() else "does not exist"
         raise not_found(f"{p} {what}")
-    raw = p.read_bytes()
+    check_file_size(p, input=not_found.input)
+    raw = read_bytes(p, not_found)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -107,9 +246,35 @@ def read_json(
         raise malformed(str(p), exc.lineno, exc.colno, exc.msg) from exc
 
 
+def read_bytes(path: Path, not_found: type[InputNotFoundError] = InputNotFoundError) -> bytes:
+    """The file's bytes, or a typed error naming the input when it exists but cannot be read
+    (permissions, a folder swapped in, an I/O error)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise not_found(
+            f"{path} cannot be read: {exc.strerror or exc}",
+            diagnosis="The file exists but cannot be read",
+            fix="Make the file readable by this user, or pass a readable copy.",
+        ) from None
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` so readers see the old file or the new one, never half of either."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    """Write ``text`` so readers see the old file or the new one, never half of either.
+
+    A lone surrogate (no UTF-8 encoding exists) is written as its ``\\ud800`` escape rather
+    than failing the whole write.
+    """
+    return atomic_write_bytes(path, utf8(text))
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate as its visible ``\\ud800`` escape.
+
+    >>> utf8("a\\ud800\\xe9")
+    b'a\\\\ud800\\xc3\\xa9'
+    """
+    return text.encode("utf-8", "backslashreplace")
 
 
 def refuse_symlink(path: str | os.PathLike[str], input: str = "out_dir") -> Path:

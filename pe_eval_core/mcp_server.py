@@ -221,6 +221,16 @@ def _guard(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     except PeEvalError as err:
         return tool_error(err)
+    except Exception as exc:  # the last resort: a named tool error, never a bare one
+        from pe_eval_core.redact import redact
+
+        return tool_error(
+            PeEvalError(
+                f"unexpected {type(exc).__name__}: {redact(str(exc))[:300]}",
+                diagnosis="pe-eval hit a failure it has no specific advice for",
+                fix="Check the inputs and free disk space, and report the message if it stays.",
+            )
+        )
 
 
 def build_server(

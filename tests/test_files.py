@@ -97,5 +97,7 @@ def test_read_json_rejects_non_finite_numbers_with_a_position(tmp_path, text):
 def test_read_json_deep_nesting_is_malformed_not_a_crash(tmp_path):
     bad = tmp_path / "deep.json"
     bad.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(MalformedJSONError, match="nesting too deep"):
+    with pytest.raises(MalformedJSONError, match="more than 500 levels deep") as err:
         read_json(bad)
+    assert err.value.column == 501  # where the 501st level opens, and the field path to it
+    assert "field '[0][0][0]" in err.value.message

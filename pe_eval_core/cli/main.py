@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 
 from pe_eval_core.cli import ExitCode, flag_for
 from pe_eval_core.errors import PeEvalError, input_of
+from pe_eval_core.redact import redact
+from pe_eval_core.terminal import term
 
 # Each module defines ``register(subparsers)``, which adds its parser(s) and sets
 # ``func(args) -> int`` as the handler.
@@ -100,11 +103,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except OSError as exc:  # a file-system fault no typed error caught: name the path
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print_os_error(exc)
+        return ExitCode.CANNOT_EVALUATE
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print_unexpected(exc)
+        return ExitCode.CANNOT_EVALUATE
+
+
+DEBUG_ENV = "PE_EVAL_DEBUG"
+"""Set to re-raise an unexpected error with its traceback (for a bug report)."""
+
+
+def print_os_error(exc: OSError) -> None:
+    """A read or write the file system refused (read-only, full, not a folder), naming the
+    path, with exit 2: the inputs or the machine, never the quality."""
+    where = term(redact(str(exc.filename))) if exc.filename else "a file"
+    print(f"error: cannot use {where}: {term(exc.strerror or str(exc))}", file=sys.stderr)
+    print("  diagnosis: A file or folder could not be read or written", file=sys.stderr)
+    print(
+        "  fix: Check that the folder exists, is a folder and is writable, and that the disk "
+        "has space, then run again.",
+        file=sys.stderr,
+    )
+
+
+def print_unexpected(exc: BaseException) -> None:
+    """A failure no typed error describes (a bug, or a fault of the machine such as a full
+    disk): one line naming it, no traceback, exit 2 (never 1, which means quality)."""
+    detail = term(redact(str(exc)))[:300]
+    print(f"error: unexpected {type(exc).__name__}: {detail}", file=sys.stderr)
+    print("  diagnosis: pe-eval hit a failure it has no specific advice for", file=sys.stderr)
+    print(
+        f"  fix: Check the inputs and free disk space; set {DEBUG_ENV}=1 to see the "
+        "traceback for a bug report.",
+        file=sys.stderr,
+    )
 
 
 def print_error(err: PeEvalError) -> None:
     """An error on stderr: message, diagnosis, and the fix with the option at fault."""
     flag = flag_for(input_of(err))
-    print(f"error: {err.message}", file=sys.stderr)
-    print(f"  diagnosis: {err.diagnosis}", file=sys.stderr)
-    print(f"  fix: {err.fix}" + (f" ({flag})" if flag else ""), file=sys.stderr)
+    print(f"error: {term(err.message)}", file=sys.stderr)
+    print(f"  diagnosis: {term(err.diagnosis)}", file=sys.stderr)
+    print(f"  fix: {term(err.fix)}" + (f" ({flag})" if flag else ""), file=sys.stderr)

@@ -197,10 +197,10 @@ def _print_text(
     for d in DIMENSIONS:
         label = DIMENSION_LABELS[d] + ":"
         print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
-    print(sentence)
-    print(f"Verdict: {verdict.headline}")
+    print(term(sentence))
+    print(term(f"Verdict: {verdict.headline}"))
     for issue in verdict.issues:
-        print(f"  - {issue}")
+        print(term(f"  - {issue}"))
     print(f"  (thresholds: {'; '.join(verdict.thresholds.describe())})")
     _print_findings(ev)
     if run_id is not None:
@@ -208,7 +208,7 @@ def _print_text(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
     for line in failures:
-        print(f"FAIL: {line}")
+        print(term(f"FAIL: {line}"))
 
 
 def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | None]:
@@ -269,11 +269,15 @@ def handle(args: argparse.Namespace) -> int:
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
     """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
-    from pe_eval_core.memo.batch import grade_folder
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
 
     if args.portco or args.memo is not None or args.source is not None:
         raise UsageError("--all grades the whole --data-dir: give no portco, --memo or --source")
-    items = grade_folder(args.data_dir, jobs=args.jobs)
+    pairs, skipped = scan_memo_pairs(args.data_dir)
+    for s in skipped:  # named, never fatal: the rest of the folder is still graded
+        print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
+    items = grade_pairs(pairs, FolderIndex.scan(Path(args.data_dir)), jobs=args.jobs)
     rows: list[dict[str, object]] = []
     n_fail = n_error = 0
     for item in items:
@@ -282,7 +286,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             n_error += 1
             rows.append({"memo": name, "error": item.error.message, "fix": item.error.fix})
             if not args.json:
-                print(f"{name:<32} ERROR  {item.error.message}")
+                print(term(f"{name:<32} ERROR  {item.error.message}"))
             continue
         ev = item.evaluation
         assert ev is not None
@@ -304,15 +308,17 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             verdict = "FAIL" if failures else "ok"
             print(f"{name:<32} {cells}  {verdict}")
             for line in failures:
-                print(f"    FAIL: {line}")
+                print(term(f"    FAIL: {line}"))
     graded = len(items) - n_error
     summary = (
         f"{len(items)} memo{'s' if len(items) != 1 else ''} in {args.data_dir}: "
         f"{graded} graded, {graded - n_fail} passed, {n_fail} below a threshold, "
-        f"{n_error} could not be graded."
+        f"{n_error} could not be graded"
+        + (f", {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped." if skipped else ".")
     )
     if args.json:
-        print(json.dumps({"memos": rows, "summary": summary}, indent=2))
+        skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
+        print(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
     else:
         print(summary)
     if n_error:

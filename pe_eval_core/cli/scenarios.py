@@ -338,7 +338,7 @@ def handle_run(args: argparse.Namespace) -> int:
         _note(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
-    sys.stdout.write(term(report))
+    sys.stdout.write(term(report))  # no control sequence from a response reaches the terminal
     sys.stdout.flush()
     return _exit_code(run, args.min_pass_rate)
 

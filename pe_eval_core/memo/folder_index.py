@@ -24,6 +24,7 @@ from typing import Any
 
 from pe_eval_core.errors import MalformedJSONError, PeEvalError
 from pe_eval_core.files import parse_json_text
+from pe_eval_core.limits import check_file_size
 
 MEMO_GLOB = "explain_*.json"
 HEADLINE_FIELD = "total_projected_impact_usd_annual"
@@ -199,7 +200,11 @@ def _is_number(value: Any) -> bool:
 
 
 def _read_entry(path: Path) -> MemoEntry:
-    """Read and parse one memo file once, with ``read_json``'s errors."""
+    """Read and parse one memo file once, with ``read_json``'s errors (and its size limit)."""
+    try:
+        check_file_size(path, input="memo")
+    except PeEvalError as exc:
+        return MemoEntry(path=path, error=error_reason(exc))
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pe_eval_core import limits
+from pe_eval_core.limits import exceeded
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
 from pe_eval_core.memo.folder_index import FolderIndex
@@ -107,6 +109,9 @@ class _Run:
     _parsed: dict[str, _Parsed] = field(default_factory=dict)
     _uses: dict[str, int] = field(default_factory=dict)
     """Blocks still to grade per text parsed by ``parse_all``."""
+    where: str = ""
+    """The memo's path, for a limit error."""
+    _max_findings: int = field(default_factory=limits.FINDINGS.value)
 
     def grade_block(self, opp_id: str, own: int | None, name: str, text: str, t: _OppTally) -> None:
         """Grade one prose block: parse it, match what it cites, tally the verdicts."""
@@ -187,9 +192,18 @@ class _Run:
         uses = self._uses
         for t in texts:
             uses[t] = uses.get(t, 0) + 1
-        for text in uses:
+        cited = 0  # figures and entities over every block, repeats included
+        for text, n in uses.items():
             if text not in self._parsed and text.strip():
-                self._parse(text)
+                figures, mentions, _ = self._parse(text)
+                cited += n * (len(figures) + len(mentions))
+                exceeded(
+                    limits.FIGURES,
+                    where=self.where,
+                    field="opportunities_explained",
+                    got=cited,
+                    input="memo",
+                )
 
     def _exempt_spans(self, text: str) -> _Spans:
         if self.templates is None:
@@ -369,6 +383,14 @@ class _Run:
 
     def _finding(self, t: _OppTally | None, finding: Finding) -> None:
         self.findings.append(finding)
+        if len(self.findings) > self._max_findings:
+            exceeded(
+                limits.FINDINGS,
+                where=self.where,
+                field="opportunities_explained",
+                got=len(self.findings),
+                input="memo",
+            )
         if t is not None:
             t.findings += 1
 
@@ -420,6 +442,7 @@ def grade_memo(
         opp_ids=[o.id for o in source.opportunities],
         templates=template_regex(config.template_constants),
         count_nouns=config.count_nouns if config.count_nouns is not None else DEFAULT_COUNT_NOUNS,
+        where=str(memo_path),
     )
     tallies = {
         o.id: _OppTally(archetype=o.archetype, cohort=o.cohort) for o in source.opportunities

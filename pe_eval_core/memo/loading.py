@@ -30,7 +30,8 @@ from pe_eval_core.errors import (
     SourceNotFoundError,
     SourceSchemaError,
 )
-from pe_eval_core.files import read_json
+from pe_eval_core.files import check_path_text, may_hold_lone_surrogate, read_bytes, read_json
+from pe_eval_core.limits import PROSE_CHARS, check_file_size, exceeded
 from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
 
 M = TypeVar("M", bound=BaseModel)
@@ -228,10 +229,15 @@ def _load(
 ) -> tuple[M, str]:
     """Parse and validate in one pass (pydantic's JSON parser); on any JSON-level problem fall
     back to ``read_json`` for the precise line/column error (or to accept a UTF-8 BOM)."""
+    check_path_text(path, not_found.input)
     if not path.is_file():
         read_json(path, not_found=not_found, malformed=malformed)  # raises the right error
-    raw = path.read_bytes()
+    check_file_size(path, input=not_found.input)
+    raw = read_bytes(path, not_found)
     digest = hashlib.sha256(raw).hexdigest()
+    if may_hold_lone_surrogate(raw):  # read_json names the field holding a lone surrogate
+        data = read_json(path, not_found=not_found, malformed=malformed)
+        return _validate(model, data, path, schema_error), digest
     try:
         parsed = model.model_validate_json(raw)
     except ValidationError as exc:
@@ -253,7 +259,25 @@ def _load_memo(p: Path) -> tuple[MemoSidecar, str]:
     memo, digest = _load(p, MemoSidecar, MemoNotFoundError, MalformedMemoError, MemoSchemaError)
     if not memo.opportunities_explained:
         raise EmptyMemoError(f"{p} has zero opportunities_explained")
+    _check_prose_length(memo, p)
     return memo, digest
+
+
+def _check_prose_length(memo: MemoSidecar, p: Path) -> None:
+    """Refuse a prose block (any text field of an explained opportunity) over the limit."""
+    cap = PROSE_CHARS.value()
+    for i, opp in enumerate(memo.opportunities_explained):
+        fields = {k: getattr(opp, k) for k in type(opp).model_fields}
+        fields.update(opp.model_extra or {})
+        for name, value in fields.items():
+            if type(value) is str and len(value) > cap:
+                exceeded(
+                    PROSE_CHARS,
+                    where=str(p),
+                    field=f"opportunities_explained[{i}].{name}",
+                    got=len(value),
+                    input="memo",
+                )
 
 
 def load_source(path: str | os.PathLike[str]) -> OpportunityMap:

@@ -15,7 +15,13 @@ import secrets
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
-from pe_eval_core.files import atomic_write_bytes, csv_cell, refuse_symlink, safe_name
+from pe_eval_core.files import (
+    atomic_write_bytes,
+    check_path_text,
+    csv_cell,
+    refuse_symlink,
+    safe_name,
+)
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
@@ -30,10 +36,14 @@ def output_paths(
     portco = safe_name(evaluation.portco_id, "portco_id")
     audience = safe_name(evaluation.audience, "audience")
     folder = Path(out_dir) if out_dir is not None else Path(evaluation.memo_path).parent
+    check_path_text(folder, "out_dir")
     stem = f"eval_{portco}_{audience}"
     # The folder is resolved, the file names never are: a symlinked output is refused when
     # written (``files.refuse_symlink``), not followed.
-    folder = folder.resolve()
+    try:
+        folder = folder.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise OutputWriteError(f"cannot use {folder} as the scorecard folder: {exc}") from None
     return folder / f"{stem}.html", folder / f"{stem}.json"
 
 

@@ -14,13 +14,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pe_eval_core.errors import (
+    InputLimitError,
     InputNotFoundError,
     InvalidNameError,
     MemoNotFoundError,
     PairNotFoundError,
     SourceNotFoundError,
 )
-from pe_eval_core.files import SAFE_NAME, confine, safe_name
+from pe_eval_core.files import SAFE_NAME, check_path_text, confine, safe_name
+from pe_eval_core.limits import check_file_size
 
 MEMO_GLOB = "explain_*.json"
 _MEMO_NAME = re.compile(r"explain_(?P<portco>.+)_(?P<audience>[^_]+)\.json")
@@ -52,7 +54,7 @@ def source_filename(portco: str) -> str:
 
 
 def _data_dir(data_dir: str | os.PathLike[str]) -> Path:
-    d = Path(data_dir)
+    d = check_path_text(data_dir, "data_dir")
     if not d.is_dir():
         raise InputNotFoundError(
             f"data folder {d} does not exist",
@@ -111,6 +113,13 @@ def scan_memo_pairs(
             skipped.append(SkippedMemo(path=memo, reason="a link to a file outside the folder"))
             continue
         if not memo.is_file():
+            reason = "a folder, not a file" if memo.is_dir() else "not a regular file"
+            skipped.append(SkippedMemo(path=memo, reason=reason))
+            continue
+        try:
+            check_file_size(memo, input="memo")
+        except InputLimitError as err:
+            skipped.append(SkippedMemo(path=memo, reason=err.detail))
             continue
         ident = _identify(memo)
         if ident is None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from pe_eval_core import limits
 from pe_eval_core.errors import (
     DuplicateScenarioError,
     EmptyScenariosError,
@@ -25,7 +26,13 @@ from pe_eval_core.errors import (
     ScenarioSchemaError,
     ScenariosNotFoundError,
 )
-from pe_eval_core.files import atomic_write_text, parse_json_text, read_json
+from pe_eval_core.files import (
+    atomic_write_text,
+    check_path_text,
+    parse_json_text,
+    read_bytes,
+    read_json,
+)
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario
 
 PathLike = str | os.PathLike[str]
@@ -41,13 +48,16 @@ def load_scenarios(path: PathLike) -> list[Scenario]:
     >>> [(s.name, s.tier) for s in load_scenarios(p)]
     [('a', 'chaos')]
     """
-    p = Path(path)
-    if p.is_file() and not p.read_bytes().strip():
+    p = check_path_text(path, "scenarios")
+    limits.check_file_size(p, input="scenarios")
+    if p.is_file() and not read_bytes(p, ScenariosNotFoundError).strip():
         raise EmptyScenariosError(f"{p} is empty")
     data = read_json(p, not_found=ScenariosNotFoundError, malformed=MalformedScenariosError)
     items = _unwrap_scenarios(data, str(p))
     if not items:
         raise EmptyScenariosError(f"{p} holds an empty list of scenarios")
+    limits.exceeded(limits.SCENARIOS, where=str(p), field="scenarios", got=len(items),
+                    input="scenarios")  # fmt: skip
     return _validate_scenarios(items, p)
 
 
@@ -64,7 +74,8 @@ def _validate_scenarios(items: list[Any], p: Path) -> list[Scenario]:
             scenario = Scenario.model_validate(item)
         except ValidationError as exc:
             field, detail = _first_error(exc)
-            if isinstance((item.get("expect") or {}).get("numeric_range"), dict):
+            expect = item.get("expect")
+            if isinstance(expect, dict) and isinstance(expect.get("numeric_range"), dict):
                 field = field.replace("numeric_range[0]", "numeric_range")
             raise ScenarioSchemaError(str(p), field, detail, index=i, name=name) from None
         if scenario.name in first_index:
@@ -115,17 +126,20 @@ def load_recorded(path: PathLike) -> dict[str, RecordedResponse]:
     >>> rec["a"].response, rec["a"].latency_ms, rec["b"].error
     ('ok', 12.0, 'HTTP 500')
     """
-    p = Path(path)
+    p = check_path_text(path, "responses")
     if not p.is_file():
         what = "is a directory, not a file" if p.is_dir() else "does not exist"
         raise RecordedResponsesNotFoundError(f"{p} {what}")
+    limits.check_file_size(p, input="responses")
     try:
-        text = p.read_bytes().decode("utf-8-sig")
+        text = read_bytes(p, RecordedResponsesNotFoundError).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise MalformedRecordedError(str(p), 1, exc.start + 1, "file is not UTF-8 text") from exc
     if not text.strip():
         raise RecordedSchemaError(str(p), "(file)", "the file is empty")
-    return _validate_recorded(_parse_json_or_jsonl(text, str(p)), p)
+    recorded = _validate_recorded(_parse_json_or_jsonl(text, str(p)), p)
+    limits.check_responses(recorded.values(), where=str(p), input="responses")
+    return recorded
 
 
 def _validate_recorded(rows: list[tuple[Any, str]], p: Path) -> dict[str, RecordedResponse]:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from pe_eval_core.files import unicode_text
+from pe_eval_core.limits import over_response_limit
 from pe_eval_core.numbers import number_values
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
 from pe_eval_core.scenarios.trace import ToolTrace
@@ -185,6 +187,14 @@ class TargetResponse(BaseModel):
     model: str | None = None
     trace: ToolTrace | None = None
     """What the agent did: tool calls, turns, tokens and cost (None: the target reports none)."""
+
+    _unicode = field_validator("text", "error")(unicode_text)  # a live agent's lone surrogate
+
+    @model_validator(mode="after")
+    def _bounded(self) -> TargetResponse:
+        """A response over the length limit becomes an error (never scored, never a pass)."""
+        self.text, self.error = over_response_limit(self.text, self.error)
+        return self
 
 
 # --- judge verdicts -------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def _home(tmp_path, monkeypatch):
 
 def _folder(tmp_path: Path) -> Path:
     d = tmp_path / "data"
-    d.mkdir()
+    d.mkdir(parents=True)
     for name in (MEMO, SOURCE):
         shutil.copy(DATA / name, d / name)
     return d
@@ -96,9 +96,6 @@ def test_symlinked_output_is_refused_everywhere(tmp_path, capsys, dangling):
 # ---------------------------------------------------------------- 2. MCP confinement
 
 
-@pytest.mark.xfail(
-    reason="issue 14 open: list_memo_pairs over stdio still lists the link", strict=True
-)
 def test_symlinked_sibling_outside_the_root_is_skipped_and_named(tmp_path):
     root = tmp_path / "root"
     d = _folder(root)
@@ -256,20 +253,22 @@ def test_findings_csv_escapes_the_minus_formula(tmp_path):
 # ---------------------------------------------------------------- 9. impossible names
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "a\x00b.json",
-        pytest.param(
-            "x" * 300 + ".json",
-            marks=pytest.mark.xfail(reason="issue 14 open: overlong CLI path", strict=True),
-        ),
-    ],
-)
-def test_nul_and_overlong_names_are_typed_errors_on_the_cli(tmp_path, capsys, bad):
+@pytest.mark.parametrize("bad", ["a\x00b.json", "x" * 300 + ".json"])
+@pytest.mark.parametrize("option", ["--memo", "--source", "memo-only", "--data-dir", "--out-dir"])
+def test_nul_and_overlong_names_are_typed_errors_on_the_cli(tmp_path, capsys, bad, option):
     d = _folder(tmp_path)
-    rc, text = _cli(capsys, ["memo", "--memo", str(d / bad), "--source", str(d / SOURCE)])
+    memo, source = str(d / MEMO), str(d / SOURCE)
+    args = {
+        "--memo": ["--memo", str(d / bad), "--source", source],
+        "--source": ["--memo", memo, "--source", str(d / bad)],
+        "memo-only": ["--memo", str(d / bad)],
+        "--data-dir": ["MortgageCo", "--data-dir", str(d / bad)],
+        "--out-dir": ["--memo", memo, "--source", source, "--out-dir", str(d / bad)],
+    }[option]
+    rc, text = _cli(capsys, ["memo", *args])
     assert rc == 2, text
+    flag = "--memo" if option == "memo-only" else option
+    assert f"option {flag}" in text, text
 
 
 # ---------------------------------------------------------------- 10. terminal escapes
@@ -282,3 +281,74 @@ def test_memo_findings_on_stdout_carry_no_control_characters(tmp_path, capsys):
     (d / MEMO).write_text(json.dumps(memo))
     _rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
     assert "\x1b" not in text and "\x07" not in text
+
+
+def test_mcp_unexpected_failure_is_a_named_tool_error_not_a_bare_one(monkeypatch):
+    from pe_eval_core.mcp_server import _guard
+
+    def boom(*_args):
+        raise OSError(28, "No space left on device sk-ant-api03-LEAKEDKEY123456")
+
+    result = _guard(boom)
+    assert result.is_error
+    text = result.content[0].text
+    assert "unexpected OSError" in text and "No space left" in text
+    assert "LEAKEDKEY" not in text and "Traceback" not in text
+
+
+def test_cli_unexpected_failure_exits_2_without_traceback(monkeypatch, capsys, tmp_path):
+    import pe_eval_core.cli.memo as memo_cli
+
+    def boom(*_args, **_kwargs):
+        raise RuntimeError("disk \x1b[2J exploded")
+
+    monkeypatch.setattr(memo_cli, "_list", boom)
+    rc, text = _cli(capsys, ["memo", "--list", "--data-dir", str(_folder(tmp_path))])
+    assert rc == 2 and "unexpected RuntimeError" in text and "\x1b" not in text
+    monkeypatch.setenv("PE_EVAL_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["memo", "--list", "--data-dir", str(tmp_path / "data")])
+
+
+def test_read_only_folder_at_the_second_rename_rolls_back_the_pair(tmp_path, capsys, monkeypatch):
+    """A folder that turns read-only mid-commit (EROFS on the sidecar's rename): a typed error
+    naming the scorecard folder, the previous pair intact and committed, no temp left."""
+    import errno
+
+    import pe_eval_core.memo.outputs as outputs
+
+    d = _folder(tmp_path)
+    html, js = write_outputs(grade_memo(d / MEMO, d / SOURCE))
+    old = (html.read_bytes(), js.read_bytes())
+    calls = []
+
+    def rename(a, b):
+        calls.append(b)
+        if len(calls) == 2:
+            raise OSError(errno.EROFS, "Read-only file system")
+        outputs.os.replace(a, b)
+
+    monkeypatch.setattr(outputs, "_rename", rename)
+    memo = json.loads((d / MEMO).read_text())
+    memo["opportunities_explained"][0]["narrative"] = "New prose, 99% new."
+    (d / MEMO).write_text(json.dumps(memo))
+    rc, text = _cli(capsys, ["memo", "--memo", str(d / MEMO), "--source", str(d / SOURCE)])
+    assert rc == 2 and "Read-only file system" in text and "option --out-dir" in text
+    assert (html.read_bytes(), js.read_bytes()) == old and pair_is_committed(html, js)
+    assert not [p for p in d.iterdir() if p.name.startswith(".")]
+
+
+def test_scenario_report_folder_that_cannot_exist_exits_2_naming_it(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pe_eval_core", "scenarios", "run", "--target", "recorded",
+         "--scenarios", str(REPO / ".mimic" / "exports" / "mimic-scenarios.json"), "--no-judge",
+         "--out", str(blocker / "sub")],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PE_EVAL_HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"cannot use {blocker / 'sub'}: Not a directory" in proc.stderr
+    assert blocker.read_text() == "x"
