@@ -86,10 +86,13 @@ class PeEvalTools:
         *,
         db: str | os.PathLike[str] | None = None,
         record: bool = True,
+        judge_cache: str | os.PathLike[str] | None = None,
     ):
         self.roots = [Path(r).expanduser().resolve() for r in roots]
         self.db = db
         self.record = record
+        self.judge_cache = judge_cache
+        """The judge verdict cache (None: ``$PE_EVAL_HOME/judge_cache.sqlite3``)."""
 
     def _confine(self, path: str, input: str) -> Path:
         try:
@@ -153,18 +156,30 @@ class PeEvalTools:
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
         from pe_eval_core.scenarios import (
-            RecordedJudge,
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
+        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")
-        judge = None
+        beside = scenarios.parent / VERDICTS_BESIDE
+        verdicts = None
         if judge_verdicts_path:
-            judge = RecordedJudge(self._confine(judge_verdicts_path, "judge_verdicts"))
+            verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
+        elif beside.is_file():
+            verdicts = self._confine(str(beside), "judge_verdicts")
+        # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
+        # without recorded verdicts, cached verdicts are used and others are judge errors
+        judge = choose_judge(
+            scenarios_path=scenarios,
+            verdicts=verdicts,
+            recorded_target=True,
+            cache=self.judge_cache,
+            allow_live=False,
+        )
         run = run_scenarios_sync(
             load_scenarios(scenarios),
             RecordedTarget(responses),
@@ -228,11 +243,17 @@ def build_server(
     *,
     db: str | os.PathLike[str] | None = None,
     record: bool = True,
+    judge_cache: str | os.PathLike[str] | None = None,
 ) -> Any:
     """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
-    tools = PeEvalTools(roots if roots is not None else allowed_roots(), db=db, record=record)
+    tools = PeEvalTools(
+        roots if roots is not None else allowed_roots(),
+        db=db,
+        record=record,
+        judge_cache=judge_cache,
+    )
     server = MCPServer(name=SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
