@@ -19,7 +19,10 @@
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
 candidate misses; a claim stands only on a ``paraphrase`` verdict whose evidence is verbatim in
-the response, in a response that does not address its grader. Everything else fails closed.
+the response and not governed by a negation (``assertions.negation_scoping``), in a response
+that does not address its grader (``evidence.injection_markers``). Everything else fails
+closed. Whether the quoted passage really shows the claim is the judge's call: that part of a
+claim is only as good as the judge.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pe_eval_core.scenarios.assertions import negation_scoping
 from pe_eval_core.scenarios.evidence import injection_markers, same_number
 from pe_eval_core.scenarios.judge import CLAIM_PREFIX, evidence_in_response
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
@@ -309,6 +313,11 @@ def apply_claim_verdict(
         return
     if not evidence_in_response(evidence, response):
         b.detail = "judge said met, but its evidence is not verbatim in the response: failed closed"
+        return
+    pattern = re.compile(r"\s+".join(map(re.escape, evidence.split())))
+    spans = [m.span() for m in pattern.finditer(response)]
+    if spans and all(negation_scoping(response, a, z) is not None for a, z in spans):
+        b.detail = "judge said met, but its evidence is negated in the response: failed closed"
         return
     b.satisfied = True
     b.detail = f"judge: met ({evidence!r})" + (f"; {reason}" if reason else "")

@@ -198,32 +198,43 @@ def numbers_missing_from_evidence(expected: str, evidence: str) -> list[str]:
 
 
 def numbers_missing_at_quote(expected: str, evidence: str, response: str) -> list[str]:
-    """The numbers of ``expected`` that the response does not state where ``evidence`` quotes it.
+    """The quantities of ``expected`` that the response does not state where ``evidence``
+    quotes it.
 
-    Like ``numbers_missing_from_evidence``, but the numbers are the response's own readings
-    of the quoted place (the number mentions the quote overlaps), so a quote cut out of a
+    Both sides are read by ``range_reader.read_numbers`` (digits in any format, number words,
+    thin and no-break space separators; years, ids and phone numbers are not quantities) and
+    compared by ``evidence.same_number`` (the evidence rule's step 3: same magnitude, same
+    percent-ness, no other currency, rounding as displayed). The response's own readings of
+    the quoted place count (the number mentions the quote overlaps), so a quote cut out of a
     longer number states that number, not the fragment: "124" quoted from "12400" is 12400.
 
     >>> numbers_missing_at_quote("$124", "124", "Lost 12400 this week")
     ['$124']
     >>> numbers_missing_at_quote("$4,820", "4,820", "MRR change: -$4,820 net")
     []
+    >>> numbers_missing_at_quote("4 cards expired", "Four cards expired", "Four cards expired.")
+    []
     """
-    wanted = extract_numbers(expected)
+    from pe_eval_core.scenarios.evidence import same_number
+    from pe_eval_core.scenarios.range_reader import Kind, read_numbers
+
+    wanted = [n for n in read_numbers(expected) if n.kind is Kind.QUANTITY]
     if not wanted:
         return []
     parts = evidence.split()
-    mentions = extract_numbers(response) if parts else []
+    if not parts:
+        return [n.raw for n in wanted]
+    mentions = [n for n in read_numbers(response) if n.kind is Kind.QUANTITY]
     first: list[str] | None = None
     pattern = r"\s+".join(map(re.escape, parts))
-    for quote in re.finditer(pattern, response) if parts else ():
+    for quote in re.finditer(pattern, response):
         start, end = quote.span()
-        have = {abs(m.value) for m in mentions if m.start < end and m.end > start}
-        missing = [m.raw for m in wanted if abs(m.value) not in have]
+        have = [m for m in mentions if m.start < end and m.end > start]
+        missing = [w.raw for w in wanted if not any(same_number(w, h) for h in have)]
         if not missing:
             return []
         first = missing if first is None else first
-    return first if first is not None else [m.raw for m in wanted]
+    return first if first is not None else [n.raw for n in wanted]
 
 
 def numbers_never_stated(expected: str, response_values: Iterable[float]) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from pe_eval_core.scenarios.assertions import (
     check_excluded,
     check_span,
     negation_cues,
+    negation_scoping,
 )
 from pe_eval_core.scenarios.behaviour import (
     Behaviour,
@@ -361,7 +363,8 @@ def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) ->
     ``negated_match``: the phrase matched word for word but only in a negated sentence, and
     the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
     when the only failing step is a negation cue *outside* the quote, in its sentence (a cue
-    inside the quote still fails).
+    inside the quote still fails, and so does a cue that governs the quote: one before it in
+    its clause, ``assertions.negation_scoping``).
     """
     if verdict.verdict != "paraphrase":
         return verdict
@@ -373,12 +376,24 @@ def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) ->
         and check.negation is not None
         and not negation_cues(verdict.evidence)
         and not negation_cues(verdict.expected)
+        and _quote_ungoverned(verdict.evidence, text)
     ):
         return verdict
     reason = f"evidence quote does not carry the fact: {check.reason} (failed closed)"
     if verdict.reason:
         reason += f"; judge said: {verdict.reason}"
     return verdict.model_copy(update={"verdict": "missed", "reason": reason})
+
+
+def _quote_ungoverned(quote: str, text: str) -> bool:
+    """Whether some occurrence of ``quote`` in ``text`` has no negation governing it
+    (``assertions.negation_scoping``): "It is NOT the case that <quote>" never stands, even
+    when a judge says the negation does not apply."""
+    words = quote.split()
+    if not words:
+        return False
+    pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
+    return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))
 
 
 def judge_context(scenario: Scenario) -> JudgeContext:
