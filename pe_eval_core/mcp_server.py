@@ -180,8 +180,9 @@ class PeEvalTools:
             cache=self.judge_cache,
             allow_live=False,
         )
+        loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
-            load_scenarios(scenarios),
+            loaded,
             RecordedTarget(responses),
             judge=judge,
             scenarios_path=scenarios,
@@ -212,6 +213,7 @@ class PeEvalTools:
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
+            "warnings": [*loaded.warnings, *getattr(judge, "warnings", [])],
         }
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 

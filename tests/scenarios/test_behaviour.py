@@ -309,3 +309,11 @@ def test_live_judge_prompt_carries_the_claim_and_goal():
     body = req["messages"][0]["content"]
     assert claim in body and "Agent names the top churn cause" in body
     assert "CHECK" in req["system"]
+
+
+def test_lone_surrogates_in_a_live_response_are_replaced_with_a_note():
+    s = make_scenario(response_contains=["refund"])
+    r = score_response(s, TargetResponse(text="A refund \ud800 is due."))
+    assert r.status == "pass" and r.response == "A refund \ufffd is due."
+    assert r.notes[0].startswith("the response held lone surrogate escapes")
+    r.model_dump_json()  # serialisable now

@@ -195,3 +195,15 @@ def test_recorded_judge_error_names_the_file():
     judge = RecordedJudge(DEMO / "judge-verdicts.json")
     with pytest.raises(JudgeError, match=r"judge-verdicts\.json.*'nope'"):
         asyncio.run(judge.judge("nope", "text", ["x"]))
+
+
+def test_cli_passes_the_target_model_to_the_judge_policy(no_key, monkeypatch):
+    from pe_eval_core.cli import scenarios as cli_scenarios
+    from pe_eval_core.cli.main import build_parser
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
+    args = build_parser().parse_args(
+        ["scenarios", "run", "--target", "anthropic", "--model", "claude-opus-4-5"]
+    )
+    judge = cli_scenarios._judge(args)
+    assert judge is not None and judge.model == FALLBACK_JUDGE_MODEL  # never the target's model
