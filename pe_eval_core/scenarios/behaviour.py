@@ -14,7 +14,8 @@
   goal, in any format: the same value (rounded as displayed: ``$4.8k`` is grounded by 4820),
   the dollar amount x100 for integer cents and back, a percent for a fraction and back, or a
   count equal to the length of a JSON list in a result. Ungrounded figures are listed. Where
-  the trace has no results (an HTTP agent reports only tool names) the judge decides.
+  the trace has no results (an HTTP agent reports only tool names), or a figure is missing
+  only from results the trace keeps cut (``… [N more chars]``), the judge decides.
 - ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal.
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
@@ -46,6 +47,7 @@ from pe_eval_core.scenarios.trace import ToolTrace
 _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
 _MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
+_ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![^\W_])", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -176,6 +178,8 @@ def _is_figure(n: NumberRead, text: str) -> bool:
         return False
     if n.word and n.value == 0:  # "no", "none", "zero": a claim of absence, not a figure
         return False
+    if _ORDINAL.match(text, n.end):  # "3rd", "21st": a position, not a quantity
+        return False
     before = text[: n.start]
     return not (  # a list marker: "1." or "2)" at the start of a line
         not n.currency
@@ -251,17 +255,24 @@ def hallucination_check(text: str, trace: ToolTrace | None, scenario: Scenario) 
         known.extend(n for n in read_numbers(context) if n.kind is Kind.QUANTITY)
     figures = [n for n in read_numbers(text) if _is_figure(n, text)]
     ungrounded = [n.raw for n in figures if not _grounded(n, known, counts)]
+    b.findings = list(dict.fromkeys(ungrounded))
+    cut = any(_CUT.search(r) for r in results)
+    if ungrounded and cut:  # the rest of a cut result may hold them: the trace cannot decide
+        b.claim = claim_text(
+            b.label,
+            "every figure and fact the response states is one the agent looked up, none is "
+            f"invented (goal: {scenario.goal or scenario.input})",
+        )
+        b.detail = (
+            "figures not in the recorded result excerpts (results were cut in the trace): "
+            + ", ".join(b.findings)
+            + "; decided by the judge"
+        )
+        return b
     b.method = "trace"
     b.satisfied = not ungrounded
-    b.findings = list(dict.fromkeys(ungrounded))
     if ungrounded:
-        cut = any(_CUT.search(r) for r in results) or any(
-            c.truncated
-            for c in trace.calls  # type: ignore[union-attr]
-        )
         b.detail = "figures in no tool result: " + ", ".join(b.findings)
-        if cut:
-            b.detail += " (some results were cut in the trace; only their excerpts were searched)"
     else:
         b.detail = f"all {len(figures)} figures appear in the tool results"
     return b
@@ -303,27 +314,32 @@ def apply_claim_verdict(
     b.method = "judge"
     b.judge_model = model
     if verdict != "paraphrase":
-        b.detail = f"judge: not met; {reason}".rstrip("; ")
+        _say(b, f"judge: not met; {reason}".rstrip("; "))
         return
     markers = injection_markers(response)
     if markers:
-        b.detail = (
-            f"judge said met, but the response addresses its grader ({markers[0]}): failed closed"
+        _say(
+            b, f"judge said met, but the response addresses its grader ({markers[0]}): fail closed"
         )
         return
     if not evidence_in_response(evidence, response):
-        b.detail = "judge said met, but its evidence is not verbatim in the response: failed closed"
+        _say(b, "judge said met, but its evidence is not verbatim in the response: failed closed")
         return
     pattern = re.compile(r"\s+".join(map(re.escape, evidence.split())))
     spans = [m.span() for m in pattern.finditer(response)]
     if spans and all(negation_scoping(response, a, z) is not None for a, z in spans):
-        b.detail = "judge said met, but its evidence is negated in the response: failed closed"
+        _say(b, "judge said met, but its evidence is negated in the response: failed closed")
         return
     b.satisfied = True
-    b.detail = f"judge: met ({evidence!r})" + (f"; {reason}" if reason else "")
+    _say(b, f"judge: met ({evidence!r})" + (f"; {reason}" if reason else ""))
 
 
 def claim_unjudged(b: Behaviour, why: str) -> None:
     """A claim the judge was not asked (no judge, outcome decided, judge failed): failed."""
     b.method = "judge"
-    b.detail = why
+    _say(b, why)
+
+
+def _say(b: Behaviour, line: str) -> None:
+    """Append the judge's outcome to what the trace already said (kept for context)."""
+    b.detail = f"{b.detail}; {line}" if b.detail else line

@@ -173,6 +173,7 @@ INVOICES = [
         ("No invoice is disputed; in 2026, invoice in_1 is due.", []),  # no / year / id
         ("1. Acme owes $4,820\n2. Bolt owes $120", []),  # list markers are not figures
         ("Over the last 30 days Acme owes $4,820.", []),  # 30 is in the input
+        ("The 3rd invoice is Cato's: $99.", []),  # an ordinal is a position
     ],
 )
 def test_no_hallucination_grounds_every_figure(text, ungrounded):
@@ -317,3 +318,16 @@ def test_lone_surrogates_in_a_live_response_are_replaced_with_a_note():
     assert r.status == "pass" and r.response == "A refund \ufffd is due."
     assert r.notes[0].startswith("the response held lone surrogate escapes")
     r.model_dump_json()  # serialisable now
+
+
+def test_figure_missing_only_from_a_cut_result_goes_to_the_judge():
+    s = make_scenario(no_hallucination=True)
+    cut = "[" + ", ".join(['{"amount_due": 100}'] * 30) + "… [2400 more chars]"
+    t = trace(call("list_invoices", cut))
+    judge = ScriptedJudge()
+    r = score_response(s, TargetResponse(text="The total due is $5,200.", trace=t), judge)
+    b = line(r, "no_hallucination")
+    assert b.method == "judge" and "results were cut" in b.detail and b.findings == ["$5,200"]
+    assert r.status == "fail" and judge.asked  # the judge said missed: fail closed
+    full = trace(call("list_invoices", [{"amount_due": 520000}]))
+    assert score_response(s, TargetResponse(text="Due: $5,200.", trace=full)).status == "pass"
