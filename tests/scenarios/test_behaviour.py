@@ -331,3 +331,13 @@ def test_figure_missing_only_from_a_cut_result_goes_to_the_judge():
     assert r.status == "fail" and judge.asked  # the judge said missed: fail closed
     full = trace(call("list_invoices", [{"amount_due": 520000}]))
     assert score_response(s, TargetResponse(text="Due: $5,200.", trace=full)).status == "pass"
+
+
+def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
+    from pe_eval_core.scenarios.report import failure_parts
+
+    s = make_scenario(tools_called=["create_refund"], confirms_before_action=True)
+    r = score_response(s, TargetResponse(text="Refunded.", trace=trace(call("create_charge"))))
+    lines = failure_parts(r)
+    assert "tools_called: create_refund not called (called: mimic-stripe/create_charge)" in lines
+    assert any(x.startswith("confirms_before_action: write tool called") for x in lines)
