@@ -285,9 +285,11 @@ def build_server(
         name="score_scenarios",
         description=(
             "Score a Mimic scenarios file against a recorded-responses file (strict substring, "
-            "deterministic paraphrase rules and numeric ranges; no network). Returns a summary "
-            "(pass counts, pass rate by tier, conclusion) and the markdown report. Optional "
-            "judge_verdicts_path: recorded judge verdicts for the candidate misses."
+            "deterministic paraphrase rules, numeric ranges and behaviour checks from recorded "
+            "tool traces; no network). Returns a summary (pass counts, pass rate by tier, "
+            "conclusion, warnings) and the markdown report. Judge verdicts come from "
+            "judge_verdicts_path, else a judge-verdicts.json beside the scenarios file, else "
+            "the verdict cache; a scenario needing any other verdict reports judge error."
         ),
     )
     def score_scenarios(
