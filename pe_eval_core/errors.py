@@ -41,6 +41,7 @@ The hierarchy::
         ├── UsageError                  memo options that do not fit together
         ├── OutputWriteError            the scorecard could not be written
         ├── EmptyScenariosError
+        │   └── ScenariosNotExportedError   a mimic.json with no test.scenarios
         ├── LiveRunNotConfirmedError
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
@@ -352,6 +353,15 @@ class DuplicateScenarioError(ScenarioSchemaError):
 class EmptyScenariosError(PeEvalError):
     diagnosis = "The scenarios file contains no scenarios"
     fix = "Re-export it with `mimic test --export mimic`; check the persona has facts."
+    input = "scenarios"
+
+
+class ScenariosNotExportedError(EmptyScenariosError):
+    diagnosis = "The file is a Mimic config (mimic.json) that lists no scenarios"
+    fix = (
+        "Export the scenarios Mimic generates with `mimic test --export mimic` and load "
+        "`.mimic/exports/mimic-scenarios.json`, or list them under test.scenarios."
+    )
     input = "scenarios"
 
 

@@ -86,10 +86,13 @@ class PeEvalTools:
         *,
         db: str | os.PathLike[str] | None = None,
         record: bool = True,
+        judge_cache: str | os.PathLike[str] | None = None,
     ):
         self.roots = [Path(r).expanduser().resolve() for r in roots]
         self.db = db
         self.record = record
+        self.judge_cache = judge_cache
+        """The judge verdict cache (None: ``$PE_EVAL_HOME/judge_cache.sqlite3``)."""
 
     def _confine(self, path: str, input: str) -> Path:
         try:
@@ -153,20 +156,33 @@ class PeEvalTools:
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
         from pe_eval_core.scenarios import (
-            RecordedJudge,
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
+        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")
-        judge = None
+        beside = scenarios.parent / VERDICTS_BESIDE
+        verdicts = None
         if judge_verdicts_path:
-            judge = RecordedJudge(self._confine(judge_verdicts_path, "judge_verdicts"))
+            verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
+        elif beside.is_file():
+            verdicts = self._confine(str(beside), "judge_verdicts")
+        # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
+        # without recorded verdicts, cached verdicts are used and others are judge errors
+        judge = choose_judge(
+            scenarios_path=scenarios,
+            verdicts=verdicts,
+            recorded_target=True,
+            cache=self.judge_cache,
+            allow_live=False,
+        )
+        loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
-            load_scenarios(scenarios),
+            loaded,
             RecordedTarget(responses),
             judge=judge,
             scenarios_path=scenarios,
@@ -197,6 +213,7 @@ class PeEvalTools:
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
+            "warnings": [*loaded.warnings, *getattr(judge, "warnings", [])],
         }
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 
@@ -238,11 +255,17 @@ def build_server(
     *,
     db: str | os.PathLike[str] | None = None,
     record: bool = True,
+    judge_cache: str | os.PathLike[str] | None = None,
 ) -> Any:
     """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
-    tools = PeEvalTools(roots if roots is not None else allowed_roots(), db=db, record=record)
+    tools = PeEvalTools(
+        roots if roots is not None else allowed_roots(),
+        db=db,
+        record=record,
+        judge_cache=judge_cache,
+    )
     server = MCPServer(name=SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
@@ -272,9 +295,11 @@ def build_server(
         name="score_scenarios",
         description=(
             "Score a Mimic scenarios file against a recorded-responses file (strict substring, "
-            "deterministic paraphrase rules and numeric ranges; no network). Returns a summary "
-            "(pass counts, pass rate by tier, conclusion) and the markdown report. Optional "
-            "judge_verdicts_path: recorded judge verdicts for the candidate misses."
+            "deterministic paraphrase rules, numeric ranges and behaviour checks from recorded "
+            "tool traces; no network). Returns a summary (pass counts, pass rate by tier, "
+            "conclusion, warnings) and the markdown report. Judge verdicts come from "
+            "judge_verdicts_path, else a judge-verdicts.json beside the scenarios file, else "
+            "the verdict cache; a scenario needing any other verdict reports judge error."
         ),
     )
     def score_scenarios(

@@ -463,6 +463,7 @@ def _judge(args: argparse.Namespace) -> Judge | None:
         recorded_target=args.target == "recorded",
         live_judge=args.live_judge,
         judge_model=args.judge_model,  # the judge's own model, never the target's --model
+        target_model=getattr(args, "model", None) if args.target == "anthropic" else None,
         cache=args.judge_cache,
         timeout_s=getattr(args, "timeout", 60.0),
     )

@@ -17,9 +17,15 @@ from pe_eval_core.scenarios.judge import (
     UnavailableJudge,
 )
 from pe_eval_core.scenarios.judge_cache import CachedJudge, default_cache_path
-from pe_eval_core.scenarios.loading import load_recorded, load_scenarios, write_recorded
+from pe_eval_core.scenarios.loading import (
+    LoadedScenarios,
+    load_recorded,
+    load_scenarios,
+    write_recorded,
+)
 from pe_eval_core.scenarios.models import (
     KNOWN_TIERS,
+    BehaviourResult,
     Expect,
     ExpectationResult,
     JudgeOutcome,
@@ -43,7 +49,7 @@ from pe_eval_core.scenarios.report import (
 )
 from pe_eval_core.scenarios.runner import run_scenarios, run_scenarios_sync
 from pe_eval_core.scenarios.scoring import ascore_response, score_response
-from pe_eval_core.scenarios.setup import choose_judge, make_target
+from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge, make_target
 from pe_eval_core.scenarios.targets import (
     AnthropicTarget,
     HttpTarget,
@@ -57,6 +63,8 @@ __all__ = [
     "KNOWN_TIERS",
     "AnthropicJudge",
     "AnthropicTarget",
+    "BehaviourResult",
+    "CacheOnlyJudge",
     "CachedJudge",
     "Expect",
     "ExpectationResult",
@@ -64,6 +72,7 @@ __all__ = [
     "Judge",
     "JudgeOutcome",
     "JudgeVerdict",
+    "LoadedScenarios",
     "NumericRange",
     "NumericResult",
     "RecordedJudge",

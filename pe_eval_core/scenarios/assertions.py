@@ -184,6 +184,38 @@ def negation_around(text: str, start: int, end: int) -> Negation | None:
     return None
 
 
+_CLAUSE_BREAK = re.compile(
+    r"[,;:()\[\]\u2013\u2014]|\s-\s"
+    r"|(?<![^\W_])(?:but|while|whereas|though|although|yet)(?![^\W_])",
+    re.IGNORECASE,
+)
+
+
+def negation_scoping(text: str, start: int, end: int) -> Negation | None:
+    """A negation cue that governs ``text[start:end]``: one before the span, in its sentence,
+    with no clause break (comma, semicolon, colon, bracket, dash or spaced hyphen, "but",
+    "while", ...)
+    between the cue and the span; or one inside the span.
+
+    >>> negation_scoping("It is NOT the case that 4 cards expired.", 24, 39).cue
+    'NOT'
+    >>> negation_scoping("Nobody followed up, but both cancelled after a risk flag", 44, 55) is None
+    True
+    >>> negation_scoping("Both cancelled after a risk flag nobody followed up", 21, 32) is None
+    True
+    >>> negation_scoping("Restore it if it was not requested - Northwind Logistics", 37, 56) is None
+    True
+    """
+    lo, _ = sentence_bounds(text, start, end)
+    governing = None
+    for m in _CUES.finditer(text, lo, end):
+        if m.start() >= start:
+            return Negation(m.group(), m.start(), m.end())
+        if not _CLAUSE_BREAK.search(text, m.end(), start):
+            governing = Negation(m.group(), m.start(), m.end())
+    return governing
+
+
 def find_hits(text: str, phrase: str) -> list[Hit]:
     """Every word-bounded, case-insensitive occurrence of ``phrase`` (rule 1), in order.
 

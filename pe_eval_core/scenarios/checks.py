@@ -137,6 +137,7 @@ def failure_reasons(
     hits: Sequence[str],
     latency_failed: bool,
     reachable: int = 0,
+    behaviour_failed: Sequence[str] = (),
 ) -> list[str]:
     """Why the scenario fails by the seed's rule (empty: it passes), counting ``reachable``
     more expectations as met: the candidate misses a judge could still accept. With
@@ -161,6 +162,7 @@ def failure_reasons(
         reasons.append(f"at most {best} of {total} expectations can be met (< 80%)")
     if latency_failed:
         reasons.append("latency over the enforced budget")
+    reasons.extend(f"behaviour check failed: {label}" for label in behaviour_failed)
     return reasons
 
 
@@ -171,9 +173,11 @@ def passes(
     numeric_checks: Sequence[NumericResult],
     hits: Sequence[str],
     latency_failed: bool,
+    behaviour_failed: Sequence[str] = (),
 ) -> bool:
     """The seed's pass rule: (satisfied + paraphrase) / total >= 0.8, every numeric range
-    satisfied, no excluded phrase present, and (when enforced) the latency budget met.
+    satisfied, no excluded phrase present, and (when enforced) the latency budget met; plus
+    every behaviour check met (``behaviour_failed`` names those that are not).
 
     >>> r = NumericRange(field="mrr", min=1, max=2)
     >>> passes(satisfied=4, total=5, numeric_checks=[check_numeric([1.5], r)], hits=[],
@@ -189,6 +193,7 @@ def passes(
         numeric_checks=numeric_checks,
         hits=hits,
         latency_failed=latency_failed,
+        behaviour_failed=behaviour_failed,
     )
 
 

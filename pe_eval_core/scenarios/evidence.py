@@ -60,6 +60,7 @@ __all__ = [
     "close_variants",
     "content_stems",
     "injection_markers",
+    "same_number",
     "skeleton",
     "stem",
 ]
@@ -281,6 +282,10 @@ def _same_number(a: NumberRead, b: NumberRead) -> bool:
         if 0 < unit <= value / 10 and diff <= unit / 2 + 1e-9 * max(value, 1.0):
             return True
     return False
+
+
+same_number = _same_number
+"""Whether two figures state the same quantity (rounding as displayed; step 3's rule)."""
 
 
 def _quantities(text: str) -> list[NumberRead]:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import Judge, JudgeContext, enforce_evidence
+from pe_eval_core.scenarios.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
 CACHE_FILENAME = "judge_cache.sqlite3"
@@ -88,6 +88,8 @@ class CachedJudge:
     def lookup(self, response: str, expected: Sequence[str]) -> dict[str, JudgeVerdict]:
         """Cached verdicts for the given phrases (absent ones are simply missing)."""
         key = (self.model, self.prompt_version, response_sha256(response))
+        if not self._ready and not self.db_path.is_file():
+            return {}  # nothing cached yet: do not create the file just to look
         with closing(self._connect()) as conn:
             rows = conn.execute(
                 "SELECT expected, verdict, evidence, reason FROM verdicts "
@@ -127,6 +129,7 @@ class CachedJudge:
                         now,
                     )
                     for v in verdicts
+                    if v.reason != NO_VERDICT  # an answer left out is not a verdict to keep
                 ],
             )
 

@@ -1,8 +1,20 @@
 """Read Mimic scenario files and recorded-response files, with errors that name what is wrong.
 
-Scenarios: Mimic's native JSON array, or a ``{"scenarios": [...]}`` wrapper (also nested under
-``"test"``, as in ``mimic.json``). Recorded responses: a JSON array (or ``{"responses": [...]}``)
-or JSON Lines of ``{name, response, latency_ms?, error?}``.
+Scenarios, in every shape Mimic writes:
+
+- the native export (``mimic test --export mimic``): a JSON array, or a ``{"scenarios":
+  [...]}`` wrapper;
+- ``mimic.json``: its ``test.scenarios``, plain strings (the string is the name and the goal)
+  and objects; ``persona`` defaults to the config's first persona, else ``"default"``, as
+  Mimic does. A config whose ``test`` holds no scenarios (``auto_scenarios`` only) is an
+  error saying how to export them;
+- the legacy ``test-scenarios.json``: an array of ``{name, persona, goal, expect}``.
+
+A goal-only scenario sends its goal as the input, with a note. Unknown expectation keys and
+other things the scorer cannot check are listed in ``LoadedScenarios.warnings``.
+
+Recorded responses: a JSON array (or ``{"responses": [...]}``) or JSON Lines of ``{name,
+response, latency_ms?, error?}``.
 """
 
 from __future__ import annotations
@@ -24,11 +36,13 @@ from pe_eval_core.errors import (
     RecordedResponsesNotFoundError,
     RecordedSchemaError,
     ScenarioSchemaError,
+    ScenariosNotExportedError,
     ScenariosNotFoundError,
 )
 from pe_eval_core.files import (
     atomic_write_text,
     check_path_text,
+    first_lone_surrogate,
     parse_json_text,
     read_bytes,
     read_json,
@@ -38,7 +52,17 @@ from pe_eval_core.scenarios.models import RecordedResponse, Scenario
 PathLike = str | os.PathLike[str]
 
 
-def load_scenarios(path: PathLike) -> list[Scenario]:
+class LoadedScenarios(list[Scenario]):
+    """The scenarios of a file, in order (a ``list``), plus ``warnings``: what the loader
+    could not check or had to change (unknown expectation keys, goal used as input, plain
+    strings that assert nothing), one sentence each naming the scenario."""
+
+    def __init__(self, scenarios: Iterable[Scenario] = (), warnings: Iterable[str] = ()):
+        super().__init__(scenarios)
+        self.warnings: list[str] = list(warnings)
+
+
+def load_scenarios(path: PathLike) -> LoadedScenarios:
     """Load and validate every scenario in ``path``; raise a specific error on the first problem.
 
     >>> import json, tempfile, pathlib
@@ -53,22 +77,64 @@ def load_scenarios(path: PathLike) -> list[Scenario]:
     if p.is_file() and not read_bytes(p, ScenariosNotFoundError).strip():
         raise EmptyScenariosError(f"{p} is empty")
     data = read_json(p, not_found=ScenariosNotFoundError, malformed=MalformedScenariosError)
-    items = _unwrap_scenarios(data, str(p))
+    items, persona = _unwrap_scenarios(data, str(p))
     if not items:
         raise EmptyScenariosError(f"{p} holds an empty list of scenarios")
     limits.exceeded(limits.SCENARIOS, where=str(p), field="scenarios", got=len(items),
                     input="scenarios")  # fmt: skip
-    return _validate_scenarios(items, p)
+    return _validate_scenarios(items, p, persona)
 
 
-def _validate_scenarios(items: list[Any], p: Path) -> list[Scenario]:
-    scenarios: list[Scenario] = []
-    first_index: dict[str, int] = {}
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
+def _normalise(item: Any, i: int, p: Path, persona: str | None) -> dict[str, Any]:
+    """One scenario entry as the ``Scenario`` model reads it (strings, defaults, checks)."""
+    if isinstance(item, str):
+        if not item.strip():
+            raise ScenarioSchemaError(str(p), "(scenario)", "a blank string names nothing", index=i)
+        item = {"name": item, "goal": item}
+    if not isinstance(item, dict):
+        raise ScenarioSchemaError(
+            str(p), "(scenario)", f"expected an object or a string, got {_kind(item)}", index=i
+        )
+    name = item.get("name") if isinstance(item.get("name"), str) else None
+    bad = first_lone_surrogate(item)
+    if bad is not None:
+        raise ScenarioSchemaError(
+            str(p),
+            bad[0],
+            "holds a lone surrogate escape (e.g. \\ud800), which is not Unicode text",
+            index=i,
+            name=None if name is None or first_lone_surrogate(name) else name,
+        )
+    for key in ("expect", "metadata"):
+        if key in item and item[key] is not None and not isinstance(item[key], dict):
             raise ScenarioSchemaError(
-                str(p), "(scenario)", f"expected an object, got {_kind(item)}", index=i
+                str(p), key, f"expected an object, got {_kind(item[key])}", index=i, name=name
             )
+    out = dict(item)
+    if persona is not None and not out.get("persona"):
+        out["persona"] = persona
+    meta = dict(out.get("metadata") or {})
+    for key in ("tier", "source_fact", "platform"):  # Mimic's in-memory shape keeps them on top
+        if key not in meta and isinstance(out.get(key), str):
+            meta[key] = out[key]
+    if meta:
+        out["metadata"] = meta
+    return out
+
+
+def _warnings(scenario: Scenario, plain: bool) -> list[str]:
+    who = f"scenario {scenario.name!r}"
+    out = [f"{who}: {note}" for note in scenario.load_notes]
+    if plain and not scenario.expect.asserts_something():
+        out.append(f"{who}: a plain-string scenario asserts nothing; it reports an error")
+    return out
+
+
+def _validate_scenarios(items: list[Any], p: Path, persona: str | None = None) -> LoadedScenarios:
+    scenarios = LoadedScenarios()
+    first_index: dict[str, int] = {}
+    for i, raw in enumerate(items):
+        item = _normalise(raw, i, p, persona)
         name = item.get("name") if isinstance(item.get("name"), str) else None
         try:
             scenario = Scenario.model_validate(item)
@@ -89,18 +155,35 @@ def _validate_scenarios(items: list[Any], p: Path) -> list[Scenario]:
             )
         first_index[scenario.name] = i
         scenarios.append(scenario)
+        scenarios.warnings.extend(_warnings(scenario, isinstance(raw, str)))
     return scenarios
 
 
-def _unwrap_scenarios(data: Any, path: str) -> list[Any]:
+_CONFIG_KEYS = frozenset({"personas", "databases", "apis", "llm", "domain", "test", "generate"})
+"""Top-level keys of a ``mimic.json`` config (any two, or ``test``, mark one)."""
+
+
+def _default_persona(config: dict[str, Any]) -> str:
+    """Mimic's default persona for ``test.scenarios``: the first persona's name, else "default"."""
+    personas = config.get("personas")
+    if isinstance(personas, list) and personas:
+        first = personas[0]
+        name = first.get("name") if isinstance(first, dict) else first
+        if isinstance(name, str) and name.strip():
+            return name
+    return "default"
+
+
+def _unwrap_scenarios(data: Any, path: str) -> tuple[list[Any], str | None]:
+    """The scenario entries and, for a ``mimic.json`` config, the default persona."""
     if isinstance(data, list):
-        return data
+        return data, None
     if isinstance(data, dict):
-        if isinstance(data.get("test"), dict) and "scenarios" in data["test"]:
-            data = data["test"]
+        if "scenarios" not in data and ("test" in data or len(_CONFIG_KEYS & set(data)) >= 2):
+            return _config_scenarios(data, path), _default_persona(data)
         if "scenarios" in data:
             if isinstance(data["scenarios"], list):
-                return data["scenarios"]
+                return data["scenarios"], None
             raise ScenarioSchemaError(
                 path, "scenarios", f"expected a list, got {_kind(data['scenarios'])}"
             )
@@ -112,6 +195,26 @@ def _unwrap_scenarios(data: Any, path: str) -> list[Any]:
         )
     raise ScenarioSchemaError(
         path, "(top level)", f"expected a JSON array of scenarios, got {_kind(data)}"
+    )
+
+
+def _config_scenarios(config: dict[str, Any], path: str) -> list[Any]:
+    """``test.scenarios`` of a ``mimic.json``; a config without any says how to export them."""
+    test = config.get("test")
+    if test is not None and not isinstance(test, dict):
+        raise ScenarioSchemaError(path, "test", f"expected an object, got {_kind(test)}")
+    test = test or {}
+    listed = test.get("scenarios")
+    if listed is not None and not isinstance(listed, list):
+        raise ScenarioSchemaError(path, "test.scenarios", f"expected a list, got {_kind(listed)}")
+    if listed:
+        return listed
+    auto = " (it sets auto_scenarios: Mimic generates them at test time)" * bool(
+        test.get("auto_scenarios")
+    )
+    raise ScenariosNotExportedError(
+        f"{path} is a mimic.json config with no test.scenarios{auto}; export the generated "
+        "scenarios to a file and load that"
     )
 
 
@@ -147,6 +250,13 @@ def _validate_recorded(rows: list[tuple[Any, str]], p: Path) -> dict[str, Record
     for row, where in rows:
         if not isinstance(row, dict):
             raise RecordedSchemaError(str(p), f"{where}", f"expected an object, got {_kind(row)}")
+        bad = first_lone_surrogate(row)
+        if bad is not None:
+            raise RecordedSchemaError(
+                str(p),
+                f"{where}.{bad[0]}",
+                "holds a lone surrogate escape (e.g. \\ud800), which is not Unicode text",
+            )
         try:
             rec = RecordedResponse.model_validate(row)
         except ValidationError as exc:

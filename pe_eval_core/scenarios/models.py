@@ -29,6 +29,9 @@ UNTIERED = "untiered"
 
 Status = Literal["pass", "fail", "error", "judge error"]
 Method = Literal["strict", "rule", "judge"]
+BehaviourCheck = Literal[
+    "tools_called", "confirms_before_action", "no_hallucination", "response_accurate", "custom"
+]
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -64,8 +67,36 @@ class NumericRange(BaseModel):
         return self
 
 
+class ToolExpectation(BaseModel):
+    """One ``expect.tools_called`` entry: a tool name, optionally with an argument subset.
+
+    Mimic writes plain names (``"create_refund"``); an object ``{"name": ..., "arguments":
+    {...}}`` also requires some call of that tool whose arguments include every given key with
+    an equal value (``server/tool`` names the server too).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+MIMIC_EXPECT_KEYS: tuple[str, ...] = (
+    "response_contains",
+    "response_excludes",
+    "numeric_range",
+    "max_latency_ms",
+    "tools_called",
+    "response_accurate",
+    "no_hallucination",
+    "confirms_before_action",
+    "custom",
+)
+"""Every expectation key Mimic writes (its export and ``mimic.json`` schemas); others warn."""
+
+
 class Expect(BaseModel):
-    """What a response must (and must not) contain."""
+    """What a response must (and must not) contain, and how the agent must behave."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
 
@@ -77,6 +108,27 @@ class Expect(BaseModel):
     """Mimic writes one ``numeric_range`` object; a list of them is accepted too."""
     max_latency_ms: float | None = None
     """Latency budget: exceeding it is a warning (a failure with ``enforce_latency``)."""
+    tools_called: list[ToolExpectation] = Field(default_factory=list)
+    """Tools the agent must call (each name must appear in the trace; optional argument subset)."""
+    response_accurate: bool | None = None
+    """True: the judge decides whether the response accomplishes the goal accurately."""
+    no_hallucination: bool | None = None
+    """True: every money, count and percent figure must appear in some tool result."""
+    confirms_before_action: bool | None = None
+    """True: no write tool may be called before the response asks for confirmation."""
+    custom: dict[str, Any] | None = None
+    """Mimic's free-form checks (key: requirement), each decided by the judge."""
+
+    @field_validator("tools_called", mode="before")
+    @classmethod
+    def _tool_names(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
 
     @field_validator("numeric_ranges", mode="before")
     @classmethod
@@ -104,8 +156,27 @@ class Expect(BaseModel):
         return self.numeric_ranges[0] if self.numeric_ranges else None
 
     def asserts_something(self) -> bool:
-        """False when no content check exists (a latency budget alone asserts nothing)."""
-        return bool(self.response_contains or self.response_excludes or self.numeric_ranges)
+        """False when no check exists (a latency budget alone asserts nothing)."""
+        return bool(
+            self.response_contains
+            or self.response_excludes
+            or self.numeric_ranges
+            or self.behaviour_checks()
+        )
+
+    def behaviour_checks(self) -> list[str]:
+        """The behaviour checks asked for, by Mimic key, in a fixed order."""
+        out = ["tools_called"] if self.tools_called else []
+        for key in ("confirms_before_action", "no_hallucination", "response_accurate"):
+            if getattr(self, key) is True:
+                out.append(key)
+        if self.custom:
+            out.append("custom")
+        return out
+
+    def unknown_keys(self) -> list[str]:
+        """Expectation keys that are not Mimic's: kept, never checked (the loader warns)."""
+        return sorted(k for k in (self.model_extra or {}) if k not in MIMIC_EXPECT_KEYS)
 
 
 class ScenarioMetadata(BaseModel):
@@ -133,11 +204,38 @@ class Scenario(BaseModel):
     name: str
     """Unique within a file; the key that ties a scenario to its recorded response."""
     input: str
-    """The prompt sent to the agent."""
+    """The prompt sent to the agent (a goal-only scenario sends its goal: ``input_from_goal``)."""
     persona: str | None = None
     goal: str | None = None
     expect: Expect = Field(default_factory=Expect)
     metadata: ScenarioMetadata = Field(default_factory=ScenarioMetadata)
+    input_from_goal: bool = False
+    """True when the scenario had no ``input`` and its ``goal`` is sent instead (noted)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _goal_as_input(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        given = data.get("input")
+        goal = data.get("goal")
+        if (given is None or (isinstance(given, str) and not given.strip())) and (
+            isinstance(goal, str) and goal.strip()
+        ):
+            return {**data, "input": goal, "input_from_goal": True}
+        return data
+
+    @property
+    def load_notes(self) -> list[str]:
+        """What loading changed or could not check, for the result's notes."""
+        notes = []
+        if self.input_from_goal:
+            notes.append("no input in the scenario: its goal was sent as the input")
+        notes.extend(
+            f"expectation key {k!r} is not one Mimic defines: not checked"
+            for k in self.expect.unknown_keys()
+        )
+        return notes
 
     @field_validator("name")
     @classmethod
@@ -275,6 +373,22 @@ class NumericResult(BaseModel):
     """Every number the reader saw for this range, each with its decision."""
 
 
+class BehaviourResult(BaseModel):
+    """One behaviour check (``behaviour.py``): decided from the trace or by the judge."""
+
+    check: BehaviourCheck
+    label: str
+    """The check's line in reports: its Mimic key (``custom.<key>`` for each custom entry)."""
+    satisfied: bool = False
+    method: Literal["trace", "judge"] | None = None
+    """``trace`` (deterministic) or ``judge``; None when not decided (scenario errored)."""
+    detail: str = ""
+    """Why, in one line (missing tools, ungrounded figures, the judge's evidence)."""
+    findings: list[str] = Field(default_factory=list)
+    """Missing tools, write tools called, or ungrounded figures as written."""
+    judge_model: str | None = None
+
+
 class ScenarioResult(BaseModel):
     """Everything known about one scenario's run: verdict, every check, the response."""
 
@@ -318,6 +432,13 @@ class ScenarioResult(BaseModel):
     """The agent's tool trace for this scenario (None: the target reported none)."""
     write_failure: str | None = None
     """Why the trace fails a read-only scenario (a refused write it did not expect), or None."""
+    behaviour: list[BehaviourResult] = Field(default_factory=list)
+    """Mimic's behaviour checks (tools_called, confirms_before_action, no_hallucination,
+    response_accurate, custom), one line each; any unsatisfied one fails the scenario."""
+
+    @property
+    def behaviour_failed(self) -> list[BehaviourResult]:
+        return [b for b in self.behaviour if not b.satisfied]
 
     @computed_field  # type: ignore[prop-decorator]
     @property

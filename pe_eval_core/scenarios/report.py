@@ -133,6 +133,7 @@ def failure_parts(r: ScenarioResult, esc: Callable[[str], str] = md_inline) -> l
         )
     if r.write_failure:
         parts.append(f"write-attempt: {esc(r.write_failure)}")
+    parts += [f"{b.label}: {esc(b.detail)}" for b in r.behaviour_failed]  # behaviour checks
     if r.status == "judge error":
         parts.append(f"judge error: {esc(r.error or 'unknown')}")
     return parts

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,13 @@ from pe_eval_core.scenarios.assertions import (
     check_excluded,
     check_span,
     negation_cues,
+    negation_scoping,
+)
+from pe_eval_core.scenarios.behaviour import (
+    Behaviour,
+    apply_claim_verdict,
+    behaviour_checks,
+    claim_unjudged,
 )
 from pe_eval_core.scenarios.checks import (
     failure_reasons,
@@ -55,6 +63,7 @@ from pe_eval_core.scenarios.models import (
 )
 from pe_eval_core.scenarios.paraphrase import ResponseView, rule_match
 from pe_eval_core.scenarios.range_reader import NumberRead, read_numbers, read_range
+from pe_eval_core.scenarios.trace import ToolTrace, trace_from_tool_calls
 
 JUDGE_SKIPPED = "judge not called: the outcome is already decided"
 """Note on candidate misses left missed because the outcome was decided without the judge."""
@@ -72,8 +81,17 @@ EXCLUDED_JUDGE_SAYS = "judge: the response asserts it"
 EXCLUDED_INJECTION = "negated hit in a response that addresses its grader: counted (fail closed)"
 
 ASSERTS_NOTHING = (
-    "scenario asserts nothing: no response_contains, response_excludes or numeric_range"
+    "scenario asserts nothing: no response_contains, response_excludes, numeric_range or "
+    "behaviour check"
 )
+
+SURROGATES_REPLACED = (
+    "the response held lone surrogate escapes (not Unicode text): replaced by U+FFFD"
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+CLAIM_NO_JUDGE = "no judge (--no-judge): a judge-decided check fails closed"
+"""Detail of a judge-decided behaviour check when no judge was given."""
 
 
 # --- working records (internal: plain slots dataclasses, no validation) ---------------------
@@ -129,9 +147,12 @@ class _Decision:
     latency_failed: bool
     notes: list[str] = field(default_factory=list)
     """How negated excluded hits were decided (shown in the result's ``notes``)."""
+    behaviour: list[Behaviour] = field(default_factory=list)
+    """The behaviour checks; judge claims are pending until the judge (or its absence) decides."""
 
     def reasons(self, satisfied: int, reachable: int) -> list[str]:
-        """Why the scenario fails even if ``reachable`` more expectations were met."""
+        """Why the scenario fails even if ``reachable`` more expectations were met (and every
+        pending judge claim were met)."""
         return failure_reasons(
             satisfied=satisfied,
             reachable=reachable,
@@ -139,6 +160,7 @@ class _Decision:
             numeric_checks=self.numeric_checks,
             hits=self.hits,
             latency_failed=self.latency_failed,
+            behaviour_failed=[b.label for b in self.behaviour if not b.pending and not b.satisfied],
         )
 
     def passes(self, satisfied: int) -> bool:
@@ -148,7 +170,17 @@ class _Decision:
             numeric_checks=self.numeric_checks,
             hits=self.hits,
             latency_failed=self.latency_failed,
+            behaviour_failed=[b.label for b in self.behaviour if not b.satisfied],
         )
+
+    @property
+    def claims(self) -> list[Behaviour]:
+        return [b for b in self.behaviour if b.pending]
+
+    def close_claims(self, why: str) -> None:
+        """Fail every still-pending judge claim with ``why`` (fail closed)."""
+        for b in self.claims:
+            claim_unjudged(b, why)
 
 
 # --- the checks, each returning data --------------------------------------------------------
@@ -265,6 +297,7 @@ async def judge_on_misses(
     the excluded phrases the judge says the response asserts."""
     pending = pending or []
     if judge is None:
+        decision.close_claims(CLAIM_NO_JUDGE)
         for i in remaining:
             if found[i].negated:
                 found[i].note = f"{found[i].note}; {NEGATED_NO_JUDGE}"
@@ -276,16 +309,22 @@ async def judge_on_misses(
         note = f"{JUDGE_SKIPPED} ({'; '.join(decided)})"
         for i in remaining:
             found[i].note = f"{found[i].note}; {note}" if found[i].note else note
+        decision.close_claims(note)
         return _Judged()
     if pending and injection_markers(view.text):
         decision.hits.extend(pending)  # a response that addresses its grader: fail closed
         decision.notes.append(f"{EXCLUDED_INJECTION}: {', '.join(pending)}")
         pending = []
-        if decision.reasons(len(found) - len(remaining), reachable=len(remaining)):
+        decided = decision.reasons(len(found) - len(remaining), reachable=len(remaining))
+        if decided:
+            decision.close_claims(f"{JUDGE_SKIPPED} ({'; '.join(decided)})")
             return _Judged()
     judged = await _ask_judge(judge, scenario, view.text, found, remaining, pending, decision)
-    if judged.error is not None and not pending:
+    error = judged.error
+    if error is not None and not pending:
         _moot_judge_error(judged, view, found, remaining, decision)
+    if error is not None:
+        decision.close_claims(f"judge error, failed closed: {error}")
     return judged
 
 
@@ -329,7 +368,8 @@ def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) ->
     ``negated_match``: the phrase matched word for word but only in a negated sentence, and
     the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
     when the only failing step is a negation cue *outside* the quote, in its sentence (a cue
-    inside the quote still fails).
+    inside the quote still fails, and so does a cue that governs the quote: one before it in
+    its clause, ``assertions.negation_scoping``).
     """
     if verdict.verdict != "paraphrase":
         return verdict
@@ -341,12 +381,24 @@ def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) ->
         and check.negation is not None
         and not negation_cues(verdict.evidence)
         and not negation_cues(verdict.expected)
+        and _quote_ungoverned(verdict.evidence, text)
     ):
         return verdict
     reason = f"evidence quote does not carry the fact: {check.reason} (failed closed)"
     if verdict.reason:
         reason += f"; judge said: {verdict.reason}"
     return verdict.model_copy(update={"verdict": "missed", "reason": reason})
+
+
+def _quote_ungoverned(quote: str, text: str) -> bool:
+    """Whether some occurrence of ``quote`` in ``text`` has no negation governing it
+    (``assertions.negation_scoping``): "It is NOT the case that <quote>" never stands, even
+    when a judge says the negation does not apply."""
+    words = quote.split()
+    if not words:
+        return False
+    pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
+    return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))
 
 
 def judge_context(scenario: Scenario) -> JudgeContext:
@@ -365,13 +417,24 @@ async def _ask_judge(
 ) -> _Judged:
     """One judge call for the remaining candidate misses and the negated excluded hits;
     updates ``found`` and ``decision.hits`` in place."""
-    asked = list(dict.fromkeys([found[i].text for i in remaining] + pending))
+    claims = decision.claims
+    asked = list(
+        dict.fromkeys(
+            [found[i].text for i in remaining] + pending + [b.claim for b in claims if b.claim]
+        )
+    )
     try:
         outcome = await judge.judge(scenario.name, text, asked, context=judge_context(scenario))
     except JudgeError as exc:
         return _Judged(error=str(exc))
     judged = _Judged(outcome=outcome)
     by_text = {v.expected: v for v in outcome.verdicts}
+    for b in claims:
+        cv = by_text.get(b.claim or "")
+        if cv is None:
+            judged.error = f"judge returned no verdict for {b.label}"
+            continue
+        apply_claim_verdict(b, cv.verdict, cv.evidence, cv.reason, cv.model, text)
     for phrase in pending:
         v = by_text.get(phrase)
         if v is None:
@@ -433,12 +496,16 @@ def _base_fields(
     }
 
 
-def _expected_tools(expect: object) -> list[str]:
-    """``expect.tools_called`` as tool names (a field or an extra key; strings only)."""
-    named = getattr(expect, "tools_called", None)
-    if named is None:
-        named = (getattr(expect, "model_extra", None) or {}).get("tools_called")
-    return [t for t in named or [] if isinstance(t, str)]
+def _expected_tools(scenario: Scenario) -> list[str]:
+    """``expect.tools_called`` as tool names (bare or ``server/tool``)."""
+    return [t.name for t in scenario.expect.tools_called]
+
+
+def _trace(response: TargetResponse) -> ToolTrace | None:
+    """The tool trace to check behaviour on: the target's, else its reported tool calls."""
+    if response.trace is not None:
+        return response.trace
+    return trace_from_tool_calls(response.tool_calls) if response.tool_calls else None
 
 
 async def ascore_response(
@@ -468,6 +535,11 @@ async def ascore_response(
         )
 
     text = response.text
+    first_notes: list[str] = []
+    if _LONE_SURROGATE.search(text):  # not Unicode text: every writer downstream would fail
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        base["response"] = text
+        first_notes.append(SURROGATES_REPLACED)
     found = strict_check(expect.response_contains, text)
     hits, pending = excluded_check(text, expect.response_excludes, judge is not None)
     view: ResponseView | None = None
@@ -476,16 +548,19 @@ async def ascore_response(
         view = ResponseView(text, None, text.lower())  # mentions read only if a rule needs them
         remaining = rule_check(found, view)
     numeric = numeric_check(text, expect.numeric_ranges)
-    decision = _Decision(len(found), numeric, hits, enforce_latency and over)
+    behaviour = (
+        behaviour_checks(scenario, text, _trace(response)) if expect.behaviour_checks() else []
+    )
+    decision = _Decision(len(found), numeric, hits, enforce_latency and over, behaviour=behaviour)
     judged = _Judged()
-    if remaining or pending:
+    if remaining or pending or decision.claims:
         view = view or ResponseView(text, None, text.lower())
         judged = await judge_on_misses(judge, scenario, view, found, remaining, decision, pending)
 
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
         status = "judge error"
-    write_failure = write_attempt_failure(response.trace, _expected_tools(expect))
+    write_failure = write_attempt_failure(response.trace, _expected_tools(scenario))
     if write_failure is not None and status == "pass":
         status = "fail"
     outcome = judged.outcome
@@ -496,7 +571,8 @@ async def ascore_response(
             "expectations": [e.fields() for e in found],  # validated in one call, below
             "numeric_checks": numeric,
             "excluded_hits": decision.hits,
-            "notes": decision.notes,
+            "notes": [*first_notes, *scenario.load_notes, *decision.notes],
+            "behaviour": [b.fields() for b in behaviour],
             "numbers": judged.numbers,
             "error": judged.error,
             "write_failure": write_failure,

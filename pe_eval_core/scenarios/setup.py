@@ -10,22 +10,34 @@ Judge policy, first match wins:
 2. ``verdicts``: recorded verdicts from that file.
 3. Recorded responses (``recorded_target``) without ``live_judge``: a ``judge-verdicts.json``
    beside the scenarios file, when present (the shipped demo verdicts).
-4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``): the
-   live judge behind its SQLite cache. Its model is ``judge_model``, else
-   ``$PE_EVAL_JUDGE_MODEL``, else the default model; never the target's model.
-5. Otherwise an ``UnavailableJudge``: a scenario that needs a judge reports ``judge error``
-   saying how to configure one (never a silent pass or a silent miss).
+4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``) and
+   ``allow_live``: the live judge behind its SQLite cache (``cache``, the ``--judge-cache``
+   file). Its model is ``judge_model``, else ``$PE_EVAL_JUDGE_MODEL``, else the default
+   judge model, which differs from ``target_model`` (``judge.default_judge_model``).
+5. Otherwise a ``CacheOnlyJudge`` (an ``UnavailableJudge``): verdicts already in the cache
+   for that judge model and prompt are used; a scenario that needs any other verdict reports
+   ``judge error`` saying how to configure a judge (never a silent pass or a silent miss).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pe_eval_core.errors import TargetConfigError
-from pe_eval_core.scenarios.judge import AnthropicJudge, Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.judge import (
+    JUDGE_PROMPT_VERSION,
+    AnthropicJudge,
+    Judge,
+    JudgeContext,
+    RecordedJudge,
+    UnavailableJudge,
+    default_judge_model,
+)
 from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.scenarios.models import JudgeOutcome
 from pe_eval_core.scenarios.targets import (
     DEFAULT_SKILL,
     AnthropicTarget,
@@ -99,6 +111,25 @@ def anthropic_key_available(api_key: str | None = None) -> bool:
     )
 
 
+class CacheOnlyJudge(UnavailableJudge):
+    """No live judge: answers from the verdict cache, a judge error for anything uncached."""
+
+    def __init__(self, reason: str, model: str, cache: str | os.PathLike[str] | None = None):
+        super().__init__(reason, model=model, prompt_version=JUDGE_PROMPT_VERSION)
+        self.cached = CachedJudge(UnavailableJudge(reason, model, JUDGE_PROMPT_VERSION), cache)
+        self.db_path = self.cached.db_path
+
+    async def judge(
+        self,
+        scenario: str,
+        response: str,
+        expected: Sequence[str],
+        *,
+        context: JudgeContext | None = None,
+    ) -> JudgeOutcome:
+        return await self.cached.judge(scenario, response, expected, context=context)
+
+
 def choose_judge(
     *,
     scenarios_path: str | os.PathLike[str],
@@ -110,14 +141,21 @@ def choose_judge(
     cache: str | os.PathLike[str] | None = None,
     api_key: str | None = None,
     timeout_s: float = 60.0,
+    target_model: str | None = None,
+    allow_live: bool = True,
 ) -> Judge | None:
     """The paraphrase judge, by the policy in this module's docstring (None: no judge).
 
-    ``judge_model`` is the judge's own model; the target's model is never used for it.
-    ``cache`` is the verdict cache file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``).
+    ``judge_model`` is the judge's own model; ``target_model`` (the agent's model, when the
+    target is a model) only steers the default away from it. ``cache`` is the verdict cache
+    file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``), used with or without a key.
+    ``allow_live=False`` never builds a paid judge (the MCP server: no confirmation there).
 
     >>> choose_judge(scenarios_path=".mimic/exports/mimic-scenarios.json").model
     'recorded:claude-sonnet-4-5'
+    >>> choose_judge(scenarios_path="x.json", target_model="claude-opus-4-5",
+    ...              allow_live=False).model  # doctest: +SKIP
+    'claude-sonnet-4-5'
     >>> choose_judge(scenarios_path="x.json", use_judge=False) is None
     True
     """
@@ -128,6 +166,7 @@ def choose_judge(
     beside = Path(scenarios_path).parent / VERDICTS_BESIDE
     if recorded_target and not live_judge and beside.is_file():
         return RecordedJudge(beside)
-    if anthropic_key_available(api_key):
-        return CachedJudge(AnthropicJudge(judge_model, api_key=api_key, timeout_s=timeout_s), cache)
-    return UnavailableJudge(NO_JUDGE_CONFIGURED)
+    model = judge_model or default_judge_model(target_model)
+    if allow_live and anthropic_key_available(api_key):
+        return CachedJudge(AnthropicJudge(model, api_key=api_key, timeout_s=timeout_s), cache)
+    return CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)

@@ -146,14 +146,24 @@ def run_demo(responses: Path = DEMO_RESPONSES, *, judge: bool = True) -> Any:
     from pe_eval_core.scenarios import (
         RecordedJudge,
         RecordedTarget,
+        load_recorded,
         load_scenarios,
         run_scenarios_sync,
     )
+    from pe_eval_core.scenarios.judge import stamp_recorded_verdicts
 
+    verdicts = DEMO_VERDICTS
+    if judge and Path(responses) != DEMO_RESPONSES:
+        # verdicts are keyed by response: the edited responses are judged as the demo's were
+        # (re-keyed copy), since these runs compare outcomes, not the judge
+        verdicts = Path(responses).parent / "judge-verdicts-rekeyed.json"
+        verdicts.write_bytes(DEMO_VERDICTS.read_bytes())
+        texts = {n: r.response for n, r in load_recorded(responses).items() if r.response}
+        stamp_recorded_verdicts(verdicts, texts)
     return run_scenarios_sync(
         load_scenarios(DEMO_SCENARIOS),
         RecordedTarget(responses),
-        judge=RecordedJudge(DEMO_VERDICTS) if judge else None,
+        judge=RecordedJudge(verdicts) if judge else None,
         scenarios_path=DEMO_SCENARIOS,
         save_responses=False,
     )

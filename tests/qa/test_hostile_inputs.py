@@ -467,7 +467,11 @@ BAD_SCENARIOS = [
         _scen(lambda s: s[1].update(name=s[0]["name"])),
         ["duplicate", "index 1", SCENARIOS[0]["name"]],
     ),
-    ("missing-input", _scen(_set([2, "input"], _DELETE)), ["index 2", "'input'"]),
+    (  # no input and no goal to stand in for it (a goal-only scenario sends its goal)
+        "missing-input",
+        _scen(lambda s: (s[2].pop("input"), s[2].pop("goal", None))),
+        ["index 2", "'input'"],
+    ),
     (
         "min-gt-max",
         _scen(_set([0, "expect", "numeric_range", "min"], 99999)),

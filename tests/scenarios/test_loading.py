@@ -83,7 +83,7 @@ def test_schema_error_names_index_name_and_field(tmp_path):
 
 
 def test_missing_input_is_named(tmp_path):
-    bad = {k: v for k, v in ONE.items() if k != "input"}
+    bad = {k: v for k, v in ONE.items() if k not in ("input", "goal")}  # no goal to stand in
     with pytest.raises(ScenarioSchemaError, match=r"field 'input': required field is missing"):
         load_scenarios(write(tmp_path, [bad]))
 
@@ -98,8 +98,9 @@ def test_min_above_max_and_blank_phrases_are_errors(tmp_path):
 
 
 def test_non_object_scenario(tmp_path):
-    with pytest.raises(ScenarioSchemaError, match=r"scenario #2 \(index 1, no name\).*a string"):
-        load_scenarios(write(tmp_path, [ONE, "oops"]))
+    # a string is a Mimic scenario (name and goal); a number is not
+    with pytest.raises(ScenarioSchemaError, match=r"scenario #2 \(index 1, no name\).*a number"):
+        load_scenarios(write(tmp_path, [ONE, 42]))
 
 
 def test_duplicate_names(tmp_path):

@@ -21,6 +21,7 @@ from pe_eval_core.scenarios import (
     RecordedResponse,
     RecordedTarget,
     TargetResponse,
+    load_recorded,
     run_scenarios_sync,
     score_response,
 )
@@ -38,12 +39,10 @@ def verdict_file(tmp_path, verdicts, **top):
 def test_demo_verdicts_are_stamped_recorded():
     judge = RecordedJudge(DEMO / "judge-verdicts.json")
     assert judge.model == "recorded:claude-sonnet-4-5" and judge.label.startswith("recorded")
+    response = load_recorded(DEMO / "recorded-responses.json")["smoke-failed-charge-count"]
+    assert response.response is not None
     outcome = asyncio.run(
-        judge.judge(
-            "smoke-failed-charge-count",
-            "Eight failed charges: 4 cards had passed their expiry date.",
-            ["expired card"],
-        )
+        judge.judge("smoke-failed-charge-count", response.response, ["expired card"])
     )
     [v] = outcome.verdicts
     assert (v.verdict, v.model, outcome.calls) == ("paraphrase", "recorded:claude-sonnet-4-5", 0)

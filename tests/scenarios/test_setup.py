@@ -162,4 +162,5 @@ def test_dashboard_honours_the_judge_model_env(no_key: None, monkeypatch) -> Non
 
 
 def test_dashboard_without_key_is_unavailable_like_the_cli(no_key: None) -> None:
-    assert _run_dashboard_judge(True, None) == ("UnavailableJudge", "unavailable")
+    # an UnavailableJudge that still answers from the verdict cache (the judge's own model)
+    assert _run_dashboard_judge(True, None) == ("CacheOnlyJudge", "claude-opus-4-5")
