@@ -42,7 +42,6 @@ from pe_eval_core.errors import (
 from pe_eval_core.files import (
     atomic_write_text,
     check_path_text,
-    first_lone_surrogate,
     parse_json_text,
     read_bytes,
     read_json,
@@ -96,15 +95,6 @@ def _normalise(item: Any, i: int, p: Path, persona: str | None) -> dict[str, Any
             str(p), "(scenario)", f"expected an object or a string, got {_kind(item)}", index=i
         )
     name = item.get("name") if isinstance(item.get("name"), str) else None
-    bad = first_lone_surrogate(item)
-    if bad is not None:
-        raise ScenarioSchemaError(
-            str(p),
-            bad[0],
-            "holds a lone surrogate escape (e.g. \\ud800), which is not Unicode text",
-            index=i,
-            name=None if name is None or first_lone_surrogate(name) else name,
-        )
     for key in ("expect", "metadata"):
         if key in item and item[key] is not None and not isinstance(item[key], dict):
             raise ScenarioSchemaError(
@@ -250,13 +240,6 @@ def _validate_recorded(rows: list[tuple[Any, str]], p: Path) -> dict[str, Record
     for row, where in rows:
         if not isinstance(row, dict):
             raise RecordedSchemaError(str(p), f"{where}", f"expected an object, got {_kind(row)}")
-        bad = first_lone_surrogate(row)
-        if bad is not None:
-            raise RecordedSchemaError(
-                str(p),
-                f"{where}.{bad[0]}",
-                "holds a lone surrogate escape (e.g. \\ud800), which is not Unicode text",
-            )
         try:
             rec = RecordedResponse.model_validate(row)
         except ValidationError as exc:

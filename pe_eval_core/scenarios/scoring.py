@@ -85,11 +85,6 @@ ASSERTS_NOTHING = (
     "behaviour check"
 )
 
-SURROGATES_REPLACED = (
-    "the response held lone surrogate escapes (not Unicode text): replaced by U+FFFD"
-)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
 CLAIM_NO_JUDGE = "no judge (--no-judge): a judge-decided check fails closed"
 """Detail of a judge-decided behaviour check when no judge was given."""
 
@@ -536,10 +531,6 @@ async def ascore_response(
 
     text = response.text
     first_notes: list[str] = []
-    if _LONE_SURROGATE.search(text):  # not Unicode text: every writer downstream would fail
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        base["response"] = text
-        first_notes.append(SURROGATES_REPLACED)
     found = strict_check(expect.response_contains, text)
     hits, pending = excluded_check(text, expect.response_excludes, judge is not None)
     view: ResponseView | None = None

@@ -312,11 +312,10 @@ def test_live_judge_prompt_carries_the_claim_and_goal():
     assert "CHECK" in req["system"]
 
 
-def test_lone_surrogates_in_a_live_response_are_replaced_with_a_note():
+def test_lone_surrogates_in_a_live_response_are_replaced():
     s = make_scenario(response_contains=["refund"])
     r = score_response(s, TargetResponse(text="A refund \ud800 is due."))
     assert r.status == "pass" and r.response == "A refund \ufffd is due."
-    assert r.notes[0].startswith("the response held lone surrogate escapes")
     r.model_dump_json()  # serialisable now
 
 
