@@ -729,9 +729,40 @@ _NUMBER_FIRST = rf"""(?=[\d.($£€¥₹{_MINUS}+A-Z])(?=   # one set test rejec
   | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
 )"""
 _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
+# Positions in a ``findall`` tuple (group number - 1) of the groups ``number_values`` reads;
+# head and body compile the same branches, so their groups number alike.
+_VALUE_GROUPS = tuple(
+    _NUMBER_SCANNER.body.groupindex[name] - 1
+    for name in ("skip", "n", "rn", "scale", "po", "s1", "s2", "pi", "pc", "cur1", "cur2")
+)
+assert _NUMBER_SCANNER.head.groupindex == _NUMBER_SCANNER.body.groupindex
 
 
 _SIGNED = frozenset("-\u2212\u2013\u2014")  # a sign that negates ("+" does not)
+
+
+def _decode(
+    n: str,
+    rn: str | None,
+    scale: str | None,
+    po: str | None,
+    s1: str | None,
+    s2: str | None,
+    pi: str | None,
+    pc: str | None,
+    currency: bool,
+) -> tuple[bool, bool, int]:
+    """``(unwrap, negative, exponent)`` of a number match that is not plain: the one sign,
+    parenthesis and scale rule of both readers (``_number_parts`` from a match object,
+    ``number_values`` from ``findall`` tuples). ``unwrap``: the parentheses are not accounting
+    ones ("(2)" is an enumeration, "(4.8%)" an aside) and are not part of the number.
+    """
+    paren = bool(po)
+    unwrap = paren and bool(pc or rn or not (currency or "," in n or "." in n))
+    if unwrap:
+        paren = False
+    negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
+    return unwrap, negative, _exponent(scale)
 
 
 def _number_parts(m: re.Match[str]) -> tuple[tuple[str, int, int, int, bool], ...]:
@@ -745,13 +776,10 @@ def _number_parts(m: re.Match[str]) -> tuple[tuple[str, int, int, int, bool], ..
     n, rn, scale, po, s1, s2, pi = m.group("n", "rn", "scale", "po", "s1", "s2", "pi")
     if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
         return ((n, start, end, 0, False),)
-    paren = bool(po)
-    if paren and (m["pc"] or rn or not (m["cur1"] or m["cur2"] or "," in n or "." in n)):
-        # "(2)" is an enumeration, "(4.8%)" an aside: only amounts use accounting parens.
-        paren = False
+    currency = bool(m["cur1"] or m["cur2"])
+    unwrap, negative, exponent = _decode(n, rn, scale, po, s1, s2, pi, m["pc"], currency)
+    if unwrap:
         start, end = start + 1, end - 1
-    negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
-    exponent = _exponent(scale)
     if not rn:
         return ((n, start, end, exponent, negative),)
     # "$1.2-1.5M", "10-15%": both ends share currency, scale and percent; the low end the sign.
@@ -796,10 +824,46 @@ def iter_numbers(text: str) -> Iterator[NumberMention]:
 def number_values(text: str) -> list[float]:
     """``[m.value for m in extract_numbers(text)]`` without building the mentions.
 
+    The fast path of scoring: one ``findall`` over the text (tuples, no match objects), the
+    groups read at the positions ``pattern.groupindex`` gives them, the uncommon cases
+    (signs, scales, ranges, parentheses) through the same ``_decode`` as ``iter_numbers``.
+    ``benchmarks/bench_number_values.py`` measures it against the match-object reader.
+
     >>> number_values("(1,200) and $1.2-1.5M on 2026-04-29")
     [-1200.0, 1200000.0, 1500000.0]
     """
-    return list(iter_number_values(text))
+    out: list[float] = []
+    if not _DIGIT.search(text):
+        return out
+    append = out.append
+    scanner = _NUMBER_SCANNER
+    first = scanner.head.match(text)
+    if first is None:
+        rows = scanner.body.findall(text)
+    else:
+        rows = [first.groups(""), *scanner.body.findall(text, first.end())]
+    skip_i, n_i, rn_i, scale_i, po_i, s1_i, s2_i, pi_i, pc_i, c1_i, c2_i = _VALUE_GROUPS
+    for g in rows:
+        if g[skip_i]:
+            continue  # a date, time or version
+        n, rn, scale, po, s1, s2, pi = (
+            g[n_i], g[rn_i], g[scale_i], g[po_i], g[s1_i], g[s2_i], g[pi_i]
+        )  # fmt: skip
+        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
+            value = float(n.replace(",", "")) if "," in n else float(n)
+            if len(n) <= _FLOAT_DIGITS or isfinite(value):
+                append(value)
+            continue
+        currency = bool(g[c1_i] or g[c2_i])
+        _, negative, exponent = _decode(n, rn, scale, po, s1, s2, pi, g[pc_i], currency)
+        value = _number(n, exponent)
+        if len(n) <= _FLOAT_DIGITS or isfinite(value):
+            append(-value if negative else value)
+        if rn:
+            value = _number(rn, exponent)
+            if len(rn) <= _FLOAT_DIGITS or isfinite(value):
+                append(value)
+    return out
 
 
 def iter_number_values(text: str) -> Iterator[float]:
