@@ -20,6 +20,20 @@ A plain ``x`` splits only between spaces, never inside a word; unknown parenthes
 >>> names("**Max term** (see below) and **Texas**")
 [('Max term', None), ('Texas', None)]
 
+Section labels name nothing: a bold span ending with a colon (``**Next step:**``,
+``**If we wait**:``, ``**Q3 2026:**``) of at most six words and no ``×``; or a bold span of
+two to six words, no digit, that is a line of its own (``**Where the money is**``). A cohort
+is still a name, however it stands:
+
+>>> names("**If we wait:** x. **What we would do**: y")
+[]
+>>> names("**Where the money is**\\n\\n- **Texas × FHA** loans")
+[('Texas', None), ('FHA', None)]
+>>> names("**Texas × FHA:** loans; Cohort: **Ohio**")
+[('Texas', None), ('FHA', None), ('Ohio', None)]
+>>> names("**Texas**\\n**A × 360 months**\\n**Lead:** **Q3 2026:**")
+[('Texas', None), ('A', None), ('360 months', None)]
+
 Evidence row ids listed for spot-checks are entities of their own category:
 
 >>> names("Sample evidence rows for spot-check: 118204, 40577, ...")
@@ -116,7 +130,7 @@ def extract_entities(
     starts = [f.start for f in figures] if figures else []
     out: list[EntityMention] = []
     for m in _bold_labels(text):
-        if normalize(m[1]) in markers:
+        if normalize(m[1]) in markers or is_section_label(text, m):
             continue
         if _label_pieces(text, m, starts, figures, out):
             out.extend(_columns_after(text, m.end(), starts, figures))
@@ -125,6 +139,34 @@ def extract_entities(
     if len(out) > 1:
         out.sort(key=_mention_start)
     return out
+
+
+_LABEL_WORDS = 6
+
+
+def is_section_label(text: str, m: re.Match[str]) -> bool:
+    """A bold span that structures the prose: it ends with ``:`` (inside or right after the
+    markup) and has at most six words and no ``×``; or it is a line of its own, of two to six
+    words with no digit and no ``×``."""
+    inner = m[1].strip()
+    if not inner:
+        return False
+    if "×" in inner or _SPLIT.search(inner):
+        return False  # a cohort: "**A × 360 months**", "**Texas x FHA:**"
+    words = len(inner.rstrip(":").split())
+    if inner.endswith(":") or text[m.end() : m.end() + 1] == ":":
+        return words <= _LABEL_WORDS
+    if _DIGIT_RE.search(inner):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    line_end = len(text) if line_end < 0 else line_end
+    # a heading of two words or more: the bold span is the whole line
+    alone = not text[line_start : m.start()].strip() and not text[m.end() : line_end].strip()
+    return alone and 2 <= words <= _LABEL_WORDS
+
+
+_DIGIT_RE = re.compile(r"\d")
 
 
 def _bold_labels(text: str) -> Iterable[re.Match[str]]:
