@@ -289,8 +289,13 @@ class _Run:
                 | {
                     "kind": FindingKind.SIGN_MISMATCH,
                     "other_opportunity_id": other if other != opp_id else None,
-                    "message": f"{fig.raw} is stated as negative but the source value at "
-                    f"{f.path} is positive ({_fmt(f)}).",
+                    "message": (
+                        f"{fig.raw} is stated as negative but the source value at "
+                        f"{f.path} is positive ({_fmt(f)})."
+                        if f.value >= 0
+                        else f"{fig.raw} is stated with a '+' but the source value at "
+                        f"{f.path} is negative ({_fmt(f)})."
+                    ),
                 }
             )
         near = f" (nearest {fig.kind.value} field: {f.path} = {_fmt(f)})" if f else ""
