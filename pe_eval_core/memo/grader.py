@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +40,13 @@ from pe_eval_core.memo.result import (
 )
 from pe_eval_core.memo.source_names import EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
+from pe_eval_core.numbers import (
+    DEFAULT_COUNT_NOUNS,
+    Figure,
+    FigureKind,
+    extract_figures,
+    extract_word_figures,
+)
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
@@ -54,6 +60,49 @@ _Parsed = tuple[list[Figure], list[EntityMention], _Spans | None]
 _Lookup = tuple[str, SourceEntity | None]
 _Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
 """Per figure its match, or the template phrase exempting it; per mention its lookup."""
+
+
+def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
+    """The figures read from digits plus those read from words that overlap none of them,
+    sorted by start (``5 of 9 quarters`` is read once, from its digits)."""
+    if not words:
+        return figures
+    taken = [(f.start, f.end) for f in figures]
+    extra = [w for w in words if not any(s < w.end and w.start < e for s, e in taken)]
+    return sorted([*figures, *extra], key=lambda f: f.start) if extra else figures
+
+
+_OF_LOSS_AFTER = re.compile(
+    r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
+        (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_LOSS_BEFORE = re.compile(
+    r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
+)
+
+
+def with_context(text: str, figures: list[Figure]) -> list[Figure]:
+    """Percent figures worded as a share of a loss get the role ``of_loss`` (they may be a
+    recovery ratio, impact / loss): "40% of the cohort's loss", "a quarter of the
+    write-off", "cut the loss in half". Other wording leaves the figure as it is.
+
+    >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
+    >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
+    >>> [(f.raw, f.role) for f in with_context(text, figs)]
+    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', '')]
+    """
+    out = figures
+    for j, f in enumerate(figures):
+        if f.kind is not FigureKind.PERCENT:
+            continue
+        after = _OF_LOSS_AFTER.match(text, f.end)
+        if after is None and _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is None:
+            continue
+        if out is figures:
+            out = list(figures)
+        out[j] = replace(f, role=f"{f.role} of_loss".strip())
+    return out
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
@@ -163,6 +212,7 @@ class _Run:
         there is no figure), remembered by text: producers repeat whole blocks (section
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
+        figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
         mentions = extract_entities(text, figures, self.config.section_markers)
         exempt = self._exempt_spans(text) if figures else None
         parsed = (figures, mentions, exempt)
