@@ -375,6 +375,8 @@ _FIGURE_TEMPLATE = rf"""
             (?P<n_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED}|{_H}+{_SCALE_LETTER})?   # "7.7M" ...
             {_H}+(?:(?i:(?:US{_H}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
         )
+      | (?P<c_k>[kK](?!\w|[.,]\d)|M(?={_H}+(?:__NOUNS__)\b))   # a count in thousands or
+        (?:{_H}+(?:__NOUNS__)\b)?                         # millions: "58k loans", "41.2k"
     )
 )
 | (?P<q1>
@@ -606,12 +608,38 @@ def _unit_number(out: list[Figure], m: re.Match[str]) -> None:
         if sign is None and rnum is None and num.isdigit():  # "k of m quarters" is whole
             _exact(out, FigureKind.QUARTERS, m, "n_num", num, "observed")
             _exact(out, FigureKind.QUARTERS, m, "q_tot", q_num, "total")
+    elif m["c_k"] is not None:
+        if rnum is None:  # "58k loans" stands for [57,500, 58,500), "41.2k" for [41,150, 41,250)
+            exponent = 3 if m["c_k"] in "kK" else 6
+            _measured(out, m.string, FigureKind.COUNT, *m.span("num"), num, exponent, False)
     elif rnum is None:
         # A count is unsigned: "-3 loans" still cites 3 loans, so it is checked, not dropped.
         _exact(out, FigureKind.COUNT, m, "n_num", num, "", m.end("num"))
+        zeros = _rounded_zeros(num)
+        if zeros:  # "212,000 loans" stands for [211,500, 212,500)
+            f, half = out[-1], 10**zeros / 2
+            out[-1] = Figure(
+                f.kind, f.value, f.raw, f.start, f.end, f.value - half, f.value + half, False
+            )
     else:  # "2-8 loans"
         _exact(out, FigureKind.COUNT, m, "n_num", num, "low")
         _exact(out, FigureKind.COUNT, m, "n_rnum", rnum, "high", m.end("num"))
+
+
+def _rounded_zeros(num: str) -> int:
+    """How many trailing zeros of a whole count are rounding: all of them when there are at
+    least two, the count has at least four digits and at least two significant ones
+    ("212,000", "12,500", "1,200"); none otherwise ("23,680", "1,000" and "500" are exact).
+
+    >>> [_rounded_zeros(n) for n in ("212,000", "12,500", "1,200", "23,680", "1,000", "500")]
+    [3, 2, 2, 0, 0, 0]
+    """
+    digits = num.replace(",", "")
+    if not digits.isdigit() or len(digits) < 4:
+        return 0
+    significant = digits.rstrip("0")
+    zeros = len(digits) - len(significant)
+    return zeros if zeros >= 2 and len(significant) >= 2 else 0
 
 
 def _quarters(out: list[Figure], m: re.Match[str]) -> None:
