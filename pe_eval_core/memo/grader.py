@@ -82,27 +82,56 @@ _OF_LOSS_BEFORE = re.compile(
 )
 
 
+_SUM_WORDS = re.compile(
+    r"\b(?:together|combined|add(?:s|ing)?|make[s]?[ \t]+up|between[ \t]+them"
+    r"|in[ \t]+total|sum[ \t]+of)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.;!?\n](?:\s|$)")
+
+
 def with_context(text: str, figures: list[Figure]) -> list[Figure]:
-    """Percent figures worded as a share of a loss get the role ``of_loss`` (they may be a
-    recovery ratio, impact / loss): "40% of the cohort's loss", "a quarter of the
-    write-off", "cut the loss in half". Other wording leaves the figure as it is.
+    """Wording that licenses a derivation, as roles: a percent worded as a share of a loss
+    gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
+    loss", "a quarter of the write-off", "cut the loss in half"); a USD or percent figure
+    in a sentence that says it adds things up ("together", "combined", "add(s)", "make
+    up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
+    impacts). Other wording leaves the figure as it is.
 
     >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
     >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
     >>> [(f.raw, f.role) for f in with_context(text, figs)]
     [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', '')]
+    >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'sum')]
     """
     out = figures
     for j, f in enumerate(figures):
-        if f.kind is not FigureKind.PERCENT:
+        if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
             continue
-        after = _OF_LOSS_AFTER.match(text, f.end)
-        if after is None and _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is None:
-            continue
-        if out is figures:
-            out = list(figures)
-        out[j] = replace(f, role=f"{f.role} of_loss".strip())
+        roles = []
+        if f.kind is FigureKind.PERCENT and (
+            _OF_LOSS_AFTER.match(text, f.end) is not None
+            or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+        ):
+            roles.append("of_loss")
+        if _SUM_WORDS.search(_sentence(text, f.start, f.end)):
+            roles.append("sum")
+        if roles:
+            if out is figures:
+                out = list(figures)
+            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
     return out
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence holding ``text[start:end]`` (split on . ; ! ? and newlines)."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(text, end)
+    return text[begin : stop.start() if stop else len(text)]
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:

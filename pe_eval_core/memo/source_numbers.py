@@ -606,6 +606,40 @@ class NumericUniverse:
             if math.isfinite(v) and v != 0
         ]
 
+    def cross_sum(
+        self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
+    ) -> SourceField | None:
+        """For a figure worded as a sum ("together", "plus", "add up to"): the sum of two
+        opportunities' impacts, opportunity ``i``'s among them (USD), or that sum's share
+        of EBITDA or of the portfolio total (percent). Bounded by the opportunities' count.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "total_projected_impact_usd_annual":
+        ...     1e7, "opportunities": [{"id": "a", "projected_impact_usd_annual": 5.3e6},
+        ...     {"id": "b", "projected_impact_usd_annual": 2.3e6}]})
+        >>> u.cross_sum(1, FigureKind.USD, 7.6e6, 7.55e6, 7.65e6).path.split(" + ")
+        ['(opportunities[0].projected_impact_usd_annual',
+         'opportunities[1].projected_impact_usd_annual)']
+        >>> round(u.cross_sum(1, FigureKind.PERCENT, 76.0, 75.5, 76.5).value, 1)
+        76.0
+        """
+        sums = [f for f in self._cross_sums(i) if f.opp == i and i in _opps_in(f.path)]
+        candidates = sums
+        if kind is FigureKind.PERCENT:
+            bottoms = [
+                b for b in self.portfolio.get(USD, []) if any(w in _tail(b) for w in _DENOMINATORS)
+            ]
+            owner = self._source.opportunities[i].id
+            candidates = [
+                SourceField(f"{a.path} / {b.path}", kind, v, v, "derived", i, abs(v), owner)
+                for a in sums
+                for b in bottoms
+                if b.magnitude > a.magnitude
+                for v in (100 * a.magnitude / b.magnitude,)
+            ]
+        elif kind is not USD:
+            return None
+        return next(KindIndex(candidates).closest_first(mag, lo, hi), None)
+
     def _cross_sums(self, i: int) -> list[SourceField]:
         """``a.k + b.k`` for one projected-impact key over two opportunities, ``i`` among
         them or not (analysts add up two opportunities); bounded by the opportunities
@@ -683,13 +717,15 @@ class NumericUniverse:
             recovered = self.recovery(opp, mag, *_displayed(fig))
             if recovered is not None:
                 return FigureMatch("derived", recovered)
+        shown_lo, shown_hi = _displayed(fig)
         other = self._other_opportunity(fig, opp, mag, lo, hi, sign)
+        if other is not None and shown_lo <= other.magnitude <= shown_hi:
+            return FigureMatch("misattributed", other)  # within the figure's own digits
+        derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
+        if derived is not None:
+            return FigureMatch("derived", derived)
         if other is not None:
             return FigureMatch("misattributed", other)
-        if derive and opp is not None:
-            derived = self.derive(opp, kind, mag, *_displayed(fig))
-            if derived is not None:
-                return FigureMatch("derived", derived)
         index = self._global()[0].get(kind)
         if sign and wrong_sign is None and index is not None:
             wrong_sign = next(
@@ -699,6 +735,18 @@ class NumericUniverse:
         if wrong_sign is not None:
             return FigureMatch("sign", wrong_sign)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
+
+    def _derivation(self, fig: Figure, opp: int, sign: int) -> SourceField | None:
+        """The derivation of opportunity ``opp`` within ``fig``'s displayed precision, of
+        the figure's sign when it has one (``+$3.7M`` is not ``proj - imp`` of a loss); a
+        sum worded as one (role ``sum``) may add another opportunity's impact."""
+        mag, (lo, hi) = abs(fig.value), _displayed(fig)
+        found = self.derive(opp, fig.kind, mag, lo, hi)
+        if found is None and "sum" in fig.role:
+            found = self.cross_sum(opp, fig.kind, mag, lo, hi)
+        if found is not None and sign > 0 and found.value < 0:
+            return None
+        return found
 
     def _quoted(
         self, fig: Figure, opp: int | None, mag: float, lo: float, hi: float, sign: int
@@ -789,6 +837,13 @@ _CROSS_LIMIT = 12
 """Cross-opportunity sums are only formed for maps of at most this many opportunities."""
 _RUN_RATES = ((4, "4"), (12, "12"))
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
+
+
+_OPP_INDEX = re.compile(rf"{OPPORTUNITIES_KEY}\[(\d+)\]")
+
+
+def _opps_in(path: str) -> set[int]:
+    return {int(x) for x in _OPP_INDEX.findall(path)}
 
 
 def _as_precise(quoted: list[SourceField], fig: Figure) -> list[SourceField]:
