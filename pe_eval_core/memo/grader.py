@@ -27,7 +27,12 @@ from pe_eval_core.memo.consistency import assess_consistency, consistency_score
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
-from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
+from pe_eval_core.memo.prose_names import (
+    EntityMention,
+    PlainNames,
+    bold_count,
+    extract_entities,
+)
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -38,7 +43,7 @@ from pe_eval_core.memo.result import (
     Scores,
     Totals,
 )
-from pe_eval_core.memo.source_names import EntityUniverse, SourceEntity
+from pe_eval_core.memo.source_names import SEGMENT_VALUE, EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
 from pe_eval_core.numbers import (
     DEFAULT_COUNT_NOUNS,
@@ -179,6 +184,8 @@ class _Run:
     opp_ids: list[str]
     templates: re.Pattern[str] | None
     count_nouns: tuple[str, ...]
+    plain: PlainNames | None = None
+    """The source's vocabulary for names in plain prose (None: plain prose is not read)."""
     findings: list[Finding] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     prose: list[ProseBlock] = field(default_factory=list)
@@ -212,6 +219,28 @@ class _Run:
                 self._exempt(opp_id, name, count, reason, t)
             else:
                 self._figure(opp_id, own, name, count, t)
+        if self.plain is not None:
+            self._plain_names(self.plain, opp_id, own, name, text, parsed, t)
+
+    def _plain_names(
+        self,
+        plain: PlainNames,
+        opp_id: str,
+        own: int | None,
+        name: str,
+        text: str,
+        parsed: _Parsed,
+        t: _OppTally,
+    ) -> None:
+        """Names in plain prose (``PlainNames``): checked, not counted. One that is not the
+        opportunity's own (another opportunity's value, or no opportunity's) is tallied as an
+        entity with its finding; a correct one adds nothing."""
+        figures, mentions, _ = parsed
+        taken = [(m.start, m.end) for m in mentions] + [(f.start, f.end) for f in figures]
+        for mention in plain.mentions(text, taken):
+            found = self.entities.lookup(mention.key or mention.text, own, SEGMENT_VALUE)
+            if found[0] != "grounded":
+                self._entity(opp_id, name, mention, found, t)
 
     def _take_parse(self, text: str) -> _Parsed:
         """The block's parse (from ``parse_all``, or made now), forgotten once the last block
@@ -391,7 +420,7 @@ class _Run:
         self, opp_id: str, name: str, mention: EntityMention, found: _Lookup, t: _OppTally
     ) -> None:
         """Tally one entity mention: its mark, and a finding unless it is grounded in place."""
-        text, start, end, category = mention
+        text, start, end, category = mention[:4]
         status, ent = found
         t.entities_total += 1
         if status != "ungrounded":
@@ -504,6 +533,7 @@ def grade_memo(
         opp_ids=[o.id for o in source.opportunities],
         templates=template_regex(config.template_constants),
         count_nouns=config.count_nouns if config.count_nouns is not None else DEFAULT_COUNT_NOUNS,
+        plain=PlainNames(source) if config.plain_names else None,
     )
     tallies = {
         o.id: _OppTally(archetype=o.archetype, cohort=o.cohort) for o in source.opportunities
