@@ -82,6 +82,12 @@ _OF_LOSS_AFTER = re.compile(
         (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_LOSS_OBJECT = re.compile(  # "halves the loss"
+    r"""[ \t]+(?:the|today's|its|this|current)[ \t]+(?:[\w'’-]+[ \t]+){0,2}?
+        (?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_QUARTERS = re.compile(r"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[\w-]+[ \t]+)?quarters\b", re.I)
 _OF_LOSS_BEFORE = re.compile(
     r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
 )
@@ -98,7 +104,9 @@ _SENTENCE_END = re.compile(r"[.;!?\n](?:\s|$)")
 def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     """Wording that licenses a derivation, as roles: a percent worded as a share of a loss
     gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
-    loss", "a quarter of the write-off", "cut the loss in half"); a USD or percent figure
+    loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
+    word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
+    a USD or percent figure
     in a sentence that says it adds things up ("together", "combined", "add(s)", "make
     up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
     impacts). Other wording leaves the figure as it is.
@@ -107,6 +115,9 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
     >>> [(f.raw, f.role) for f in with_context(text, figs)]
     [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', '')]
+    >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
+    >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
+    [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
     >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
     >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
     [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'sum')]
@@ -119,8 +130,11 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
         if f.kind is FigureKind.PERCENT and (
             _OF_LOSS_AFTER.match(text, f.end) is not None
             or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+            or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
         ):
             roles.append("of_loss")
+        elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+            roles.append("of_quarters")
         if _SUM_WORDS.search(_sentence(text, f.start, f.end)):
             roles.append("sum")
         if roles:
@@ -128,6 +142,19 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
                 out = list(figures)
             out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
     return out
+
+
+def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Figure]:
+    """Drop the counts whose number is the tail of a source name written in the prose
+    ("route Tier 3 applications": "3 applications" is part of "Tier 3", not a count)."""
+    spans = [(m.start, m.end) for m in names if m.key is None]
+    if not spans:
+        return figures
+    return [
+        f
+        for f in figures
+        if f.kind is not FigureKind.COUNT or not any(s < f.start < e for s, e in spans)
+    ]
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -271,6 +298,8 @@ class _Run:
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
         figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
+        if figures and self.plain is not None:
+            figures = _outside_names(figures, self.plain.mentions(text))
         mentions = extract_entities(text, figures, self.config.section_markers)
         exempt = self._exempt_spans(text) if figures else None
         parsed = (figures, mentions, exempt)

@@ -713,13 +713,14 @@ class NumericUniverse:
         if best is not None:
             return FigureMatch("grounded", best)
         derive = config.derivations and opp is not None and sign >= 0
-        if derive and opp is not None and "of_loss" in fig.role:
-            recovered = self.recovery(opp, mag, *_displayed(fig))
-            if recovered is not None:
-                return FigureMatch("derived", recovered)
+        if derive and opp is not None and _SHARE_ROLES & set(fig.role.split()):
+            share = self._share(fig, opp)
+            if share is not None:
+                return FigureMatch("derived", share)
         shown_lo, shown_hi = _displayed(fig)
         other = self._other_opportunity(fig, opp, mag, lo, hi, sign)
-        if other is not None and shown_lo <= other.magnitude <= shown_hi:
+        fraction = "fraction" in fig.role  # a share: its own derivations first
+        if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
             return FigureMatch("misattributed", other)  # within the figure's own digits
         derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
         if derived is not None:
@@ -736,11 +737,32 @@ class NumericUniverse:
             return FigureMatch("sign", wrong_sign)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
 
+    def _share(self, fig: Figure, opp: int) -> SourceField | None:
+        """A figure worded as a share of a loss (role ``of_loss``: a recovery ratio) or of
+        the quarters observed (``of_quarters``: k / m of the opportunity's quarters pair)."""
+        lo, hi = _displayed(fig)
+        mag = abs(fig.value)
+        if "of_loss" in fig.role:
+            return self.recovery(opp, mag, lo, hi)
+        quarters = self.own(opp, QUARTERS)
+        observed = [f for f in quarters if f.role == "observed"]
+        total = [f for f in quarters if f.role == "total"]
+        owner = self._source.opportunities[opp].id
+        for k in observed:
+            for m in total:
+                v = 100 * k.magnitude / m.magnitude if m.magnitude else math.nan
+                if lo <= v <= hi:
+                    path = f"{k.path} / {m.path}"
+                    return SourceField(path, FigureKind.PERCENT, v, v, "derived", opp, v, owner)
+        return None
+
     def _derivation(self, fig: Figure, opp: int, sign: int) -> SourceField | None:
         """The derivation of opportunity ``opp`` within ``fig``'s displayed precision, of
         the figure's sign when it has one (``+$3.7M`` is not ``proj - imp`` of a loss); a
         sum worded as one (role ``sum``) may add another opportunity's impact."""
         mag, (lo, hi) = abs(fig.value), _displayed(fig)
+        if "of_loss" in fig.role:
+            return None  # a share of a loss is a recovery ratio or nothing
         found = self.derive(opp, fig.kind, mag, lo, hi)
         if found is None and "sum" in fig.role:
             found = self.cross_sum(opp, fig.kind, mag, lo, hi)
@@ -839,6 +861,7 @@ _RUN_RATES = ((4, "4"), (12, "12"))
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
+_SHARE_ROLES = frozenset({"of_loss", "of_quarters"})
 _OPP_INDEX = re.compile(rf"{OPPORTUNITIES_KEY}\[(\d+)\]")
 
 
@@ -887,11 +910,11 @@ def _usd_derivations(usd: list[SourceField], counts: list[SourceField]) -> list[
     """Run-rates, per-unit values, sums and differences of USD operands (see ``derivations``)."""
     out: list[tuple[str, float]] = []
     plain = [a for a in usd if a.unit != "derived" and _annual(a)]
-    for a in plain:
+    for a in plain:  # signed: a loss's run-rate is negative ("+$721K a month" is no match)
         for d, shown in _RUN_RATES:
-            out.append((f"{a.path} / {shown}", a.magnitude / d))
+            out.append((f"{a.path} / {shown}", a.value / d))
         for c in counts:
-            out.append((f"{a.path} / {c.path}", a.magnitude / c.magnitude))
+            out.append((f"{a.path} / {c.path}", a.value / c.magnitude))
     for j, a in enumerate(plain):
         for b in plain[j + 1 :]:
             out.append((f"{a.path} + {b.path}", a.value + b.value))
