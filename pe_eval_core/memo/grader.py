@@ -88,6 +88,11 @@ _LOSS_OBJECT = re.compile(  # "halves the loss"
     re.IGNORECASE | re.VERBOSE,
 )
 _OF_QUARTERS = re.compile(r"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[\w-]+[ \t]+)?quarters\b", re.I)
+_OF_TOTAL = re.compile(
+    r"""[ \t]*(?:of|in)[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+)?(?:[\w'’-]+[ \t]+){0,2}?
+        (?:total|programme|program|portfolio|EBITDA|opportunit(?:y|ies))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 _OF_LOSS_BEFORE = re.compile(
     r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
 )
@@ -106,7 +111,8 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
     loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
     word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
-    a USD or percent figure
+    a percent "of the total", "of EBITDA", "of the programme" gets ``of_total`` (a share:
+    its own derivations are tried before another opportunity's field); a USD or percent figure
     in a sentence that says it adds things up ("together", "combined", "add(s)", "make
     up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
     impacts). Other wording leaves the figure as it is.
@@ -114,13 +120,13 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
     >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
     >>> [(f.raw, f.role) for f in with_context(text, figs)]
-    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', '')]
+    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', 'of_total')]
     >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
     >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
     [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
     >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
     >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
-    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'sum')]
+    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
     """
     out = figures
     for j, f in enumerate(figures):
@@ -135,6 +141,8 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
             roles.append("of_loss")
         elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
             roles.append("of_quarters")
+        elif f.kind is FigureKind.PERCENT and _OF_TOTAL.match(text, f.end) is not None:
+            roles.append("of_total")
         if _SUM_WORDS.search(_sentence(text, f.start, f.end)):
             roles.append("sum")
         if roles:

@@ -719,7 +719,7 @@ class NumericUniverse:
                 return FigureMatch("derived", share)
         shown_lo, shown_hi = _displayed(fig)
         other = self._other_opportunity(fig, opp, mag, lo, hi, sign)
-        fraction = "fraction" in fig.role  # a share: its own derivations first
+        fraction = "fraction" in fig.role or "of_total" in fig.role  # a share: derive first
         if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
             return FigureMatch("misattributed", other)  # within the figure's own digits
         derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
@@ -813,7 +813,12 @@ class NumericUniverse:
         """
         usd = self.own(i, USD)
         impacts = [a for a in usd if "impact" in _tail(a) and a.value > 0]
-        losses = [b for b in usd if "outcome" in _tail(b) and b.value < 0 and _aggregate(b)]
+        losses = [
+            b
+            for b in usd
+            if "outcome" in _tail(b) and "projected" not in _tail(b) and b.value < 0
+            if _aggregate(b)
+        ]  # today's loss: a negative outcome, not the projected one
         owner = self._source.opportunities[i].id
         best: SourceField | None = None
         for a in impacts:
