@@ -390,11 +390,12 @@ class NumericUniverse:
         return scope.get(kind, [])
 
     def _string_figures(self, i: int | None) -> list[SourceField]:
+        model: BaseModel
         if i is None:
             owner, prefix, model = "", "", self._source
         else:
-            model = self._source.opportunities[i]
-            owner, prefix = model.id, f"{OPPORTUNITIES_KEY}[{i}]."
+            opp = model = self._source.opportunities[i]
+            owner, prefix = opp.id, f"{OPPORTUNITIES_KEY}[{i}]."
         strings: list[tuple[str, str]] = []
         for key, value in _items(model):
             if type(value) is str and key != "id":
