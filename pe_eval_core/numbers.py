@@ -699,6 +699,8 @@ _WS = r"[ \t\u00a0\u202f]+"
 _LAST = rf"(?:the{_WS})?(?:(?:last|past|prior|previous){_WS})?"
 _WORD_FIGURES = re.compile(
     rf"""(?ix)
+    \b(?=[\dzotfsenha])                    # every branch starts a word so (speed)
+    (?:
     \b(?P<k>{_CARD})(?:{_WS}out)?{_WS}of{_WS}{_LAST}(?P<m>{_CARD}{_WS}quarters?)\b
   | \b(?P<half>half)(?:{_WS}of)?{_WS}{_LAST}(?P<hm>{_CARD}{_WS}quarters?)\b
   | \b(?P<all>all|every{_WS}one{_WS}of|each{_WS}of){_WS}{_LAST}(?P<am>{_CARD}{_WS}quarters)\b
@@ -710,6 +712,7 @@ _WORD_FIGURES = re.compile(
       | \bhalf(?={_WS}of\b)
       | (?<=\bin\ )half\b | (?<=\bby\ )half\b
       | \b(?:halves|halving|halve)\b
+    )
     )
     """
 )
@@ -754,10 +757,8 @@ def extract_word_figures(text: str) -> list[Figure]:
     [('quarters', 17.0, 'seventeen', 'observed'), ('quarters', 20.0, 'twenty quarters', 'total'),
      ('quarters', 5.0, '5', 'observed'), ('quarters', 9.0, '9 quarters', 'total')]
     """
-    if not _HAS_WORDY.search(text):
-        return []
     out: list[Figure] = []
-    for m in _WORD_FIGURES.finditer(text):
+    for m in _word_matches(text):
         if m["k"] is not None:
             _word_quarters(out, m, "k", _cardinal(m["k"]), "m")
         elif m["half"] is not None:
@@ -784,7 +785,35 @@ def extract_word_figures(text: str) -> list[Figure]:
     return out
 
 
-_HAS_WORDY = re.compile(r"(?i)quarters|half|halv|third|fifth|quarter|out of")
+_ANCHOR = re.compile(r"(?i)quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of")
+_QUARTER_WORDS = re.compile(
+    r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous)\b"
+)
+_BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
+
+
+def _word_matches(text: str) -> list[re.Match[str]]:
+    """``_WORD_FIGURES`` matches, read only in windows around their anchor words (speed: the
+    pattern has many branches; most prose has no anchor at all), in order, never overlapping."""
+    found: dict[int, re.Match[str]] = {}
+    last_end = -1
+    for anchor in _ANCHOR.finditer(text):
+        lo = max(0, anchor.start() - _BEFORE_ANCHOR)
+        if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
+            continue  # "5 of 5 quarters": digits only, read by extract_figures
+        for m in _WORD_FIGURES.finditer(text, lo, min(len(text), anchor.end() + 48)):
+            if m.end() >= anchor.end() or m.start() <= anchor.start() < m.end():
+                seen = found.get(m.start())
+                if seen is None or seen.end() < m.end():  # the longest reading wins
+                    found[m.start()] = m
+                last_end = max(last_end, m.end())
+    out: list[re.Match[str]] = []
+    end = -1
+    for start in sorted(found):
+        if start >= end:
+            out.append(found[start])
+            end = found[start].end()
+    return out
 
 
 def _word_quarters(out: list[Figure], m: re.Match[str], k_group: str, k: int, m_group: str) -> None:

@@ -60,7 +60,7 @@ _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "deriv
 
 _Spans = list[tuple[int, int, str]]
 """Template-constant matches in a block: (start, end, matched phrase)."""
-_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None]
+_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None, list[EntityMention]]
 """A block's figures, entity mentions and template spans (None: not looked for)."""
 _Lookup = tuple[str, SourceEntity | None]
 _Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
@@ -236,7 +236,7 @@ class _Run:
         t.has_prose = True
         parsed = self._take_parse(text)
         matches, lookups = self._verdicts(parsed, own)
-        figures, mentions, exempt = parsed
+        figures, mentions, exempt, _ = parsed
         for fig, found in zip(figures, matches, strict=True):
             if isinstance(found, str):  # inside a template constant
                 self._exempt(opp_id, name, fig, found, t)
@@ -270,9 +270,11 @@ class _Run:
         """Names in plain prose (``PlainNames``): checked, not counted. One that is not the
         opportunity's own (another opportunity's value, or no opportunity's) is tallied as an
         entity with its finding; a correct one adds nothing."""
-        figures, mentions, _ = parsed
+        figures, mentions, _, names = parsed
         taken = [(m.start, m.end) for m in mentions] + [(f.start, f.end) for f in figures]
-        for mention in plain.mentions(text, taken):
+        for mention in names:
+            if any(a < mention.end and mention.start < b for a, b in taken):
+                continue  # read as a bold name or a figure already
             found = self.entities.lookup(mention.key or mention.text, own, SEGMENT_VALUE)
             if found[0] != "grounded":
                 self._entity(opp_id, name, mention, found, t)
@@ -306,18 +308,19 @@ class _Run:
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
         figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
-        if figures and self.plain is not None:
-            figures = _outside_names(figures, self.plain.mentions(text))
+        names = self.plain.mentions(text) if self.plain is not None else []
+        if figures and names:
+            figures = _outside_names(figures, names)
         mentions = extract_entities(text, figures, self.config.section_markers)
         exempt = self._exempt_spans(text) if figures else None
-        parsed = (figures, mentions, exempt)
+        parsed = (figures, mentions, exempt, names)
         self._parsed[text] = parsed
         return parsed
 
     def _verdicts(self, parsed: _Parsed, own: int | None) -> _Verdicts:
         """A parsed block's figure matches (the template phrase for a figure inside a
         template constant) and entity lookups, in order, for opportunity ``own``'s prose."""
-        figures, mentions, exempt = parsed
+        figures, mentions, exempt, _ = parsed
         match, config = self.numbers.match, self.config
         matches: list[FigureMatch | str] = []
         for f in figures:

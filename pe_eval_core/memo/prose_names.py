@@ -414,8 +414,17 @@ class PlainNames:
             alternatives.append("|".join(US_STATES))
             names = sorted(US_STATES.values(), key=len, reverse=True)
             alternatives.append("(?P<state_name>" + "|".join(re.escape(n) for n in names) + ")")
-        self._rx = (
-            re.compile(r"(?<![\w$.,-])(?:" + "|".join(alternatives) + r")(?![\w%-]|\.\d)")
+        firsts = {v[0] for v in short} | {c for v in long for c in (v[0].lower(), v[0].upper())}
+        if shapes:
+            firsts |= set("0123456789") | {sh[0] for sh in shapes if sh[0] != "\\"}
+            firsts |= {sh[1] for sh in shapes if sh[0] == "\\" and sh[1] != "d"}
+        if states:
+            firsts |= {c for code in US_STATES for c in code[0]}
+        first = "[" + "".join(re.escape(c) for c in sorted(firsts)) + "]"
+        self._rx = (  # one set test per position rejects most of them (speed)
+            re.compile(
+                rf"(?={first})(?<![\w$.,-])(?:" + "|".join(alternatives) + r")(?![\w%-]|\.\d)"
+            )
             if alternatives
             else None
         )
