@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GRADER_VERSION = "1.0.0"
+GRADER_VERSION = "1.1.0"
 """Bumped whenever a change could move a score on unchanged inputs."""
 
 
