@@ -785,7 +785,8 @@ def extract_word_figures(text: str) -> list[Figure]:
     return out
 
 
-_ANCHOR = re.compile(r"(?i)quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of")
+_ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
+_ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
 _QUARTER_WORDS = re.compile(
     r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous)\b"
 )
@@ -795,6 +796,9 @@ _BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap w
 def _word_matches(text: str) -> list[re.Match[str]]:
     """``_WORD_FIGURES`` matches, read only in windows around their anchor words (speed: the
     pattern has many branches; most prose has no anchor at all), in order, never overlapping."""
+    low = text.lower()
+    if not any(w in low for w in _ANCHOR_WORDS):
+        return []  # most blocks: one C-speed substring test each
     found: dict[int, re.Match[str]] = {}
     last_end = -1
     for anchor in _ANCHOR.finditer(text):

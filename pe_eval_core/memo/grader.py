@@ -271,6 +271,8 @@ class _Run:
         opportunity's own (another opportunity's value, or no opportunity's) is tallied as an
         entity with its finding; a correct one adds nothing."""
         figures, mentions, _, names = parsed
+        if not names:
+            return
         taken = [(m.start, m.end) for m in mentions] + [(f.start, f.end) for f in figures]
         for mention in names:
             if any(a < mention.end and mention.start < b for a, b in taken):
