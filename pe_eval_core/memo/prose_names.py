@@ -344,6 +344,9 @@ US_STATES: dict[str, str] = {
 }  # fmt: skip
 """Two-letter US state codes and their names (a plain-text token of this shape is read as a
 state only where the source has a ``state`` column)."""
+_NOT_PLAIN_STATES = frozenset({"ID", "PR"})
+"""Codes that plain prose mostly uses for something else (a row ID, PR): read as states only
+when they are one of the source's segment values."""
 
 _LETTER = re.compile(r"[A-Za-z]")
 _RANGE = re.compile(r"\d+-\d+")
@@ -372,7 +375,8 @@ class PlainNames:
       hyphenated word), case-insensitively when it has four characters or more, as written
       when shorter (``GA``, ``App``);
     * where some opportunity has a ``state`` column: any two-letter US state code written in
-      capitals, and any state's name (looked up as its code);
+      capitals (but ``ID`` and ``PR``, which prose uses for other things), and any state's
+      name (looked up as its code);
     * where a segment value is a band (``660-699``, ``LTV 80-90%``): any token of the same
       shape (``620-659``, ``LTV 97-105%``).
 
@@ -411,7 +415,7 @@ class PlainNames:
         alternatives.extend(sorted(shapes))
         self._states = states
         if states:
-            alternatives.append("|".join(US_STATES))
+            alternatives.append("|".join(c for c in US_STATES if c not in _NOT_PLAIN_STATES))
             names = sorted(US_STATES.values(), key=len, reverse=True)
             alternatives.append("(?P<state_name>" + "|".join(re.escape(n) for n in names) + ")")
         firsts = {v[0] for v in short} | {c for v in long for c in (v[0].lower(), v[0].upper())}

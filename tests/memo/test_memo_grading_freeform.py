@@ -247,6 +247,7 @@ def test_cross_opportunity_sums_need_sum_wording(tmp_path, text, status):
         ("Start with Online applicants.", "Online", ["misattributed_entity"]),
         ("Start with online applicants.", "online", ["misattributed_entity"]),
         ("An IC memo, weeks 2-4, in-online.", "IC", []),
+        ("Spot-check by row ID.", "ID", []),  # a row ID, not Idaho
     ],
 )
 def test_names_in_plain_prose(tmp_path, text, raw, kinds):
