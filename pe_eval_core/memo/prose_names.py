@@ -414,10 +414,9 @@ class PlainNames:
             alternatives.extend(re.escape(v) for v in short)
         alternatives.extend(sorted(shapes))
         self._states = states
-        if states:
-            alternatives.append("|".join(c for c in US_STATES if c not in _NOT_PLAIN_STATES))
-            names = sorted(US_STATES.values(), key=len, reverse=True)
-            alternatives.append("(?P<state_name>" + "|".join(re.escape(n) for n in names) + ")")
+        if states:  # two generic classes, checked against the lists in Python (speed)
+            alternatives.append("(?P<code>[A-Z]{2})")
+            alternatives.append("(?P<state_name>[A-Z][a-z]+)")
         firsts = {v[0] for v in short} | {c for v in long for c in (v[0].lower(), v[0].upper())}
         if shapes:
             firsts |= set("0123456789") | {sh[0] for sh in shapes if sh[0] != "\\"}
@@ -432,7 +431,10 @@ class PlainNames:
             if alternatives
             else None
         )
-        self._codes = {name.lower(): code for code, name in US_STATES.items()}
+        self._codes = {name: code for code, name in US_STATES.items()}
+        self._by_first: dict[str, list[str]] = {}
+        for name in sorted(US_STATES.values(), key=len, reverse=True):
+            self._by_first.setdefault(name.split(" ")[0], []).append(name)
 
     def mentions(self, text: str, taken: Sequence[tuple[int, int]] = ()) -> list[EntityMention]:
         """The plain-text names of ``text``, minus any overlapping a span in ``taken`` (bold
@@ -442,8 +444,28 @@ class PlainNames:
         out: list[EntityMention] = []
         for m in self._rx.finditer(text):
             s, e = m.span()
+            key = None
+            if self._states:
+                if m["code"] is not None:
+                    if m["code"] not in US_STATES or m["code"] in _NOT_PLAIN_STATES:
+                        continue
+                elif m["state_name"] is not None:
+                    name = self._state_name(text, s)
+                    if name is None:
+                        continue
+                    e, key = s + len(name), self._codes[name]
             if any(a < e and s < b for a, b in taken):
                 continue
-            key = self._codes[m.group().lower()] if m.groupdict().get("state_name") else None
-            out.append(EntityMention(m.group(), s, e, SEGMENT_VALUE, key))
+            out.append(EntityMention(text[s:e], s, e, SEGMENT_VALUE, key))
         return out
+
+    def _state_name(self, text: str, start: int) -> str | None:
+        """The US state name written at ``start`` ("New York", "Texas"), if any."""
+        word_end = start
+        while word_end < len(text) and text[word_end].isalpha():
+            word_end += 1
+        for name in self._by_first.get(text[start:word_end], ()):
+            end = start + len(name)
+            if text.startswith(name, start) and not text[end : end + 1].isalnum():
+                return name
+        return None
