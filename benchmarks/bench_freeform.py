@@ -18,6 +18,7 @@ It is a measurement: the exit code is 0 whatever the numbers.
 
     python benchmarks/bench_freeform.py              # summary
     python benchmarks/bench_freeform.py --verbose    # every false flag and every miss
+    python benchmarks/bench_freeform.py --corpus tests/corpus/freeform_holdout   # the held-out set
 """
 
 from __future__ import annotations
@@ -312,9 +313,18 @@ def measure_demo() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global CORPUS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="list every false flag and miss")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=CORPUS,
+        help="corpus folder (default tests/corpus/freeform; the held-out set is"
+        " tests/corpus/freeform_holdout)",
+    )
     args = parser.parse_args(argv)
+    CORPUS = args.corpus.resolve()
     total, per_memo = measure_clean(args.verbose)
     measure_mutations(args.verbose)
     print(f"\nTotal false flags on clean memos: {total}")

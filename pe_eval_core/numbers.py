@@ -136,6 +136,7 @@ __all__ = [
     "NumberMention",
     "extract_figures",
     "extract_numbers",
+    "extract_word_figures",
     "iter_number_values",
     "iter_numbers",
     "number_values",
@@ -374,6 +375,8 @@ _FIGURE_TEMPLATE = rf"""
             (?P<n_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED}|{_H}+{_SCALE_LETTER})?   # "7.7M" ...
             {_H}+(?:(?i:(?:US{_H}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
         )
+      | (?P<c_k>[kK](?!\w|[.,]\d)|M(?={_H}+(?:__NOUNS__)\b))   # a count in thousands or
+        (?:{_H}+(?:__NOUNS__)\b)?                         # millions: "58k loans", "41.2k"
     )
 )
 | (?P<q1>
@@ -605,12 +608,38 @@ def _unit_number(out: list[Figure], m: re.Match[str]) -> None:
         if sign is None and rnum is None and num.isdigit():  # "k of m quarters" is whole
             _exact(out, FigureKind.QUARTERS, m, "n_num", num, "observed")
             _exact(out, FigureKind.QUARTERS, m, "q_tot", q_num, "total")
+    elif m["c_k"] is not None:
+        if rnum is None:  # "58k loans" stands for [57,500, 58,500), "41.2k" for [41,150, 41,250)
+            exponent = 3 if m["c_k"] in "kK" else 6
+            _measured(out, m.string, FigureKind.COUNT, *m.span("num"), num, exponent, False)
     elif rnum is None:
         # A count is unsigned: "-3 loans" still cites 3 loans, so it is checked, not dropped.
         _exact(out, FigureKind.COUNT, m, "n_num", num, "", m.end("num"))
+        zeros = _rounded_zeros(num)
+        if zeros:  # "212,000 loans" stands for [211,500, 212,500)
+            f, half = out[-1], 10**zeros / 2
+            out[-1] = Figure(
+                f.kind, f.value, f.raw, f.start, f.end, f.value - half, f.value + half, False
+            )
     else:  # "2-8 loans"
         _exact(out, FigureKind.COUNT, m, "n_num", num, "low")
         _exact(out, FigureKind.COUNT, m, "n_rnum", rnum, "high", m.end("num"))
+
+
+def _rounded_zeros(num: str) -> int:
+    """How many trailing zeros of a whole count are rounding: all of them when there are at
+    least two, the count has at least four digits and at least two significant ones
+    ("212,000", "12,500", "1,200"); none otherwise ("23,680", "1,000" and "500" are exact).
+
+    >>> [_rounded_zeros(n) for n in ("212,000", "12,500", "1,200", "23,680", "1,000", "500")]
+    [3, 2, 2, 0, 0, 0]
+    """
+    digits = num.replace(",", "")
+    if not digits.isdigit() or len(digits) < 4:
+        return 0
+    significant = digits.rstrip("0")
+    zeros = len(digits) - len(significant)
+    return zeros if zeros >= 2 and len(significant) >= 2 else 0
 
 
 def _quarters(out: list[Figure], m: re.Match[str]) -> None:
@@ -654,6 +683,151 @@ def extract_figures(text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS)
     for m in _scan(scanner, text):
         _COLLECT[m.lastgroup](out, m)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Memo mode, words: "seven of the last nine quarters", "a third of", "half"
+# ---------------------------------------------------------------------------------------------
+
+_CARDINAL_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    " fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_CARDINALS = {w: i for i, w in enumerate(_CARDINAL_WORDS.split(" "))}
+_CARD = r"(?:\d{1,2}|" + "|".join(sorted(_CARDINALS, key=len, reverse=True)) + ")"
+_WS = r"[ \t\u00a0\u202f]+"
+_LAST = rf"(?:the{_WS})?(?:(?:last|past|prior|previous){_WS})?"
+_WORD_FIGURES = re.compile(
+    rf"""(?ix)
+    \b(?=[\dzotfsenha])                    # every branch starts a word so (speed)
+    (?:
+    \b(?P<k>{_CARD})(?:{_WS}out)?{_WS}of{_WS}{_LAST}(?P<m>{_CARD}{_WS}quarters?)\b
+  | \b(?P<half>half)(?:{_WS}of)?{_WS}{_LAST}(?P<hm>{_CARD}{_WS}quarters?)\b
+  | \b(?P<all>all|every{_WS}one{_WS}of|each{_WS}of){_WS}{_LAST}(?P<am>{_CARD}{_WS}quarters)\b
+  | \b(?P<dk>{_CARD}){_WS}out{_WS}of{_WS}(?:five|5)\b(?!{_WS}quarters?)
+  | (?P<frac>
+        \b(?:a|one)[ \t-]+(?P<unit>half|third|quarter|fifth)(?={_WS}of\b)
+      | (?<=\bby\ )(?:a|one)[ \t-]+(?P<unit2>half|third|quarter|fifth)\b
+      | \b(?P<count>two|three|four)[ \t-]+(?P<units>thirds|quarters|fifths)(?={_WS}of\b)
+      | \bhalf(?={_WS}of\b)
+      | (?<=\bin\ )half\b | (?<=\bby\ )half\b
+      | \b(?:halves|halving|halve)\b
+    )
+    )
+    """
+)
+_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5}
+_FRACTION_HALF_WIDTH = 100 / 24
+"""A fraction word stands for its value +- 1/24 (half the gap between a quarter and a third,
+the closest pair of the fractions the words name)."""
+
+
+def _cardinal(word: str) -> int:
+    return int(word) if word.isdigit() else _CARDINALS[word.lower()]
+
+
+def extract_word_figures(text: str) -> list[Figure]:
+    """Figures written (partly) in words, sorted by start: ``k of [the last] m quarters``
+    with cardinal words up to twenty (QUARTERS, roles observed/total), ``half of the six
+    quarters``, ``all eight quarters`` / ``every one of the six quarters`` (k = m),
+    ``two out of five`` (DIFFICULTY, unless it counts quarters), and fractions of a whole:
+    ``a third of``, ``two thirds of``, ``a quarter of``, ``half of``, ``in half``, ``by a
+    third``, ``halves`` (PERCENT, role ``fraction``, value +- 1/24: ``a third`` is
+    [29.2, 37.5]). ``a quarter`` as a time unit ("$156K a quarter") is not a fraction.
+
+    >>> def show(t):
+    ...     figs = extract_word_figures(t)
+    ...     return [(f.kind.value, round(f.value, 2), f.raw, f.role) for f in figs]
+    >>> show("loss-making in seven of the last nine quarters")
+    [('quarters', 7.0, 'seven', 'observed'), ('quarters', 9.0, 'nine quarters', 'total')]
+    >>> show("three out of five quarters; rated two out of five")
+    [('quarters', 3.0, 'three', 'observed'), ('quarters', 5.0, 'five quarters', 'total'),
+     ('difficulty', 2.0, 'two', '')]
+    >>> show("half of the six quarters, every one of the six quarters, all eight quarters")
+    [('quarters', 3.0, 'half', 'observed'), ('quarters', 6.0, 'six quarters', 'total'),
+     ('quarters', 6.0, 'every one of', 'observed'), ('quarters', 6.0, 'six quarters', 'total'),
+     ('quarters', 8.0, 'all', 'observed'), ('quarters', 8.0, 'eight quarters', 'total')]
+    >>> show("a third of the loss, two thirds of it, cut in half, $156K a quarter")
+    [('percent', 33.33, 'a third', 'fraction'), ('percent', 66.67, 'two thirds', 'fraction'),
+     ('percent', 50.0, 'half', 'fraction')]
+    >>> show("three-quarters of the total; reduced by a quarter; it halves the loss")
+    [('percent', 75.0, 'three-quarters', 'fraction'), ('percent', 25.0, 'a quarter', 'fraction'),
+     ('percent', 50.0, 'halves', 'fraction')]
+    >>> show("seventeen of twenty quarters, 5 of the last 9 quarters")
+    [('quarters', 17.0, 'seventeen', 'observed'), ('quarters', 20.0, 'twenty quarters', 'total'),
+     ('quarters', 5.0, '5', 'observed'), ('quarters', 9.0, '9 quarters', 'total')]
+    """
+    out: list[Figure] = []
+    for m in _word_matches(text):
+        if m["k"] is not None:
+            _word_quarters(out, m, "k", _cardinal(m["k"]), "m")
+        elif m["half"] is not None:
+            total = _cardinal(m["hm"].split()[0])
+            if total % 2 == 0:
+                _word_quarters(out, m, "half", total // 2, "hm")
+        elif m["all"] is not None:
+            _word_quarters(out, m, "all", _cardinal(m["am"].split()[0]), "am")
+        elif m["dk"] is not None:
+            v = float(_cardinal(m["dk"]))
+            s, e = m.span("dk")
+            out.append(Figure(FigureKind.DIFFICULTY, v, text[s:e], s, e, v, v, False))
+        else:
+            raw = m["frac"]
+            low = raw.lower()
+            unit = m["unit"] or m["unit2"] or (m["units"] or "half").rstrip("s")
+            if low.startswith("halv"):
+                unit = "half"
+            parts = _CARDINALS[m["count"].lower()] if m["count"] else 1
+            v = 100 * parts / _FRACTIONS[unit]
+            s, e = m.span("frac")
+            w = _FRACTION_HALF_WIDTH
+            out.append(Figure(FigureKind.PERCENT, v, raw, s, e, v - w, v + w, False, "fraction"))
+    return out
+
+
+_ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
+_ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
+_QUARTER_WORDS = re.compile(
+    r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous)\b"
+)
+_BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
+
+
+def _word_matches(text: str) -> list[re.Match[str]]:
+    """``_WORD_FIGURES`` matches, read only in windows around their anchor words (speed: the
+    pattern has many branches; most prose has no anchor at all), in order, never overlapping."""
+    low = text.lower()
+    if not any(w in low for w in _ANCHOR_WORDS):
+        return []  # most blocks: one C-speed substring test each
+    found: dict[int, re.Match[str]] = {}
+    last_end = -1
+    for anchor in _ANCHOR.finditer(text):
+        lo = max(0, anchor.start() - _BEFORE_ANCHOR)
+        if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
+            continue  # "5 of 5 quarters": digits only, read by extract_figures
+        for m in _WORD_FIGURES.finditer(text, lo, min(len(text), anchor.end() + 48)):
+            if m.end() >= anchor.end() or m.start() <= anchor.start() < m.end():
+                seen = found.get(m.start())
+                if seen is None or seen.end() < m.end():  # the longest reading wins
+                    found[m.start()] = m
+                last_end = max(last_end, m.end())
+    out: list[re.Match[str]] = []
+    end = -1
+    for start in sorted(found):
+        if start >= end:
+            out.append(found[start])
+            end = found[start].end()
+    return out
+
+
+def _word_quarters(out: list[Figure], m: re.Match[str], k_group: str, k: int, m_group: str) -> None:
+    text = m.string
+    ks, ke = m.span(k_group)
+    ms, me = m.span(m_group)
+    total = float(_cardinal(m[m_group].split()[0]))
+    kv, q = float(k), FigureKind.QUARTERS
+    out.append(Figure(q, kv, text[ks:ke], ks, ke, kv, kv, False, "observed"))
+    out.append(Figure(q, total, text[ms:me], ms, me, total, total, False, "total"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,9 +903,40 @@ _NUMBER_FIRST = rf"""(?=[\d.($£€¥₹{_MINUS}+A-Z])(?=   # one set test rejec
   | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
 )"""
 _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
+# Positions in a ``findall`` tuple (group number - 1) of the groups ``number_values`` reads;
+# head and body compile the same branches, so their groups number alike.
+_VALUE_GROUPS = tuple(
+    _NUMBER_SCANNER.body.groupindex[name] - 1
+    for name in ("skip", "n", "rn", "scale", "po", "s1", "s2", "pi", "pc", "cur1", "cur2")
+)
+assert _NUMBER_SCANNER.head.groupindex == _NUMBER_SCANNER.body.groupindex
 
 
 _SIGNED = frozenset("-\u2212\u2013\u2014")  # a sign that negates ("+" does not)
+
+
+def _decode(
+    n: str,
+    rn: str | None,
+    scale: str | None,
+    po: str | None,
+    s1: str | None,
+    s2: str | None,
+    pi: str | None,
+    pc: str | None,
+    currency: bool,
+) -> tuple[bool, bool, int]:
+    """``(unwrap, negative, exponent)`` of a number match that is not plain: the one sign,
+    parenthesis and scale rule of both readers (``_number_parts`` from a match object,
+    ``number_values`` from ``findall`` tuples). ``unwrap``: the parentheses are not accounting
+    ones ("(2)" is an enumeration, "(4.8%)" an aside) and are not part of the number.
+    """
+    paren = bool(po)
+    unwrap = paren and bool(pc or rn or not (currency or "," in n or "." in n))
+    if unwrap:
+        paren = False
+    negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
+    return unwrap, negative, _exponent(scale)
 
 
 def _number_parts(m: re.Match[str]) -> tuple[tuple[str, int, int, int, bool], ...]:
@@ -745,13 +950,10 @@ def _number_parts(m: re.Match[str]) -> tuple[tuple[str, int, int, int, bool], ..
     n, rn, scale, po, s1, s2, pi = m.group("n", "rn", "scale", "po", "s1", "s2", "pi")
     if not (po or s1 or s2 or pi or rn or scale):  # "4,820", "$4,820", "4.8%", "4,820 USD"
         return ((n, start, end, 0, False),)
-    paren = bool(po)
-    if paren and (m["pc"] or rn or not (m["cur1"] or m["cur2"] or "," in n or "." in n)):
-        # "(2)" is an enumeration, "(4.8%)" an aside: only amounts use accounting parens.
-        paren = False
+    currency = bool(m["cur1"] or m["cur2"])
+    unwrap, negative, exponent = _decode(n, rn, scale, po, s1, s2, pi, m["pc"], currency)
+    if unwrap:
         start, end = start + 1, end - 1
-    negative = paren or bool(pi) or s1 in _SIGNED or s2 in _SIGNED
-    exponent = _exponent(scale)
     if not rn:
         return ((n, start, end, exponent, negative),)
     # "$1.2-1.5M", "10-15%": both ends share currency, scale and percent; the low end the sign.
@@ -796,10 +998,46 @@ def iter_numbers(text: str) -> Iterator[NumberMention]:
 def number_values(text: str) -> list[float]:
     """``[m.value for m in extract_numbers(text)]`` without building the mentions.
 
+    The fast path of scoring: one ``findall`` over the text (tuples, no match objects), the
+    groups read at the positions ``pattern.groupindex`` gives them, the uncommon cases
+    (signs, scales, ranges, parentheses) through the same ``_decode`` as ``iter_numbers``.
+    ``benchmarks/bench_number_values.py`` measures it against the match-object reader.
+
     >>> number_values("(1,200) and $1.2-1.5M on 2026-04-29")
     [-1200.0, 1200000.0, 1500000.0]
     """
-    return list(iter_number_values(text))
+    out: list[float] = []
+    if not _DIGIT.search(text):
+        return out
+    append = out.append
+    scanner = _NUMBER_SCANNER
+    first = scanner.head.match(text)
+    if first is None:
+        rows = scanner.body.findall(text)
+    else:
+        rows = [first.groups(""), *scanner.body.findall(text, first.end())]
+    skip_i, n_i, rn_i, scale_i, po_i, s1_i, s2_i, pi_i, pc_i, c1_i, c2_i = _VALUE_GROUPS
+    for g in rows:
+        if g[skip_i]:
+            continue  # a date, time or version
+        n, rn, scale, po, s1, s2, pi = (
+            g[n_i], g[rn_i], g[scale_i], g[po_i], g[s1_i], g[s2_i], g[pi_i]
+        )  # fmt: skip
+        if not (po or s1 or s2 or pi or rn or scale):  # plain: "4,820", "$4,820", "4.8%"
+            value = float(n.replace(",", "")) if "," in n else float(n)
+            if len(n) <= _FLOAT_DIGITS or isfinite(value):
+                append(value)
+            continue
+        currency = bool(g[c1_i] or g[c2_i])
+        _, negative, exponent = _decode(n, rn, scale, po, s1, s2, pi, g[pc_i], currency)
+        value = _number(n, exponent)
+        if len(n) <= _FLOAT_DIGITS or isfinite(value):
+            append(-value if negative else value)
+        if rn:
+            value = _number(rn, exponent)
+            if len(rn) <= _FLOAT_DIGITS or isfinite(value):
+                append(value)
+    return out
 
 
 def iter_number_values(text: str) -> Iterator[float]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GRADER_VERSION = "1.0.0"
+GRADER_VERSION = "1.1.0"
 """Bumped whenever a change could move a score on unchanged inputs."""
 
 
@@ -76,5 +76,9 @@ class GraderConfig(BaseModel):
     ``derived``, cited, shown with the formula."""
     strict_derivations: bool = False
     """Count derived figures as uncited (each with a ``derived_figure`` finding)."""
+    plain_names: bool = True
+    """Check names in plain (not bold) prose against the source's vocabulary: segment values,
+    state codes and names where a ``state`` column exists, band-shaped tokens
+    (``docs/memo_rules.md``); a wrong one is a finding, a correct one is not counted."""
     check_siblings: bool = True
     """Compare the headline with sibling memos in the memo's folder."""

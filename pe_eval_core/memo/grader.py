@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,7 +29,12 @@ from pe_eval_core.memo.consistency import assess_consistency, consistency_score
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
-from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
+from pe_eval_core.memo.prose_names import (
+    EntityMention,
+    PlainNames,
+    bold_count,
+    extract_entities,
+)
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -40,9 +45,15 @@ from pe_eval_core.memo.result import (
     Scores,
     Totals,
 )
-from pe_eval_core.memo.source_names import EntityUniverse, SourceEntity
+from pe_eval_core.memo.source_names import SEGMENT_VALUE, EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure, extract_figures
+from pe_eval_core.numbers import (
+    DEFAULT_COUNT_NOUNS,
+    Figure,
+    FigureKind,
+    extract_figures,
+    extract_word_figures,
+)
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
@@ -51,11 +62,118 @@ _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "deriv
 
 _Spans = list[tuple[int, int, str]]
 """Template-constant matches in a block: (start, end, matched phrase)."""
-_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None]
+_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None, list[EntityMention]]
 """A block's figures, entity mentions and template spans (None: not looked for)."""
 _Lookup = tuple[str, SourceEntity | None]
 _Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
 """Per figure its match, or the template phrase exempting it; per mention its lookup."""
+
+
+def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
+    """The figures read from digits plus those read from words that overlap none of them,
+    sorted by start (``5 of 9 quarters`` is read once, from its digits)."""
+    if not words:
+        return figures
+    taken = [(f.start, f.end) for f in figures]
+    extra = [w for w in words if not any(s < w.end and w.start < e for s, e in taken)]
+    return sorted([*figures, *extra], key=lambda f: f.start) if extra else figures
+
+
+_OF_LOSS_AFTER = re.compile(
+    r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
+        (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LOSS_OBJECT = re.compile(  # "halves the loss"
+    r"""[ \t]+(?:the|today's|its|this|current)[ \t]+(?:[\w'’-]+[ \t]+){0,2}?
+        (?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_QUARTERS = re.compile(r"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[\w-]+[ \t]+)?quarters\b", re.I)
+_OF_TOTAL = re.compile(
+    r"""[ \t]*(?:of|in)[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+)?(?:[\w'’-]+[ \t]+){0,2}?
+        (?:total|programme|program|portfolio|EBITDA|opportunit(?:y|ies))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_LOSS_BEFORE = re.compile(
+    r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
+)
+
+
+_SUM_WORDS = re.compile(
+    r"\b(?:together|combined|add(?:s|ing)?|make[s]?[ \t]+up|between[ \t]+them"
+    r"|in[ \t]+total|sum[ \t]+of)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.;!?\n](?:\s|$)")
+
+
+def with_context(text: str, figures: list[Figure]) -> list[Figure]:
+    """Wording that licenses a derivation, as roles: a percent worded as a share of a loss
+    gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
+    loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
+    word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
+    a percent "of the total", "of EBITDA", "of the programme" gets ``of_total`` (a share:
+    its own derivations are tried before another opportunity's field); a USD or percent figure
+    in a sentence that says it adds things up ("together", "combined", "add(s)", "make
+    up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
+    impacts). Other wording leaves the figure as it is.
+
+    >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
+    >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
+    >>> [(f.raw, f.role) for f in with_context(text, figs)]
+    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', 'of_total')]
+    >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
+    >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
+    [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
+    >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
+    """
+    out = figures
+    for j, f in enumerate(figures):
+        if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
+            continue
+        roles = []
+        if f.kind is FigureKind.PERCENT and (
+            _OF_LOSS_AFTER.match(text, f.end) is not None
+            or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+            or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
+        ):
+            roles.append("of_loss")
+        elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+            roles.append("of_quarters")
+        elif f.kind is FigureKind.PERCENT and _OF_TOTAL.match(text, f.end) is not None:
+            roles.append("of_total")
+        if _SUM_WORDS.search(_sentence(text, f.start, f.end)):
+            roles.append("sum")
+        if roles:
+            if out is figures:
+                out = list(figures)
+            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
+    return out
+
+
+def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Figure]:
+    """Drop the counts whose number is the tail of a source name written in the prose
+    ("route Tier 3 applications": "3 applications" is part of "Tier 3", not a count)."""
+    spans = [(m.start, m.end) for m in names if m.key is None]
+    if not spans:
+        return figures
+    return [
+        f
+        for f in figures
+        if f.kind is not FigureKind.COUNT or not any(s < f.start < e for s, e in spans)
+    ]
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence holding ``text[start:end]`` (split on . ; ! ? and newlines)."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(text, end)
+    return text[begin : stop.start() if stop else len(text)]
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
@@ -103,6 +221,8 @@ class _Run:
     opp_ids: list[str]
     templates: re.Pattern[str] | None
     count_nouns: tuple[str, ...]
+    plain: PlainNames | None = None
+    """The source's vocabulary for names in plain prose (None: plain prose is not read)."""
     findings: list[Finding] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     prose: list[ProseBlock] = field(default_factory=list)
@@ -121,7 +241,7 @@ class _Run:
         t.has_prose = True
         parsed = self._take_parse(text)
         matches, lookups = self._verdicts(parsed, own)
-        figures, mentions, exempt = parsed
+        figures, mentions, exempt, _ = parsed
         for fig, found in zip(figures, matches, strict=True):
             if isinstance(found, str):  # inside a template constant
                 self._exempt(opp_id, name, fig, found, t)
@@ -139,6 +259,32 @@ class _Run:
                 self._exempt(opp_id, name, count, reason, t)
             else:
                 self._figure(opp_id, own, name, count, t)
+        if self.plain is not None:
+            self._plain_names(self.plain, opp_id, own, name, text, parsed, t)
+
+    def _plain_names(
+        self,
+        plain: PlainNames,
+        opp_id: str,
+        own: int | None,
+        name: str,
+        text: str,
+        parsed: _Parsed,
+        t: _OppTally,
+    ) -> None:
+        """Names in plain prose (``PlainNames``): checked, not counted. One that is not the
+        opportunity's own (another opportunity's value, or no opportunity's) is tallied as an
+        entity with its finding; a correct one adds nothing."""
+        figures, mentions, _, names = parsed
+        if not names:
+            return
+        taken = [(m.start, m.end) for m in mentions] + [(f.start, f.end) for f in figures]
+        for mention in names:
+            if any(a < mention.end and mention.start < b for a, b in taken):
+                continue  # read as a bold name or a figure already
+            found = self.entities.lookup(mention.key or mention.text, own, SEGMENT_VALUE)
+            if found[0] != "grounded":
+                self._entity(opp_id, name, mention, found, t)
 
     def _take_parse(self, text: str) -> _Parsed:
         """The block's parse (from ``parse_all``, or made now), forgotten once the last block
@@ -168,16 +314,20 @@ class _Run:
         there is no figure), remembered by text: producers repeat whole blocks (section
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
+        figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
+        names = self.plain.mentions(text) if self.plain is not None else []
+        if figures and names:
+            figures = _outside_names(figures, names)
         mentions = extract_entities(text, figures, self.config.section_markers)
         exempt = self._exempt_spans(text) if figures else None
-        parsed = (figures, mentions, exempt)
+        parsed = (figures, mentions, exempt, names)
         self._parsed[text] = parsed
         return parsed
 
     def _verdicts(self, parsed: _Parsed, own: int | None) -> _Verdicts:
         """A parsed block's figure matches (the template phrase for a figure inside a
         template constant) and entity lookups, in order, for opportunity ``own``'s prose."""
-        figures, mentions, exempt = parsed
+        figures, mentions, exempt, _ = parsed
         match, config = self.numbers.match, self.config
         matches: list[FigureMatch | str] = []
         for f in figures:
@@ -195,7 +345,7 @@ class _Run:
         cited = 0  # figures and entities over every block, repeats included
         for text, n in uses.items():
             if text not in self._parsed and text.strip():
-                figures, mentions, _ = self._parse(text)
+                figures, mentions, _, _ = self._parse(text)
                 cited += n * (len(figures) + len(mentions))
                 exceeded(
                     limits.FIGURES,
@@ -303,8 +453,13 @@ class _Run:
                 | {
                     "kind": FindingKind.SIGN_MISMATCH,
                     "other_opportunity_id": other if other != opp_id else None,
-                    "message": f"{fig.raw} is stated as negative but the source value at "
-                    f"{f.path} is positive ({_fmt(f)}).",
+                    "message": (
+                        f"{fig.raw} is stated as negative but the source value at "
+                        f"{f.path} is positive ({_fmt(f)})."
+                        if f.value >= 0
+                        else f"{fig.raw} is stated with a '+' but the source value at "
+                        f"{f.path} is negative ({_fmt(f)})."
+                    ),
                 }
             )
         near = f" (nearest {fig.kind.value} field: {f.path} = {_fmt(f)})" if f else ""
@@ -321,7 +476,7 @@ class _Run:
         self, opp_id: str, name: str, mention: EntityMention, found: _Lookup, t: _OppTally
     ) -> None:
         """Tally one entity mention: its mark, and a finding unless it is grounded in place."""
-        text, start, end, category = mention
+        text, start, end, category = mention[:4]
         status, ent = found
         t.entities_total += 1
         if status != "ungrounded":
@@ -443,6 +598,7 @@ def grade_memo(
         templates=template_regex(config.template_constants),
         count_nouns=config.count_nouns if config.count_nouns is not None else DEFAULT_COUNT_NOUNS,
         where=str(memo_path),
+        plain=PlainNames(source) if config.plain_names else None,
     )
     tallies = {
         o.id: _OppTally(archetype=o.archetype, cohort=o.cohort) for o in source.opportunities

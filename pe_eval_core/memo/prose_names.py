@@ -20,8 +20,30 @@ A plain ``x`` splits only between spaces, never inside a word; unknown parenthes
 >>> names("**Max term** (see below) and **Texas**")
 [('Max term', None), ('Texas', None)]
 
+Section labels name nothing: a bold span ending with a colon (``**Next step:**``,
+``**If we wait**:``, ``**Q3 2026:**``) of at most six words and no ``×``; or a bold span of
+two to six words, no digit, that is a line of its own (``**Where the money is**``). A cohort
+is still a name, however it stands:
+
+>>> names("**If we wait:** x. **What we would do**: y")
+[]
+>>> names("**Where the money is**\\n\\n- **Texas × FHA** loans")
+[('Texas', None), ('FHA', None)]
+>>> names("**Texas × FHA:** loans; Cohort: **Ohio**")
+[('Texas', None), ('FHA', None), ('Ohio', None)]
+>>> names("**Texas**\\n**A × 360 months**\\n**Lead:** **Q3 2026:**")
+[('Texas', None), ('A', None), ('360 months', None)]
+
 Evidence row ids listed for spot-checks are entities of their own category:
 
+>>> names("Sample evidence rows for spot-check: 118204, 40577, ...")
+[('118204', 'evidence row id'), ('40577', 'evidence row id')]
+
+A decision-column list is read wherever it follows the bold cohort in the block, if it has
+two or more columns and one in snake_case (prose in parentheses is left alone):
+
+>>> names("**NV × Retail** segment (state × credit_band), (see A × B) and (Tier 3 × GA)")
+[('NV', None), ('Retail', None), ('state', 'decision column'), ('credit_band', 'decision column')]
 >>> names("Sample evidence rows for spot-check: 118204, 40577, ...")
 [('118204', 'evidence row id'), ('40577', 'evidence row id')]
 """
@@ -37,7 +59,14 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from pe_eval_core.memo.config import DEFAULT_SECTION_MARKERS
-from pe_eval_core.memo.source_names import DECISION_COLUMN, EVIDENCE_ROW, NAME_STRIP, normalize
+from pe_eval_core.memo.models import OpportunityMap
+from pe_eval_core.memo.source_names import (
+    DECISION_COLUMN,
+    EVIDENCE_ROW,
+    NAME_STRIP,
+    SEGMENT_VALUE,
+    normalize,
+)
 from pe_eval_core.numbers import Figure, FigureKind, extract_figures
 
 _BOLD = re.compile(r"\*\*(?P<inner>[^*\n]+?)\*\*")
@@ -72,6 +101,8 @@ class EntityMention(NamedTuple):
     end: int
     category: str | None
     """None for bold labels (any category may ground them); else the category it must be."""
+    key: str | None = None
+    """What to look up when it is not ``text``: the state code of a state's name."""
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
@@ -116,15 +147,45 @@ def extract_entities(
     starts = [f.start for f in figures] if figures else []
     out: list[EntityMention] = []
     for m in _bold_labels(text):
-        if normalize(m[1]) in markers:
+        if normalize(m[1]) in markers or is_section_label(text, m):
             continue
         if _label_pieces(text, m, starts, figures, out):
             out.extend(_columns_after(text, m.end(), starts, figures))
+    if out and "_" in text and "(" in text:
+        out.extend(_later_column_lists(text, out, starts, figures))
     if "vidence" in text or "VIDENCE" in text:
         out.extend(_evidence_ids(text))
     if len(out) > 1:
         out.sort(key=_mention_start)
     return out
+
+
+_LABEL_WORDS = 6
+
+
+def is_section_label(text: str, m: re.Match[str]) -> bool:
+    """A bold span that structures the prose: it ends with ``:`` (inside or right after the
+    markup) and has at most six words and no ``×``; or it is a line of its own, of two to six
+    words with no digit and no ``×``."""
+    inner = m[1].strip()
+    if not inner:
+        return False
+    if "×" in inner or _SPLIT.search(inner):
+        return False  # a cohort: "**A × 360 months**", "**Texas x FHA:**"
+    words = len(inner.rstrip(":").split())
+    if inner.endswith(":") or text[m.end() : m.end() + 1] == ":":
+        return words <= _LABEL_WORDS
+    if _DIGIT_RE.search(inner):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    line_end = len(text) if line_end < 0 else line_end
+    # a heading of two words or more: the bold span is the whole line
+    alone = not text[line_start : m.start()].strip() and not text[m.end() : line_end].strip()
+    return alone and 2 <= words <= _LABEL_WORDS
+
+
+_DIGIT_RE = re.compile(r"\d")
 
 
 def _bold_labels(text: str) -> Iterable[re.Match[str]]:
@@ -166,6 +227,29 @@ def _columns_after(
     if c == "(" or ((c == " " or c == "\t") and text[after + 1 : after + 2] in _PAREN_NEXT):
         return _decision_columns(text, after, starts, figures)
     return []
+
+
+_PAREN_ANY = re.compile(r"\((?P<inner>[^()\n]{1,200})\)")
+
+
+def _later_column_lists(
+    text: str, named: list[EntityMention], starts: list[int], figures: Sequence[Figure]
+) -> list[EntityMention]:
+    """Decision-column lists that do not follow a bold label directly
+    (``**NV × Retail** segment (state × channel)``): a parenthesised list after the first
+    bold name, of two or more ``×``-separated column tokens, one at least in snake_case."""
+    first = named[0].end
+    seen = {m.start for m in named if m.category == DECISION_COLUMN}
+    out: list[EntityMention] = []
+    for m in _PAREN_ANY.finditer(text, first):
+        s, e = m.span("inner")
+        parts = [p for p in _parts(text, s, e) if p[0] < p[1]]
+        if len(parts) < 2 or parts[0][0] in seen or _has_figure(starts, figures, s, e):
+            continue
+        tokens = [text[a:b] for a, b in parts]
+        if all(_COLUMN_TOKEN.fullmatch(t) for t in tokens) and any("_" in t for t in tokens):
+            out.extend(EntityMention(text[a:b], a, b, DECISION_COLUMN) for a, b in parts)
+    return out
 
 
 def _evidence_ids(text: str) -> Iterable[EntityMention]:
@@ -238,3 +322,150 @@ def _decision_columns(
     if not parts or not all(token.fullmatch(text[a:b]) for a, b in parts):
         return []  # "(see below)", "(FHA)": prose, not a column list
     return [EntityMention(text[a:b], a, b, DECISION_COLUMN) for a, b in parts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Names in plain prose (not bold): checked against the source's own vocabulary
+# ---------------------------------------------------------------------------------------------
+
+US_STATES: dict[str, str] = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
+    "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia",
+    "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho", "IL": "Illinois",
+    "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan",
+    "MN": "Minnesota", "MS": "Mississippi", "MO": "Missouri", "MT": "Montana",
+    "NE": "Nebraska", "NV": "Nevada", "NH": "New Hampshire", "NJ": "New Jersey",
+    "NM": "New Mexico", "NY": "New York", "NC": "North Carolina", "ND": "North Dakota",
+    "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania", "RI": "Rhode Island",
+    "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas", "UT": "Utah",
+    "VT": "Vermont", "VA": "Virginia", "WA": "Washington", "WV": "West Virginia",
+    "WI": "Wisconsin", "WY": "Wyoming", "PR": "Puerto Rico",
+}  # fmt: skip
+"""Two-letter US state codes and their names (a plain-text token of this shape is read as a
+state only where the source has a ``state`` column)."""
+_NOT_PLAIN_STATES = frozenset({"ID", "PR"})
+"""Codes that plain prose mostly uses for something else (a row ID, PR): read as states only
+when they are one of the source's segment values."""
+
+_LETTER = re.compile(r"[A-Za-z]")
+_RANGE = re.compile(r"\d+-\d+")
+
+
+def _band_shape(value: str) -> str | None:
+    """The regex of values shaped like ``value`` when it is a band: a range of two 3+-digit
+    numbers (``660-699``: any ``ddd-ddd``), or a range led by a word (``LTV 80-90%``:
+    ``LTV d-d%`` with 1-3 digits a side); None for anything else."""
+    m = _RANGE.search(value)
+    if m is None or m.group() != value[m.start() : m.end()]:
+        return None
+    lo, hi = m.group().split("-")
+    prefix, suffix = value[: m.start()], value[m.end() :]
+    if not prefix and not suffix and len(lo) >= 3 and len(hi) >= 3:
+        return rf"\d{{{len(lo)}}}-\d{{{len(hi)}}}"
+    if prefix.strip() and _LETTER.fullmatch(prefix.strip()[:1]) and " " in prefix:
+        return re.escape(prefix) + r"\d{1,3}-\d{1,3}" + re.escape(suffix)
+    return None
+
+
+class PlainNames:
+    """The names a block's plain (not bold) prose uses, read with the source's vocabulary.
+
+    * every segment value of the source that has a letter: as a whole word (not inside a
+      hyphenated word), case-insensitively when it has four characters or more, as written
+      when shorter (``GA``, ``App``);
+    * where some opportunity has a ``state`` column: any two-letter US state code written in
+      capitals (but ``ID`` and ``PR``, which prose uses for other things), and any state's
+      name (looked up as its code);
+    * where a segment value is a band (``660-699``, ``LTV 80-90%``): any token of the same
+      shape (``620-659``, ``LTV 97-105%``).
+
+    The grader reports such a name only when it is not the opportunity's own (another
+    opportunity's value, or in no opportunity): plain prose is checked, not counted.
+
+    >>> src = OpportunityMap.model_validate({"portco_id": "X", "opportunities": [
+    ...     {"id": "a", "segment": {"credit_band": "660-699", "state": "NV"}},
+    ...     {"id": "b", "segment": {"channel": "Online", "ltv": "LTV 80-90%"}}]})
+    >>> pn = PlainNames(src)
+    >>> [(m.text, m.key) for m in pn.mentions("in NV and OH, Texas, the 620-659 band, online, "
+    ...     "LTV 97-105% loans, weeks 2-4, an IC memo, in-online")]
+    [('NV', None), ('OH', None), ('Texas', 'TX'), ('620-659', None), ('online', None),
+     ('LTV 97-105%', None)]
+    """
+
+    def __init__(self, source: OpportunityMap):
+        values: set[str] = set()
+        shapes: set[str] = set()
+        states = False
+        for opp in source.opportunities:
+            for key, value in opp.segment.items():
+                text = str(value).strip()
+                states = states or "state" in str(key).lower()
+                if _LETTER.search(text) and len(text) >= 2:
+                    values.add(text)
+                if (shape := _band_shape(text)) is not None:
+                    shapes.add(shape)
+        alternatives = []
+        long = sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
+        short = sorted((v for v in values if len(v) < 4), key=len, reverse=True)
+        if long:
+            alternatives.append("(?i:" + "|".join(re.escape(v) for v in long) + ")")
+        if short:
+            alternatives.extend(re.escape(v) for v in short)
+        alternatives.extend(sorted(shapes))
+        self._states = states
+        if states:  # two generic classes, checked against the lists in Python (speed)
+            alternatives.append("(?P<code>[A-Z]{2})")
+            alternatives.append("(?P<state_name>[A-Z][a-z]+)")
+        firsts = {v[0] for v in short} | {c for v in long for c in (v[0].lower(), v[0].upper())}
+        if shapes:
+            firsts |= set("0123456789") | {sh[0] for sh in shapes if sh[0] != "\\"}
+            firsts |= {sh[1] for sh in shapes if sh[0] == "\\" and sh[1] != "d"}
+        if states:
+            firsts |= {c for code in US_STATES for c in code[0]}
+        first = "[" + "".join(re.escape(c) for c in sorted(firsts)) + "]"
+        self._rx = (  # one set test per position rejects most of them (speed)
+            re.compile(
+                rf"(?={first})(?<![\w$.,-])(?:" + "|".join(alternatives) + r")(?![\w%-]|\.\d)"
+            )
+            if alternatives
+            else None
+        )
+        self._codes = {name: code for code, name in US_STATES.items()}
+        self._by_first: dict[str, list[str]] = {}
+        for name in sorted(US_STATES.values(), key=len, reverse=True):
+            self._by_first.setdefault(name.split(" ")[0], []).append(name)
+
+    def mentions(self, text: str, taken: Sequence[tuple[int, int]] = ()) -> list[EntityMention]:
+        """The plain-text names of ``text``, minus any overlapping a span in ``taken`` (bold
+        names and figures, graded already)."""
+        if self._rx is None:
+            return []
+        out: list[EntityMention] = []
+        for m in self._rx.finditer(text):
+            s, e = m.span()
+            key = None
+            if self._states:
+                if m["code"] is not None:
+                    if m["code"] not in US_STATES or m["code"] in _NOT_PLAIN_STATES:
+                        continue
+                elif m["state_name"] is not None:
+                    name = self._state_name(text, s)
+                    if name is None:
+                        continue
+                    e, key = s + len(name), self._codes[name]
+            if any(a < e and s < b for a, b in taken):
+                continue
+            out.append(EntityMention(text[s:e], s, e, SEGMENT_VALUE, key))
+        return out
+
+    def _state_name(self, text: str, start: int) -> str | None:
+        """The US state name written at ``start`` ("New York", "Texas"), if any."""
+        word_end = start
+        while word_end < len(text) and text[word_end].isalpha():
+            word_end += 1
+        for name in self._by_first.get(text[start:word_end], ()):
+            end = start + len(name)
+            if text.startswith(name, start) and not text[end : end + 1].isalnum():
+                return name
+        return None

@@ -35,9 +35,10 @@ from pydantic import BaseModel
 
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.models import OpportunityMap
-from pe_eval_core.numbers import Figure, FigureKind
+from pe_eval_core.numbers import Figure, FigureKind, extract_figures
 
 OPPORTUNITIES_KEY = "opportunities"
+_HAS_DIGIT = re.compile(r"\d")
 USD = FigureKind.USD
 
 NON_NUMERIC_KEYS = frozenset({"id", "segment", "evidence_row_ids", "decision_cols", "archetype"})
@@ -164,6 +165,9 @@ class SourceField(NamedTuple):
     """The owning opportunity's id ('' at portfolio level): breaks ties independently of order."""
     role: str = ""
     """For quarters fields: 'observed', 'total' or '' (either); see ``quarter_role``."""
+    half: float = 0.0
+    """For a figure quoted in a source string: half its displayed precision (``$1.2M``:
+    50,000); a memo figure more precise than the quote is not grounded by it."""
 
 
 class _Units(dict[str, str]):
@@ -343,6 +347,7 @@ class NumericUniverse:
         self._negative: dict[FigureKind, KindIndex] | None = None
         self._portfolio_fields: list[SourceField] = []
         self._derived: dict[tuple[int, FigureKind], KindIndex] = {}
+        self._texts: dict[int | None, _Scope] = {}
         for key, value in _items(source):
             if key != OPPORTUNITIES_KEY and key not in NON_NUMERIC_KEYS:
                 _walk(value, key, key, None, self._portfolio_fields)
@@ -365,6 +370,47 @@ class NumericUniverse:
             if type(value) is str or value is None or key in NON_NUMERIC_KEYS:
                 continue  # the common non-numeric cases, without building a path
             _walk(value, f"{prefix}.{key}", key, i, out, owner)
+        return out
+
+    def text_figures(self, i: int | None, kind: FigureKind) -> list[SourceField]:
+        """Figures quoted in the source's own strings (opportunity ``i``'s, or the portfolio's
+        for None): a recommendation that says "reprice by 175bps", a segment value such as
+        ``LTV 80-90%`` or ``$1,000-$2,500``. Each is a field of its figure's kind, path the
+        string's (``opportunities[0].recommendation``), unit ``text``; read once per scope.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "opportunities": [{"id": "a",
+        ...     "recommendation": "Reprice by 175bps", "segment": {"ltv": "LTV 80-90%"}}]})
+        >>> [(f.path, f.value) for f in u.text_figures(0, FigureKind.PERCENT)]
+        [('opportunities[0].segment.ltv', 80.0), ('opportunities[0].segment.ltv', 90.0),
+         ('opportunities[0].recommendation', 1.75)]
+        """
+        scope = self._texts.get(i)
+        if scope is None:
+            scope = self._texts[i] = _by_kind(self._string_figures(i))
+        return scope.get(kind, [])
+
+    def _string_figures(self, i: int | None) -> list[SourceField]:
+        model: BaseModel
+        if i is None:
+            owner, prefix, model = "", "", self._source
+        else:
+            opp = model = self._source.opportunities[i]
+            owner, prefix = opp.id, f"{OPPORTUNITIES_KEY}[{i}]."
+        strings: list[tuple[str, str]] = []
+        for key, value in _items(model):
+            if type(value) is str and key != "id":
+                strings.append((f"{prefix}{key}", value))
+            elif key == "segment" and isinstance(value, dict):
+                strings.extend((f"{prefix}segment.{k}", str(v)) for k, v in value.items())
+        out: list[SourceField] = []
+        for path, text in strings:
+            if not _HAS_DIGIT.search(text):
+                continue
+            for fig in extract_figures(text):
+                v, half = fig.value, (fig.hi - fig.lo) / 2
+                out.append(
+                    SourceField(path, fig.kind, v, v, "text", i, abs(v), owner, fig.role, half)
+                )
         return out
 
     def own(self, i: int, kind: FigureKind) -> list[SourceField]:
@@ -561,6 +607,40 @@ class NumericUniverse:
             if math.isfinite(v) and v != 0
         ]
 
+    def cross_sum(
+        self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
+    ) -> SourceField | None:
+        """For a figure worded as a sum ("together", "plus", "add up to"): the sum of two
+        opportunities' impacts, opportunity ``i``'s among them (USD), or that sum's share
+        of EBITDA or of the portfolio total (percent). Bounded by the opportunities' count.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "total_projected_impact_usd_annual":
+        ...     1e7, "opportunities": [{"id": "a", "projected_impact_usd_annual": 5.3e6},
+        ...     {"id": "b", "projected_impact_usd_annual": 2.3e6}]})
+        >>> u.cross_sum(1, FigureKind.USD, 7.6e6, 7.55e6, 7.65e6).path.split(" + ")
+        ['(opportunities[0].projected_impact_usd_annual',
+         'opportunities[1].projected_impact_usd_annual)']
+        >>> round(u.cross_sum(1, FigureKind.PERCENT, 76.0, 75.5, 76.5).value, 1)
+        76.0
+        """
+        sums = [f for f in self._cross_sums(i) if f.opp == i and i in _opps_in(f.path)]
+        candidates = sums
+        if kind is FigureKind.PERCENT:
+            bottoms = [
+                b for b in self.portfolio.get(USD, []) if any(w in _tail(b) for w in _DENOMINATORS)
+            ]
+            owner = self._source.opportunities[i].id
+            candidates = [
+                SourceField(f"{a.path} / {b.path}", kind, v, v, "derived", i, abs(v), owner)
+                for a in sums
+                for b in bottoms
+                if b.magnitude > a.magnitude
+                for v in (100 * a.magnitude / b.magnitude,)
+            ]
+        elif kind is not USD:
+            return None
+        return next(KindIndex(candidates).closest_first(mag, lo, hi), None)
+
     def _cross_sums(self, i: int) -> list[SourceField]:
         """``a.k + b.k`` for one projected-impact key over two opportunities, ``i`` among
         them or not (analysts add up two opportunities); bounded by the opportunities
@@ -603,6 +683,7 @@ class NumericUniverse:
             for i in range(len(self._source.opportunities)):
                 for kind, fs in _by_kind(self.opportunity_fields(i)).items():
                     every.setdefault(kind, []).extend(fs)
+
             for kind, fs in every.items():
                 negative[kind] = [f for f in fs if f.value < 0]
             self._every = {k: KindIndex(v) for k, v in every.items()}
@@ -612,37 +693,142 @@ class NumericUniverse:
     def match(self, fig: Figure, opp: int | None, config: GraderConfig) -> FigureMatch:
         """Ground ``fig`` found in opportunity ``opp``'s prose (None: no such opportunity).
 
-        Order: own fields and portfolio fields (grounded); another opportunity's field
-        (misattributed, still cited); a match of the wrong sign only (sign finding);
-        otherwise the nearest field of the kind (ungrounded).
+        Order: own fields and portfolio fields, then figures quoted in the source's strings
+        (grounded); for a share of a loss (role ``of_loss``) a recovery ratio (derived);
+        another opportunity's field or string (misattributed, still cited); other
+        derivations (derived); a match of the wrong sign only (sign finding: an explicit
+        ``-`` on a positive value or an explicit ``+`` on a negative one); otherwise the
+        nearest field of the kind (ungrounded).
         """
         lo, hi = tolerance_window(fig, config)
         if fig.kind is QUARTERS and fig.role in _QUARTER_ROLES:
             return self._match_role(fig, opp, config, (lo, hi))
         kind, mag = fig.kind, abs(fig.value)
-        negative = fig.negative or fig.value < 0
+        sign = _sign(fig)
         own = self.in_window(opp, kind, lo, hi) if opp is not None else []
-        best, wrong_sign = _closest(chain(own, self.portfolio.get(kind, ())), mag, lo, hi, negative)
+        pool = _fitting(chain(own, self.portfolio.get(kind, ())), fig)
+        best, wrong_sign = _closest(pool, mag, lo, hi, sign)
+        if best is None:  # a figure quoted from the source's own strings, after its fields
+            best, quoted_sign = self._quoted(fig, opp, mag, lo, hi, sign)
+            wrong_sign = wrong_sign or quoted_sign
         if best is not None:
             return FigureMatch("grounded", best)
-        every, negatives = self._global()
-        # Another opportunity's field? Only values of the right sign, nearest first; own and
-        # portfolio fields in the window were rejected above, so at most a few are skipped.
-        pool = negatives.get(kind) if negative else every.get(kind)
-        if pool is not None:
-            for f in pool.closest_first(mag, lo, hi):
-                if f.opp is not None and f.opp != opp:
-                    return FigureMatch("misattributed", f)
-        if config.derivations and opp is not None and _derivable(fig, negative):
-            derived = self.derive(opp, kind, mag, *_displayed(fig))
-            if derived is not None:
-                return FigureMatch("derived", derived)
-        index = every.get(kind)
-        if negative and wrong_sign is None and index is not None:
-            wrong_sign = next(index.closest_first(mag, lo, hi), None)
+        derive = config.derivations and opp is not None and sign >= 0
+        if derive and opp is not None and _SHARE_ROLES & set(fig.role.split()):
+            share = self._share(fig, opp)
+            if share is not None:
+                return FigureMatch("derived", share)
+        shown_lo, shown_hi = _displayed(fig)
+        other = self._other_opportunity(fig, opp, mag, lo, hi, sign)
+        fraction = "fraction" in fig.role or "of_total" in fig.role  # a share: derive first
+        if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
+            return FigureMatch("misattributed", other)  # within the figure's own digits
+        derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
+        if derived is not None:
+            return FigureMatch("derived", derived)
+        if other is not None:
+            return FigureMatch("misattributed", other)
+        index = self._global()[0].get(kind)
+        if sign and wrong_sign is None and index is not None:
+            wrong_sign = next(
+                (f for f in index.closest_first(mag, lo, hi) if (f.value < 0) != (sign < 0)),
+                None,
+            )
         if wrong_sign is not None:
             return FigureMatch("sign", wrong_sign)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
+
+    def _share(self, fig: Figure, opp: int) -> SourceField | None:
+        """A figure worded as a share of a loss (role ``of_loss``: a recovery ratio) or of
+        the quarters observed (``of_quarters``: k / m of the opportunity's quarters pair)."""
+        lo, hi = _displayed(fig)
+        mag = abs(fig.value)
+        if "of_loss" in fig.role:
+            return self.recovery(opp, mag, lo, hi)
+        quarters = self.own(opp, QUARTERS)
+        observed = [f for f in quarters if f.role == "observed"]
+        total = [f for f in quarters if f.role == "total"]
+        owner = self._source.opportunities[opp].id
+        for k in observed:
+            for m in total:
+                v = 100 * k.magnitude / m.magnitude if m.magnitude else math.nan
+                if lo <= v <= hi:
+                    path = f"{k.path} / {m.path}"
+                    return SourceField(path, FigureKind.PERCENT, v, v, "derived", opp, v, owner)
+        return None
+
+    def _derivation(self, fig: Figure, opp: int, sign: int) -> SourceField | None:
+        """The derivation of opportunity ``opp`` within ``fig``'s displayed precision, of
+        the figure's sign when it has one (``+$3.7M`` is not ``proj - imp`` of a loss); a
+        sum worded as one (role ``sum``) may add another opportunity's impact."""
+        mag, (lo, hi) = abs(fig.value), _displayed(fig)
+        if "of_loss" in fig.role:
+            return None  # a share of a loss is a recovery ratio or nothing
+        found = self.derive(opp, fig.kind, mag, lo, hi)
+        if found is None and "sum" in fig.role:
+            found = self.cross_sum(opp, fig.kind, mag, lo, hi)
+        if found is not None and sign > 0 and found.value < 0:
+            return None
+        return found
+
+    def _quoted(
+        self, fig: Figure, opp: int | None, mag: float, lo: float, hi: float, sign: int
+    ) -> tuple[SourceField | None, SourceField | None]:
+        """``_closest`` over the figures quoted in opportunity ``opp``'s and the portfolio's
+        strings that are at least as precise as ``fig``."""
+        texts = self.text_figures(None, fig.kind)
+        if opp is not None:
+            texts = self.text_figures(opp, fig.kind) + texts
+        return _closest(_as_precise(texts, fig), mag, lo, hi, sign)
+
+    def _other_opportunity(
+        self, fig: Figure, opp: int | None, mag: float, lo: float, hi: float, sign: int
+    ) -> SourceField | None:
+        """Another opportunity's field of the right sign (nearest first), else a figure quoted
+        in another opportunity's strings."""
+        every, negatives = self._global()
+        pool = negatives.get(fig.kind) if sign < 0 else every.get(fig.kind)
+        if pool is not None:
+            # own and portfolio fields in the window were rejected above: few are skipped
+            for f in pool.closest_first(mag, lo, hi):
+                other = f.opp is not None and f.opp != opp
+                if other and (sign <= 0 or f.value >= 0) and _fits(f, fig):
+                    return f
+        for j in range(len(self._source.opportunities)):
+            if j != opp:
+                quoted = _as_precise(self.text_figures(j, fig.kind), fig)
+                found, _ = _closest(quoted, mag, lo, hi, sign)
+                if found is not None:
+                    return found
+        return None
+
+    def recovery(self, i: int, mag: float, lo: float, hi: float) -> SourceField | None:
+        """A recovery ratio of opportunity ``i`` in percent, for a figure written as a share
+        of a loss ("40% of the cohort's loss", "cut the loss in half"): an impact field over
+        a loss field (a negative outcome), x100. A handful of candidates, built on demand.
+
+        >>> u = NumericUniverse.build({"portco_id": "X", "opportunities": [{"id": "a",
+        ...     "projected_impact_usd_annual": 1.2e6, "outcome_total_usd_annual": -3e6}]})
+        >>> u.recovery(0, 40.0, 39.5, 40.5).path
+        'opportunities[0].projected_impact_usd_annual / -opportunities[0].outcome_total_usd_annual'
+        """
+        usd = self.own(i, USD)
+        impacts = [a for a in usd if "impact" in _tail(a) and a.value > 0]
+        losses = [
+            b
+            for b in usd
+            if "outcome" in _tail(b) and "projected" not in _tail(b) and b.value < 0
+            if _aggregate(b)
+        ]  # today's loss: a negative outcome, not the projected one
+        owner = self._source.opportunities[i].id
+        best: SourceField | None = None
+        for a in impacts:
+            for b in losses:
+                v = 100 * a.magnitude / b.magnitude
+                if lo <= v <= hi and (best is None or abs(v - mag) < abs(best.value - mag)):
+                    path = f"{a.path} / -{b.path}"
+                    best = SourceField(path, FigureKind.PERCENT, v, v, "derived", i, v, owner)
+        return best
 
     def _match_role(
         self,
@@ -681,9 +867,19 @@ _RUN_RATES = ((4, "4"), (12, "12"))
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
-def _derivable(fig: Figure, negative: bool) -> bool:
-    """Signed-negative figures are never explained by a derivation."""
-    return not negative
+_SHARE_ROLES = frozenset({"of_loss", "of_quarters"})
+_OPP_INDEX = re.compile(rf"{OPPORTUNITIES_KEY}\[(\d+)\]")
+
+
+def _opps_in(path: str) -> set[int]:
+    return {int(x) for x in _OPP_INDEX.findall(path)}
+
+
+def _as_precise(quoted: list[SourceField], fig: Figure) -> list[SourceField]:
+    """The quoted figures at least as precise as ``fig``: "$1,200,000" in the memo is not
+    grounded by a source sentence that says "$1.2M"."""
+    half = (fig.hi - fig.lo) / 2 * (1 + 1e-9)
+    return [q for q in quoted if q.half <= half]
 
 
 def _displayed(fig: Figure) -> tuple[float, float]:
@@ -720,11 +916,11 @@ def _usd_derivations(usd: list[SourceField], counts: list[SourceField]) -> list[
     """Run-rates, per-unit values, sums and differences of USD operands (see ``derivations``)."""
     out: list[tuple[str, float]] = []
     plain = [a for a in usd if a.unit != "derived" and _annual(a)]
-    for a in plain:
+    for a in plain:  # signed: a loss's run-rate is negative ("+$721K a month" is no match)
         for d, shown in _RUN_RATES:
-            out.append((f"{a.path} / {shown}", a.magnitude / d))
+            out.append((f"{a.path} / {shown}", a.value / d))
         for c in counts:
-            out.append((f"{a.path} / {c.path}", a.magnitude / c.magnitude))
+            out.append((f"{a.path} / {c.path}", a.value / c.magnitude))
     for j, a in enumerate(plain):
         for b in plain[j + 1 :]:
             out.append((f"{a.path} + {b.path}", a.value + b.value))
@@ -752,20 +948,45 @@ def _percent_derivations(
 
 
 def _closest(
-    fields: Iterable[SourceField], mag: float, lo: float, hi: float, negative: bool
+    fields: Iterable[SourceField], mag: float, lo: float, hi: float, sign: int
 ) -> tuple[SourceField | None, SourceField | None]:
     """(the field in [lo, hi] nearest ``mag`` with the figure's sign, the first in [lo, hi]
-    with the wrong sign): a negative figure is only grounded by a negative value."""
+    with the wrong sign): an explicitly negative figure (``sign`` -1) is only grounded by a
+    negative value, an explicitly positive one (``+$1.4M``, ``sign`` 1) only by a value >= 0;
+    an unsigned one (0) by either."""
     best: SourceField | None = None
     wrong_sign: SourceField | None = None
     for f in fields:
         m = f.magnitude
         if lo <= m <= hi:
-            if negative and f.value >= 0:
+            if (sign < 0 and f.value >= 0) or (sign > 0 and f.value < 0):
                 wrong_sign = wrong_sign or f
             elif best is None or abs(m - mag) < abs(best.magnitude - mag):
                 best = f
     return best, wrong_sign
+
+
+def _sign(fig: Figure) -> int:
+    """-1 for a figure written negative, 1 for one written with an explicit ``+``, else 0.
+
+    >>> from pe_eval_core.numbers import extract_figures
+    >>> [_sign(f) for f in extract_figures("-$1.2M, +$1.2M, $1.2M, (+4.1%)")]
+    [-1, 1, 0, 1]
+    """
+    if fig.negative or fig.value < 0:
+        return -1
+    return 1 if fig.raw.lstrip("(")[:1] == "+" else 0
+
+
+def _fits(f: SourceField, fig: Figure) -> bool:
+    """A fraction word ("half", "a third") is a share: never a 0..1 score read as percent."""
+    return not (f.unit == "score" and "fraction" in fig.role)
+
+
+def _fitting(fields: Iterable[SourceField], fig: Figure) -> Iterable[SourceField]:
+    if "fraction" not in fig.role:
+        return fields
+    return (f for f in fields if _fits(f, fig))
 
 
 def _declared(model: BaseModel) -> dict[str, Any]:
@@ -871,7 +1092,15 @@ def _plan(values: dict[str, Any], kind: FigureKind, plans: _Plans) -> tuple[tupl
 def _walk(
     value: Any, path: str, key: str, opp: int | None, out: list[SourceField], owner: str = ""
 ) -> None:
-    """Every number under ``value``; a number's unit comes from the nearest enclosing key."""
+    """Every number under ``value``; a number's unit comes from the nearest enclosing key
+    that has one (``quarterly_cure_rate[3].value`` is a rate).
+
+    >>> out = []
+    >>> _walk([{"quarter": "2025Q1", "value": 0.41}], "o.quarterly_cure_rate",
+    ...       "quarterly_cure_rate", 0, out)
+    >>> [(f.path, f.kind.value, f.value) for f in out]
+    [('o.quarterly_cure_rate[0].value', 'percent', 41.0)]
+    """
     if value is None or isinstance(value, str | bool):
         return
     if isinstance(value, int | float):
@@ -880,7 +1109,8 @@ def _walk(
         items = _items(value) if isinstance(value, BaseModel) else value.items()
         for k, v in items:
             if k not in NON_NUMERIC_KEYS:
-                _walk(v, f"{path}.{k}", str(k), opp, out, owner)
+                ck = str(k)  # "value" in a series of rates: the series' unit
+                _walk(v, f"{path}.{k}", ck if _UNITS[ck] else key, opp, out, owner)
     elif isinstance(value, list):
         for j, v in enumerate(value):
             _walk(v, f"{path}[{j}]", key, opp, out, owner)
