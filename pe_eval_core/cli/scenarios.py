@@ -284,6 +284,8 @@ def handle_run(args: argparse.Namespace) -> int:
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)
     _note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
+    for warning in getattr(scenarios, "warnings", ()):
+        _note(f"warning: {warning}")
     target = _target(args)
     judge = _judge(args)
     _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")

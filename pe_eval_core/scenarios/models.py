@@ -568,6 +568,10 @@ class ScenarioRun(BaseModel):
     ``recorded:<resolved file>``; comparisons of runs whose labels differ say so first."""
     repeats: int = 1
     """``--repeat K``: every scenario ran K times (``results`` holds K results per scenario)."""
+    warnings: list[str] = Field(default_factory=list)
+    """What the loader or the judge could not check or had to change (unknown expectation
+    keys, a goal sent as the input, a recorded verdict for another response), one sentence
+    each: shown in the run header, the report and the dashboard, never dropped."""
     stopped: str | None = None
     """Why the run stopped early on transport errors (the target unreachable or refusing
     authentication); None when it ran to the end. Such a run is an infrastructure error."""

@@ -230,6 +230,8 @@ def statistics_lines(run: ScenarioRun) -> list[str]:
         lines.append(f"- Errors (not in any pass rate): {md_inline(run.error_summary())}")
     if run.stopped:
         lines.append(f"- Stopped early: {md_inline(run.stopped)}")
+    for warning in run.warnings:
+        lines.append(f"- Warning: {md_inline(warning)}")
     tiers = run.tier_stats()
     if tiers:
         lines += ["", "### Pass rate by tier with 95% interval"]

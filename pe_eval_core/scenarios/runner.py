@@ -177,6 +177,7 @@ async def run_scenarios(
         target=target.name,
         target_label=target_label(target),
         repeats=repeat,
+        warnings=run_warnings(scenarios, judge),
         stopped=watch.stopped,
         model=target_model,
         judge=judge.model if judge is not None else None,
@@ -365,6 +366,19 @@ def infrastructure_error(run: ScenarioRun) -> TargetUnreachableError | None:
             f"every scenario against {run.label} failed to reach the agent ({reason}): {last.error}"
         )
     return None
+
+
+def run_warnings(scenarios: Sequence[Scenario], judge: Judge | None) -> list[str]:
+    """The loader's warnings (``LoadedScenarios.warnings``) then the judge's (a recorded
+    verdict ignored or used unkeyed), each once, in order. Wrapping judges (the cache, the
+    cache-only judge) expose their inner judge as ``inner`` or ``cached``."""
+    found: list[str] = list(getattr(scenarios, "warnings", ()))
+    seen: set[int] = set()
+    while judge is not None and id(judge) not in seen:
+        seen.add(id(judge))
+        found += getattr(judge, "warnings", ())
+        judge = getattr(judge, "inner", None) or getattr(judge, "cached", None)
+    return list(dict.fromkeys(found))
 
 
 def _record(scenario: Scenario, response: TargetResponse, latency: float) -> RecordedResponse:
