@@ -37,7 +37,7 @@ CLI_FLAGS: dict[str, str] = {
     "concurrency": "--concurrency",
     "confirm": "--yes",
     "out": "--out",
-    "db": "--db",
+    "db": "--db / --database-url",
     "run": "RUN",
     "kind": "--kind",
     "allowed_roots": "--allow-root",

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.cli import plain_doc
+from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.store import record_or_warn
@@ -157,6 +158,7 @@ def _agent_flags(run: argparse.ArgumentParser) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    add_store_options(p)
     p.add_argument(
         "--scenarios",
         type=Path,
@@ -269,7 +271,7 @@ def handle_run(args: argparse.Namespace) -> int:
         max_cost_usd=getattr(args, "max_cost", None),
         on_ready=(lambda: _run_header(target, len(scenarios), args)) if target.live else None,
     )
-    run_id = record_or_warn(run, origin="cli")
+    run_id = record_or_warn(run, origin="cli", db=store_target(args))
     report = render_markdown_report(run)
     if args.out is not None:
         _write_reports(run, report, args.out)
@@ -367,7 +369,7 @@ def _judge(args: argparse.Namespace) -> Judge | None:
         recorded_target=args.target == "recorded",
         live_judge=args.live_judge,
         judge_model=args.judge_model,  # the judge's own model, never the target's --model
-        cache=args.judge_cache,
+        cache=args.judge_cache or getattr(args, "database_url", None),
         timeout_s=getattr(args, "timeout", 60.0),
     )
 
@@ -380,7 +382,7 @@ def _judge_label(judge: Judge | None) -> str:
     if isinstance(judge, UnavailableJudge):
         return "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
     if isinstance(judge, CachedJudge):
-        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.db_path}"
+        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.location}"
     return judge.model
 
 
