@@ -31,6 +31,7 @@ DB_FILENAME = "history.sqlite"
 DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"
 LOCK_TIMEOUT_ENV = "PE_EVAL_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 5.0
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def default_db_path() -> Path:
@@ -78,14 +79,14 @@ def database_url(target: str | os.PathLike[str] | None = None) -> URL:
         return URL.create("sqlite", database=str(path))
     try:
         url = make_url(raw)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError) as exc:
         raise HistoryError(
             f"{_redacted(raw)!r} is not a database URL ({exc})",
             fix="Give postgresql://USER:PASSWORD@HOST:PORT/DATABASE, sqlite:///PATH, or a file "
             "path.",
         ) from None
     backend = url.get_backend_name()
-    if backend == "postgresql":
+    if backend in ("postgresql", "postgres"):
         return url.set(drivername="postgresql+psycopg")
     if backend == "sqlite" and url.database:
         return url
@@ -299,5 +300,5 @@ def text_safe(value: Any) -> Any:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", value)
     return value

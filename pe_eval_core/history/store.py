@@ -459,8 +459,12 @@ class RunStore:
             ).one()
             conn.execute(delete(b).where(unreferenced))
         if self.is_sqlite and n:
-            with self.db.errors(), self.db.engine().connect() as conn:
-                conn.exec_driver_sql("VACUUM")
+            with self.db.errors():  # outside any transaction, on the driver's connection
+                raw = self.db.engine().raw_connection()
+                try:
+                    raw.driver_connection.execute("VACUUM")  # type: ignore[union-attr]
+                finally:
+                    raw.close()
         return GcResult(blobs_removed=int(n), bytes_removed=int(size))
 
     # reading
