@@ -148,6 +148,7 @@ blobs = Table(
     Column("size", Integer, nullable=False),
     Column("codec", Text, nullable=False),
     Column("data", LargeBinary, nullable=False),
+    sqlite_with_rowid=False,  # the sha256 is the key: no second index of it
 )
 
 # version 3: the run each kind's comparisons and gate use when no baseline is given
@@ -199,7 +200,6 @@ _V3_INDEXES = (
     Index("runs_grading_key", runs.c.grading_key, unique=True),
     Index("runs_memo_path", runs.c.memo_path, runs.c.created_at),
     Index("runs_detail_blob", runs.c.detail_sha256),
-    Index("scenario_results_blob", scenario_results.c.response_sha256),
 )
 
 LEGACY_V2 = """

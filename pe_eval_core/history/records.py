@@ -36,7 +36,6 @@ SCENARIO_DETAIL_KEYS = (
     "index",
     "expectations",
     "numeric_checks",
-    "numeric",
     "excludes",
     "excluded_hits",
     "numbers",

@@ -41,7 +41,6 @@ from sqlalchemy import (
     Connection,
     case,
     delete,
-    exists,
     func,
     insert,
     literal,
@@ -71,6 +70,7 @@ from pe_eval_core.errors import (
 )
 from pe_eval_core.history.records import (
     MEMO_DIMENSIONS,
+    SCENARIO_DETAIL_KEYS,
     MemoFindingRow,
     MemoOpportunityRow,
     RunFilters,
@@ -78,14 +78,12 @@ from pe_eval_core.history.records import (
     RunRecord,
     RunSummary,
     ScenarioResultRow,
-    ScenarioRowData,
     TierCount,
     grading_key,
     iso_utc,
     memo_record,
     now_utc,
     resolved_path,
-    scenario_row_data,
     scenario_summary,
 )
 
@@ -200,9 +198,14 @@ class RunStore:
         The rows go to the database as plain tuples (no per-row model), the responses as
         compressed blobs shared with every run that got the same text."""
         summary = scenario_summary(run, origin=origin)
-        rows = scenario_row_data(run)
+        try:  # one serialiser call writes every verdict's detail as the run's detail blob
+            details = run.model_dump_json(include=_BLOB_INCLUDE)
+        except ValueError:  # a lone surrogate: the Python path escapes it
+            dumped = run.model_dump(mode="json", include=_BLOB_INCLUDE)
+            details = json.dumps(dumped, separators=(",", ":"))
+        rows = [(r.name, r.tier, r.status, r.response) for r in run.results]
         with self._write() as conn:
-            return self._insert_scenario_run(conn, summary, rows)
+            return self._insert_scenario_run(conn, summary, rows, details.encode())
 
     def _record_many(self, records: Sequence[RunRecord]) -> list[int]:
         for attempt in (1, 2):
@@ -219,21 +222,19 @@ class RunStore:
         summary = record.summary
         if summary.kind == "memo":
             return self._insert_memo(conn, record)
-        rows = [
-            ScenarioRowData(
-                name=r.name,
-                tier=r.tier,
-                platform=r.platform,
-                source_fact=r.source_fact,
-                status=r.status,
-                latency_ms=r.latency_ms,
-                error=r.error,
-                response=r.response,
-                detail=r.detail,
-            )
+        rows = [(r.name, r.tier, r.status, r.response) for r in record.results]
+        items = [
+            {
+                **r.detail,
+                "platform": r.platform,
+                "source_fact": r.source_fact,
+                "latency_ms": r.latency_ms,
+                "error": r.error,
+            }
             for r in record.results
         ]
-        return self._insert_scenario_run(conn, summary, rows)
+        details = json.dumps({"results": items}, separators=(",", ":")).encode()
+        return self._insert_scenario_run(conn, summary, rows, details)
 
     def _summary_values(self, conn: Connection, summary: RunSummary) -> dict[str, Any]:
         values = summary.model_dump(exclude={"id", "scores", "infra_error"})
@@ -305,21 +306,27 @@ class RunStore:
         return run_id
 
     def _insert_scenario_run(
-        self, conn: Connection, summary: RunSummary, rows: Sequence[ScenarioRowData]
+        self,
+        conn: Connection,
+        summary: RunSummary,
+        rows: Sequence[tuple[str, str | None, str, str | None]],
+        details: bytes,
     ) -> int:
-        details = json.dumps([r.detail for r in rows], separators=(",", ":")).encode("ascii")
+        """``rows`` are (name, tier, status, response); ``details`` the JSON object
+        ``{"results": [...]}`` with the rest of each verdict, in the same order."""
         detail_sha = hashlib.sha256(details).hexdigest()
-        pending: dict[str, bytes] = {detail_sha: details}
+        responses: dict[str, bytes] = {}
         response_shas: list[str | None] = []
-        for r in rows:
-            if r.response is None:
+        for _, _, _, response in rows:
+            if response is None:
                 response_shas.append(None)
                 continue
-            data = r.response.encode("utf-8", "surrogatepass")
+            data = response.encode("utf-8", "surrogatepass")
             sha = hashlib.sha256(data).hexdigest()
-            pending.setdefault(sha, data)
+            responses.setdefault(sha, data)
             response_shas.append(sha)
-        self._put_blobs(conn, pending)
+        self._put_blobs(conn, {detail_sha: details})
+        self._put_blobs(conn, responses, shared_dictionary=True)
         values = self._summary_values(conn, summary)
         values["detail_sha256"] = detail_sha
         run_id = _insert_run(conn, values)
@@ -330,25 +337,27 @@ class RunStore:
                     {
                         "run_id": run_id,
                         "seq": seq,
-                        "name": text_safe(r.name),
-                        "tier": text_safe(r.tier),
-                        "platform": text_safe(r.platform),
-                        "source_fact": text_safe(r.source_fact),
-                        "status": text_safe(r.status),
-                        "latency_ms": r.latency_ms,
-                        "error": text_safe(r.error),
-                        "response": None,
+                        "name": text_safe(name),
+                        "tier": text_safe(tier),
+                        "status": text_safe(status),
                         "detail_json": "",
                         "response_sha256": sha,
                     }
-                    for seq, (r, sha) in enumerate(zip(rows, response_shas, strict=True))
+                    for seq, ((name, tier, status, _), sha) in enumerate(
+                        zip(rows, response_shas, strict=True)
+                    )
                 ],
             )
         self._recount(conn, run_id)
         return run_id
 
-    def _put_blobs(self, conn: Connection, pending: dict[str, bytes]) -> None:
-        """Store the blobs not stored yet (compressing only those)."""
+    def _put_blobs(
+        self, conn: Connection, pending: dict[str, bytes], *, shared_dictionary: bool = False
+    ) -> None:
+        """Store the blobs not stored yet (compressing only those). With
+        ``shared_dictionary``, many small texts (one run's responses) are compressed against
+        one preset dictionary sampled from them (stored once, as a blob of its own): each
+        stays its own content-addressed blob, at a fraction of its lone-zlib size."""
         shas = list(pending)
         for i in range(0, len(shas), _CHUNK):
             chunk = shas[i : i + _CHUNK]
@@ -358,15 +367,20 @@ class RunStore:
                 pending.pop(sha, None)
         if not pending:
             return
-        rows = [
-            {
-                "sha256": sha,
-                "size": len(data),
-                "codec": "zlib",
-                "data": zlib.compress(data, ZLIB_LEVEL),
-            }
-            for sha, data in pending.items()
-        ]
+        rows: list[dict[str, Any]] = []
+        zdict = _dictionary(list(pending.values())) if shared_dictionary else None
+        if zdict is None:
+            for sha, data in pending.items():
+                packed = zlib.compress(data, ZLIB_LEVEL)
+                rows.append({"sha256": sha, "size": len(data), "codec": "zlib", "data": packed})
+        else:
+            dict_sha = hashlib.sha256(zdict).hexdigest()
+            rows.append({"sha256": dict_sha, "size": len(zdict), "codec": "dict", "data": zdict})
+            codec = f"{_ZDICT}{dict_sha[:_DICT_REF]}"
+            for sha, data in pending.items():
+                packer = zlib.compressobj(ZLIB_LEVEL, zdict=zdict)
+                packed = packer.compress(data) + packer.flush()
+                rows.append({"sha256": sha, "size": len(data), "codec": codec, "data": packed})
         conn.execute(insert_ignore(conn, sch.blobs), rows)
 
     @staticmethod
@@ -446,26 +460,38 @@ class RunStore:
         return None if value is None else int(value)
 
     def gc(self) -> GcResult:
-        """Remove the blobs no run references; on SQLite the file then shrinks (VACUUM)."""
+        """Remove the blobs no run references (and the dictionaries no blob uses); on SQLite
+        the file then shrinks (VACUUM)."""
         b, s, r = sch.blobs, sch.scenario_results, sch.runs
-        unreferenced = ~exists().where(s.c.response_sha256 == b.c.sha256) & ~exists().where(
-            r.c.detail_sha256 == b.c.sha256
+        referenced = (
+            select(s.c.response_sha256)
+            .where(s.c.response_sha256.is_not(None))
+            .union(select(r.c.detail_sha256).where(r.c.detail_sha256.is_not(None)))
         )
+        used_dicts = select(func.substr(b.c.codec, len(_ZDICT) + 1)).where(
+            b.c.codec.like(_ZDICT + "%")
+        )
+        removed = size = 0
         with self._write() as conn:
-            n, size = conn.execute(
-                select(func.count(), func.coalesce(func.sum(func.length(b.c.data)), 0)).where(
-                    unreferenced
-                )
-            ).one()
-            conn.execute(delete(b).where(unreferenced))
-        if self.is_sqlite and n:
+            for doomed in (
+                (b.c.codec != "dict") & b.c.sha256.not_in(referenced),
+                (b.c.codec == "dict") & func.substr(b.c.sha256, 1, _DICT_REF).not_in(used_dicts),
+            ):
+                n, total = conn.execute(
+                    select(func.count(), func.coalesce(func.sum(func.length(b.c.data)), 0)).where(
+                        doomed
+                    )
+                ).one()
+                conn.execute(delete(b).where(doomed))
+                removed, size = removed + int(n), size + int(total)
+        if self.is_sqlite and removed:
             with self.db.errors():  # outside any transaction, on the driver's connection
                 raw = self.db.engine().raw_connection()
                 try:
                     raw.driver_connection.execute("VACUUM")  # type: ignore[union-attr]
                 finally:
                     raw.close()
-        return GcResult(blobs_removed=int(n), bytes_removed=int(size))
+        return GcResult(blobs_removed=removed, bytes_removed=size)
 
     # reading
 
@@ -548,22 +574,27 @@ class RunStore:
         if detail_sha:
             wanted.add(detail_sha)
         blobs = self._get_blobs(conn, wanted)
-        details: list[Any] = []
+        items: list[Any] = []
         if detail_sha:
             try:
-                details = json.loads(blobs[detail_sha])
-                if not isinstance(details, list):
+                items = json.loads(blobs[detail_sha])["results"]
+                if not isinstance(items, list):
                     raise ValueError("not a list")
-            except (KeyError, ValueError) as exc:
+            except (KeyError, ValueError, TypeError) as exc:
                 self._skip(f"the verdict detail of run {rid} is unreadable ({exc}); shown without")
-                details = []
+                items = []
         for r in rows:
             what = f"scenario {r['seq']} of run {rid}"
             try:
-                if detail_sha:
+                if detail_sha:  # version 3: the row holds what SQL aggregates, the blob the rest
                     seq = int(r["seq"])
-                    detail = details[seq] if 0 <= seq < len(details) else {}
+                    item = items[seq] if 0 <= seq < len(items) else {}
+                    if not isinstance(item, dict):
+                        raise TypeError("detail is not an object")
+                    extra = {k: item.get(k) for k in _ROW_FIELDS_IN_BLOB}
+                    detail = {k: item[k] for k in SCENARIO_DETAIL_KEYS if k in item}
                 else:
+                    extra = {k: r[k] for k in _ROW_FIELDS_IN_BLOB}
                     detail = json.loads(r["detail_json"] or "{}")
                 response = r["response"]
                 if r["response_sha256"]:
@@ -574,13 +605,10 @@ class RunStore:
             data = {
                 "name": r["name"],
                 "tier": r["tier"],
-                "platform": r["platform"],
-                "source_fact": r["source_fact"],
                 "status": r["status"],
-                "latency_ms": r["latency_ms"],
-                "error": r["error"],
                 "response": response,
                 "detail": detail,
+                **extra,
             }
             result = self._row_or_skip(ScenarioResultRow, data, what)
             if result is not None:
@@ -588,17 +616,48 @@ class RunStore:
 
     def _get_blobs(self, conn: Connection, shas: Iterable[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
+        packed = self._fetch_blobs(conn, shas)
+        dict_shas = {
+            codec[len(_ZDICT) :] for codec, _ in packed.values() if codec.startswith(_ZDICT)
+        }
+        dictionaries = self._fetch_dictionaries(conn, dict_shas)
+        for sha, (codec, data) in packed.items():
+            try:
+                if codec == "zlib":
+                    out[sha] = zlib.decompress(data)
+                elif codec.startswith(_ZDICT):
+                    unpacker = zlib.decompressobj(zdict=dictionaries[codec[len(_ZDICT) :]])
+                    out[sha] = unpacker.decompress(data) + unpacker.flush()
+                else:
+                    out[sha] = bytes(data)
+            except (zlib.error, KeyError) as exc:
+                self._skip(f"blob {sha[:12]} is unreadable ({type(exc).__name__} {exc})")
+        return out
+
+    @staticmethod
+    def _fetch_dictionaries(conn: Connection, refs: Iterable[str]) -> dict[str, bytes]:
+        """The preset dictionaries by their sha256 prefix (see :data:`_ZDICT`)."""
+        b = sch.blobs
+        out: dict[str, bytes] = {}
+        for ref in refs:
+            query = select(b.c.sha256, b.c.data).where(
+                b.c.codec == "dict", b.c.sha256.like(ref + "%")
+            )
+            for sha, data in conn.execute(query):
+                out[sha[:_DICT_REF]] = bytes(data)
+        return out
+
+    @staticmethod
+    def _fetch_blobs(conn: Connection, shas: Iterable[str]) -> dict[str, tuple[str, bytes]]:
         wanted = list(shas)
         b = sch.blobs
+        out: dict[str, tuple[str, bytes]] = {}
         for i in range(0, len(wanted), _CHUNK):
             query = select(b.c.sha256, b.c.codec, b.c.data).where(
                 b.c.sha256.in_(wanted[i : i + _CHUNK])
             )
             for sha, codec, data in conn.execute(query):
-                try:
-                    out[sha] = zlib.decompress(data) if codec == "zlib" else bytes(data)
-                except zlib.error as exc:
-                    self._skip(f"blob {sha[:12]} is corrupt ({exc})")
+                out[sha] = (codec, data)
         return out
 
     def _tiers(self, conn: Connection, rid: int) -> list[TierCount]:
@@ -751,6 +810,30 @@ _FILTER_COLUMNS = (
     "target",
     "model",
 )
+_ROW_FIELDS_IN_BLOB = ("platform", "source_fact", "latency_ms", "error")
+"""Verdict fields a version-3 row leaves to the run's detail blob (SQL never needs them)."""
+_BLOB_FIELDS: set[str] = {*SCENARIO_DETAIL_KEYS, *_ROW_FIELDS_IN_BLOB}
+_BLOB_INCLUDE: dict[str, Any] = {"results": {"__all__": _BLOB_FIELDS}}
+_ZDICT = "zd:"
+"""Codec prefix of a blob compressed against a preset dictionary; the first
+:data:`_DICT_REF` hex digits of the dictionary's sha256 follow (a handful of dictionaries
+per database, so the prefix is unique; it keeps each small blob's row small)."""
+_DICT_REF = 16
+DICTIONARY_BYTES = 8192
+"""Preset dictionary size: most of the gain of a 32 KB one at a third of its cost."""
+MIN_SHARED = 16
+"""Fewer new responses than this are compressed on their own."""
+
+
+def _dictionary(texts: list[bytes]) -> bytes | None:
+    """A preset dictionary sampled evenly from ``texts`` (zlib favours its end), or None."""
+    if len(texts) < MIN_SHARED:
+        return None
+    step = max(1, len(texts) // 64)
+    sample = b"".join(texts[::step])
+    return sample[-DICTIONARY_BYTES:] if len(sample) >= 1024 else None
+
+
 _SUMMARY_FIELDS = frozenset(RunSummary.model_fields) - {"scores", "infra_error"}
 
 _REF_ID = re.compile(r"[0-9]{1,18}", re.ASCII)

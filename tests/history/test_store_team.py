@@ -178,7 +178,8 @@ def test_lone_surrogates_never_crash_the_insert(store: RunStore) -> None:
     rid = store.record_scenario_run(run)
     got = store.get_run(rid).results[0]
     assert got.response == bad  # the response round-trips exactly (stored as bytes)
-    assert got.name == "bad \ufffd text" and got.error == "bad \ufffd text"
+    assert got.name == "bad \ufffd text"  # a column: made valid UTF-8
+    assert got.error == bad  # in the detail blob: JSON-escaped, so it round-trips
     memo = make_memo_evaluation(findings=[{"kind": "ungrounded_entity", "raw": bad}])
     mid = store.record_memo_evaluation(memo.model_copy(update={"portco_id": bad}))
     record = store.get_run(mid)
