@@ -15,7 +15,6 @@ from pathlib import Path
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
-from pe_eval_core.history.store import record_many_or_warn, record_or_warn
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
@@ -246,6 +245,8 @@ def handle(args: argparse.Namespace) -> int:
     else:
         return _list(args)
 
+    from pe_eval_core.history.store import record_or_warn  # SQLAlchemy: only when recording
+
     ev = grade_memo(memo_path, source_path)
     html_path, json_path = write_outputs(ev, args.out_dir)
     run_id = record_or_warn(ev, origin="cli", db=store_target(args))
@@ -271,6 +272,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
     """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
+    from pe_eval_core.history.store import record_many_or_warn
     from pe_eval_core.memo.batch import grade_folder
 
     if args.portco or args.memo is not None or args.source is not None:
