@@ -73,6 +73,11 @@ def test_a_batch_is_recorded_in_order_in_one_call(store: RunStore) -> None:
     assert ids[:5] == sorted(ids[:5]) and len(set(ids[:5])) == 5
     assert ids[5] == ids[0]  # the repeat inside the batch is the same grading
     assert [store.get_run(i).summary.portco_id for i in ids[:5]] == [f"P{i}" for i in range(5)]
+    # a later batch mixing recorded and new gradings: old ids kept, new ones appended
+    new = make_memo_evaluation(portco="P9", when=T0)
+    later = store.record_memo_evaluations([evs[3], new, evs[1]])
+    assert later[0] == ids[3] and later[2] == ids[1] and later[1] > max(ids)
+    assert len(store.get_run(later[1]).opportunities) == 3 and store.count_runs() == 6
 
 
 # --- infrastructure errors -----------------------------------------------------------------
