@@ -205,8 +205,16 @@ class RunStore:
             dumped = run.model_dump(mode="json", include=_BLOB_INCLUDE)
             details = json.dumps(dumped, separators=(",", ":"))
         rows = [(r.name, r.tier, r.status, r.response) for r in run.results]
-        with self._write() as conn:
-            return self._insert_scenario_run(conn, summary, rows, details.encode())
+        for attempt in (1, 2):
+            try:
+                with self._write() as conn:
+                    return self._insert_scenario_run(conn, summary, rows, details.encode())
+            except HistoryError as exc:
+                # Another machine took the same uid between our check and insert: retry once
+                # (the check then sees it and suffixes ours).
+                if attempt == 2 or not isinstance(exc.__cause__, IntegrityError):
+                    raise
+        raise AssertionError("unreachable")
 
     def _record_many(self, records: Sequence[RunRecord]) -> list[int]:
         for attempt in (1, 2):

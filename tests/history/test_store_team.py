@@ -400,3 +400,30 @@ def test_the_judge_cache_follows_the_database_url_variable(
     file_judge = CachedJudge(CountingJudge(), tmp_path / "cache.sqlite3")  # unchanged default
     asyncio.run(file_judge.judge("s", "r", ["x"]))
     assert (tmp_path / "cache.sqlite3").is_file() and file_judge.location.endswith("cache.sqlite3")
+
+
+def _same_uid_writer(target: str, start: Any) -> None:
+    store = RunStore(target)
+    start.wait(10)
+    for _ in range(10):
+        store.record_scenario_run(
+            make_scenario_run([make_result("a", "smoke", "pass")], run_id="shared-run-id")
+        )
+
+
+def test_writers_racing_for_one_uid_lose_nothing(store_target: str) -> None:
+    import multiprocessing
+
+    RunStore(store_target).count_runs()  # migrated before the race
+    ctx = multiprocessing.get_context("fork")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_same_uid_writer, args=(store_target, start)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    start.set()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    runs = RunStore(store_target).list_runs(limit=100)
+    assert len(runs) == 30 and len({r.uid for r in runs}) == 30
+    assert sum(r.uid == "shared-run-id" for r in runs) == 1
