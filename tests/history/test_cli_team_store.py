@@ -190,3 +190,17 @@ def test_corrupt_rows_warn_and_never_crash_list_or_show(
     assert (
         "is corrupt" in err and "Traceback" not in err and err.rstrip().endswith("(argument RUN)")
     )
+
+
+def test_scenarios_score_records_into_the_database_url(
+    store_target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flag = ["--database-url", store_target] if "://" in store_target else ["--db", store_target]
+    argv = ["scenarios", "score", "--scenarios", str(DEMO_SCENARIOS)]
+    code = main([*argv, "--responses", str(DEMO_RESPONSES), "--no-judge", *flag])
+    assert code in (0, 1)
+    assert "Recorded in history as run 1" in capsys.readouterr().err
+    (run,) = RunStore(store_target).list_runs()
+    assert (run.kind, run.n_total) == ("scenarios", 19)
+    record = RunStore(store_target).get_run(run.id)
+    assert sum(bool(r.response) for r in record.results) >= 18  # responses read back
