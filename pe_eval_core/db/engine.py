@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.pool import NullPool
 
 from pe_eval_core.db.schema import migrate
 from pe_eval_core.errors import HistoryError, HistoryLockedError, PeEvalError
@@ -103,7 +104,6 @@ def _redacted(raw: str) -> str:
 # --- engines: one per database and process, set up for short bounded locks ----------------
 
 _ENGINES: dict[tuple[str, int, float], Engine] = {}
-_MIGRATED: set[tuple[str, int]] = set()
 
 
 def _engine(url: URL, timeout: float) -> Engine:
@@ -120,13 +120,21 @@ def _engine(url: URL, timeout: float) -> Engine:
                     "options": f"-c lock_timeout={ms}",
                 },
                 pool_pre_ping=True,
+                pool_size=2,  # a CLI command needs one; a dashboard a few
+                max_overflow=6,
             )
         _ENGINES[key] = engine
     return engine
 
 
 def _sqlite_engine(url: URL, timeout: float) -> Engine:
-    engine = create_engine(url, connect_args={"timeout": timeout, "check_same_thread": False})
+    # No pool: a SQLite connection is cheap to open, and a pooled one would keep the file (and
+    # its WAL) open in a long-lived process after the user deleted or replaced it.
+    engine = create_engine(
+        url,
+        connect_args={"timeout": timeout, "check_same_thread": False},
+        poolclass=NullPool,
+    )
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
@@ -203,6 +211,7 @@ class Database:
         self.path: Path | None = Path(self.url.database or "") if self.is_sqlite else None
         """The SQLite file, or None for a server database."""
         self.lock_timeout = lock_timeout if lock_timeout is not None else lock_timeout_s()
+        self._ready = False
 
     @property
     def location(self) -> str:
@@ -253,11 +262,10 @@ class Database:
             except OSError as exc:
                 raise HistoryError(f"cannot create the folder of {self.location}: {exc}") from exc
         engine = _engine(self.url, self.lock_timeout)
-        key = (self.url.render_as_string(hide_password=False), os.getpid())
-        if key not in _MIGRATED:
+        if not self._ready:  # once per Database object: a file replaced meanwhile is migrated
             with self.errors(), engine.execution_options(pe_write=True).begin() as conn:
                 migrate(conn, self.location)
-            _MIGRATED.add(key)
+            self._ready = True
         return engine
 
     @contextmanager

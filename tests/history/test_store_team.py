@@ -427,3 +427,13 @@ def test_writers_racing_for_one_uid_lose_nothing(store_target: str) -> None:
     runs = RunStore(store_target).list_runs(limit=100)
     assert len(runs) == 30 and len({r.uid for r in runs}) == 30
     assert sum(r.uid == "shared-run-id" for r in runs) == 1
+
+
+def test_a_history_file_deleted_in_a_long_lived_process_is_recreated(tmp_path: Path) -> None:
+    db = tmp_path / "h.sqlite"
+    RunStore(db).record_memo_evaluation(make_memo_evaluation())
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)  # no connection kept it open
+    store = RunStore(db)
+    assert store.count_runs() == 0
+    assert store.record_memo_evaluation(make_memo_evaluation()) == 1
