@@ -49,7 +49,9 @@ The hierarchy::
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
+            ├── HistoryLockedError      another process held the lock too long
             └── RunNotFoundError
+                └── RunReferenceError   a reference that is no id, latest~N or uid
 """
 
 from __future__ import annotations
@@ -495,10 +497,26 @@ class HistorySchemaTooNewError(HistoryError):
     fix = "Upgrade pe-eval, or use a different history database file (or PE_EVAL_HOME)."
 
 
+class HistoryLockedError(HistoryError):
+    diagnosis = "The history database stayed locked by another process for too long"
+    fix = (
+        "Wait for the other pe-eval process named in the message to finish and retry, or set "
+        "PE_EVAL_LOCK_TIMEOUT (seconds) higher; the file is not damaged, do not delete it."
+    )
+
+
 class RunNotFoundError(HistoryError):
     diagnosis = "No run in the history matches that reference"
     fix = "List the recorded runs and use an id from the first column."
     input = "run"
+
+
+class RunReferenceError(RunNotFoundError):
+    diagnosis = "That is not a run reference"
+    fix = (
+        "Use a run id (a whole number from 1, as listed), 'latest', 'latest~N' (N runs "
+        "before the latest) or at least 6 characters of a run's uid."
+    )
 
 
 # --- agent tools (MCP servers for the agent under test, its tool-use loop) -----------------

@@ -38,7 +38,7 @@ CLI_FLAGS: dict[str, str] = {
     "repeat": "--repeat",
     "confirm": "--yes",
     "out": "--out",
-    "db": "--db",
+    "db": "--db / --database-url",
     "run": "RUN",
     "kind": "--kind",
     "allowed_roots": "--allow-root",

@@ -1,7 +1,10 @@
-"""`pe-eval history list|show|compare` and `pe-eval gate`: run history and the CI gate on the CLI.
+"""`pe-eval history list|show|compare|delete|pin|unpin|gc` and `pe-eval gate`: run history and
+the CI gate on the CLI.
 
-``history compare A B --fail-on-regression`` exits 1 when anything regressed; ``gate`` exits 0
-(all checks pass), 1 (quality below a threshold) or 2 (something could not be evaluated).
+``history compare A B --fail-on-regression`` exits 1 when anything regressed (without A, the
+pinned baseline is compared with B, or with the latest run); ``gate`` exits 0 (all checks
+pass), 1 (quality below a threshold) or 2 (something could not be evaluated). Every command
+reads the history from ``--db FILE``, ``--database-url URL`` or ``$PE_EVAL_DATABASE_URL``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 import sys
 
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs, flag_for, plain_doc
+from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import RunNotFoundError
 from pe_eval_core.history.compare import (
     compare_runs,
@@ -18,7 +22,7 @@ from pe_eval_core.history.compare import (
     render_comparison_markdown,
 )
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
-from pe_eval_core.history.records import RunFilters, RunSummary
+from pe_eval_core.history.records import RunFilters, RunKind, RunRecord, RunSummary
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
@@ -31,12 +35,7 @@ GATE_EXIT_CODES = {
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db",
-        default=None,
-        help="history database file (default: $PE_EVAL_HOME/history.sqlite or "
-        "./.pe_eval/history.sqlite)",
-    )
+    add_store_options(parser)
 
 
 def register(subparsers: Subparsers) -> None:
@@ -64,9 +63,14 @@ def register(subparsers: Subparsers) -> None:
     _add_db(show)
     show.set_defaults(func=_show)
 
-    cmp = hsub.add_parser("compare", help="what changed from run A to run B")
-    cmp.add_argument("run_a", help="the earlier run (id, 'latest~1', uid prefix)")
-    cmp.add_argument("run_b", help="the later run (id, 'latest', uid prefix)")
+    cmp = hsub.add_parser(
+        "compare",
+        help="what changed from run A to run B",
+        description="Compare two runs. With one run, it is compared with the pinned baseline "
+        "of its kind; with none, the pinned baseline with the latest run of its kind.",
+    )
+    cmp.add_argument("run_a", nargs="?", help="the earlier run (id, 'latest~1', uid prefix)")
+    cmp.add_argument("run_b", nargs="?", help="the later run (id, 'latest', uid prefix)")
     cmp.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when anything regressed"
     )
@@ -78,6 +82,29 @@ def register(subparsers: Subparsers) -> None:
     cmp.add_argument("--json", action="store_true")
     _add_db(cmp)
     cmp.set_defaults(func=_compare)
+
+    rm = hsub.add_parser("delete", help="remove one run and its detail")
+    rm.add_argument("run", help="run id, 'latest', 'latest~N' or a uid prefix")
+    _add_db(rm)
+    rm.set_defaults(func=_delete)
+
+    pin = hsub.add_parser(
+        "pin", help="make a run the baseline the gate and compare use when given none"
+    )
+    pin.add_argument("run", help="run id, 'latest', 'latest~N' or a uid prefix")
+    _add_db(pin)
+    pin.set_defaults(func=_pin)
+
+    unpin = hsub.add_parser("unpin", help="remove the pinned baseline")
+    unpin.add_argument(
+        "--kind", choices=("memo", "scenarios"), default="scenarios", help="default: scenarios"
+    )
+    _add_db(unpin)
+    unpin.set_defaults(func=_unpin)
+
+    collect = hsub.add_parser("gc", help="remove stored responses no run references any more")
+    _add_db(collect)
+    collect.set_defaults(func=_gc)
 
     gate = subparsers.add_parser(
         "gate",
@@ -119,7 +146,9 @@ def register(subparsers: Subparsers) -> None:
         "its 95%% interval",
     )
     gate.add_argument(
-        "--baseline", help="fail on any scenario that passed in this recorded run and now fails"
+        "--baseline",
+        help="fail on any scenario that passed in this recorded run and now fails "
+        "(default: the pinned scenarios baseline, if any)",
     )
     gate.add_argument(
         "--yes", action="store_true", help="confirm more than 20 paid judge calls (it costs money)"
@@ -139,16 +168,21 @@ def register(subparsers: Subparsers) -> None:
 
 def _existing_store(args: argparse.Namespace) -> RunStore:
     """The history to read; reading never creates a database file."""
-    store = RunStore(args.db)
-    if not store.path.exists():
-        raise RunNotFoundError(f"no run history at {store.path} (nothing recorded yet)")
+    store = RunStore(store_target(args))
+    if not store.exists():
+        raise RunNotFoundError(f"no run history at {store.location} (nothing recorded yet)")
     return store
 
 
+def _warn_skipped(store: RunStore) -> None:
+    for message in store.warnings:
+        print(f"warning: {term(message)}", file=sys.stderr)
+
+
 def _list(args: argparse.Namespace) -> int:
-    store = RunStore(args.db)
-    if not store.path.exists():
-        print(f"no runs recorded in {store.path}")
+    store = RunStore(store_target(args))
+    if not store.exists():
+        print(f"no runs recorded in {term(store.location)}")
         return ExitCode.OK
     filters = RunFilters(
         kind=args.kind,
@@ -159,11 +193,12 @@ def _list(args: argparse.Namespace) -> int:
         model=args.model,
     )
     runs = store.list_runs(filters, limit=args.limit)
+    _warn_skipped(store)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
         return ExitCode.OK
     if not runs:
-        print(f"no runs recorded in {store.path}")
+        print(f"no runs recorded in {term(store.location)}")
         return ExitCode.OK
     print(format_runs_table(runs))
     total = store.count_runs(filters)
@@ -177,7 +212,13 @@ def format_runs_table(runs: list[RunSummary]) -> str:
     rows = [("ID", "CREATED (UTC)", "KIND", "SUBJECT", "RESULT")]
     for r in runs:
         rows.append(
-            (str(r.id), r.created_at[:19].replace("T", " "), r.kind, r.subject, _headline(r))
+            (
+                str(r.id),
+                term(r.created_at[:19].replace("T", " ")),
+                r.kind,
+                term(r.subject),
+                term(_headline(r)),
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join(
@@ -196,6 +237,8 @@ def _headline(r: RunSummary) -> str:
             f"citation {pct(r.citation_accuracy)}  halluc {pct(r.hallucination_rate)}  "
             f"coverage {pct(r.coverage)}  consistency {pct(r.consistency)}"
         )
+    if r.infra_error:
+        return f"infrastructure error: all {r.n_total} scenarios errored (left out of trends)"
     rate = "-" if r.pass_rate is None else f"{r.pass_rate * 100:.1f}%"
     errors = f", {r.n_errors} error(s)" if r.n_errors else ""
     model = f"  model {r.model}" if r.model else ""
@@ -203,45 +246,113 @@ def _headline(r: RunSummary) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    record = _existing_store(args).get_run(args.run)
+    store = _existing_store(args)
+    record = store.get_run(args.run)
+    _warn_skipped(store)
     if args.json:
         print(record.model_dump_json(indent=2))
         return ExitCode.OK
+    for line in show_lines(record, pinned=store.pinned_baseline(record.summary.kind)):
+        print(term(line))
+    return ExitCode.OK
+
+
+def show_lines(record: RunRecord, *, pinned: int | None = None) -> list[str]:
+    """``history show`` as lines of plain text (the caller escapes them for the terminal)."""
     s = record.summary
-    print(f"run #{s.id} ({s.kind}, uid {s.uid}) created {s.created_at}, recorded by {s.origin}")
-    print(f"  {s.subject}: {_headline(s)}")
+    mark = ", the pinned baseline" if pinned == s.id else ""
+    out = [
+        f"run #{s.id} ({s.kind}, uid {s.uid}{mark}) created {s.created_at}, recorded by {s.origin}"
+    ]
+    out.append(f"  {s.subject}: {_headline(s)}")
     if s.kind == "memo":
-        print(f"  memo   {s.memo_path}  sha256 {(s.memo_sha256 or '-')[:12]}")
-        print(f"  source {s.source_path}  sha256 {(s.source_sha256 or '-')[:12]}")
-        print(f"  grader {s.grader_version}")
+        out.append(f"  memo   {s.memo_path}  sha256 {(s.memo_sha256 or '-')[:12]}")
+        out.append(f"  source {s.source_path}  sha256 {(s.source_sha256 or '-')[:12]}")
+        out.append(f"  grader {s.grader_version}")
         if s.note:
-            print(f"  consistency: {s.note}")
-        print(f"  findings ({len(record.findings)}):")
+            out.append(f"  consistency: {s.note}")
+        out.append(f"  findings ({len(record.findings)}):")
         for f in record.findings:
             where = f"{f.opportunity_id or 'memo'}{'.' + f.field if f.field else ''}"
-            print(f"    - {f.kind} [{where}] {f.raw!r}: {f.message or ''}".rstrip())
+            out.append(f"    - {f.kind} [{where}] {f.raw!r}: {f.message or ''}".rstrip())
     else:
-        print(f"  scenarios {s.scenarios_path}  target {s.target}  model {s.model or '-'}")
+        out.append(f"  scenarios {s.scenarios_path}  target {s.target}  model {s.model or '-'}")
         for t in record.tiers:
-            print(f"  {t.tier}: {t.passed}/{t.total} ({t.pass_rate * 100:.1f}%)")
+            out.append(f"  {t.tier}: {t.passed}/{t.total} ({t.pass_rate * 100:.1f}%)")
         for r in record.results:
             if r.status != "pass":
-                print(
-                    f"    - {r.name} ({r.tier}): {r.status}" + (f": {r.error}" if r.error else "")
-                )
-    return ExitCode.OK
+                error = f": {r.error}" if r.error else ""
+                out.append(f"    - {r.name} ({r.tier}): {r.status}{error}")
+    return out
+
+
+def _compare_refs(store: RunStore, args: argparse.Namespace) -> tuple[int, int]:
+    """Run A and run B: as given, or the pinned baseline of the kind and the latest run."""
+    if args.run_a is not None and args.run_b is not None:
+        return store.resolve(args.run_a, args.kind), store.resolve(args.run_b, args.kind)
+    ref_b = args.run_a if args.run_a is not None else "latest"
+    b = store.resolve(ref_b, args.kind)
+    kind: RunKind = args.kind or store.get_run(b).summary.kind
+    if args.kind is None and ref_b == "latest":
+        b = store.resolve("latest", kind)
+    a = store.pinned_baseline(kind)
+    if a is None:
+        raise RunNotFoundError(
+            f"no {kind} baseline is pinned to compare run {b} with",
+            fix="Give the two runs to compare, or pin a baseline run first (history pin).",
+        )
+    return a, b
 
 
 def _compare(args: argparse.Namespace) -> int:
     store = _existing_store(args)
-    run_a, run_b = (store.resolve(ref, args.kind) for ref in (args.run_a, args.run_b))
+    run_a, run_b = _compare_refs(store, args)
     cmp = compare_runs(store, run_a, run_b)
+    infra = [
+        f"run #{r.id} is an infrastructure error (every scenario errored): its failures are "
+        "not regressions"
+        for r in (cmp.a, cmp.b)
+        if r.infra_error
+    ]
     if args.json:
-        print(json.dumps(comparison_to_dict(cmp), indent=2))
+        data = comparison_to_dict(cmp)
+        data["infra_errors"] = infra
+        print(json.dumps(data, indent=2))
     else:
+        for note in infra:
+            print(term(f"note: {note}"))
         sys.stdout.write(term(render_comparison_markdown(cmp)))
+    if infra:
+        return ExitCode.CANNOT_EVALUATE if args.fail_on_regression else ExitCode.OK
     if args.fail_on_regression and cmp.has_regressions:
         return ExitCode.BELOW_THRESHOLD
+    return ExitCode.OK
+
+
+def _delete(args: argparse.Namespace) -> int:
+    rid = _existing_store(args).delete_run(args.run)
+    print(f"deleted run #{rid} (its stored responses go at the next history gc)")
+    return ExitCode.OK
+
+
+def _pin(args: argparse.Namespace) -> int:
+    store = _existing_store(args)
+    rid = store.pin_baseline(args.run)
+    kind = store.get_run(rid).summary.kind
+    print(f"run #{rid} is now the pinned {kind} baseline")
+    return ExitCode.OK
+
+
+def _unpin(args: argparse.Namespace) -> int:
+    store = _existing_store(args)
+    was = store.unpin_baseline(args.kind)
+    print(f"unpinned run #{was} ({args.kind})" if was else f"no {args.kind} baseline was pinned")
+    return ExitCode.OK
+
+
+def _gc(args: argparse.Namespace) -> int:
+    done = _existing_store(args).gc()
+    print(f"removed {done.blobs_removed} unreferenced blob(s), {done.bytes_removed:,} bytes")
     return ExitCode.OK
 
 
@@ -271,7 +382,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    result = evaluate_gate(gate_request(args), RunStore(args.db))
+    result = evaluate_gate(gate_request(args), RunStore(store_target(args)))
     code = GATE_EXIT_CODES[result.verdict]
     if args.json:
         data = result.model_dump(mode="json")

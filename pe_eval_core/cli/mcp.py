@@ -6,6 +6,7 @@ import argparse
 
 from pe_eval_core import mcp_server
 from pe_eval_core.cli import ExitCode, Subparsers, plain_doc
+from pe_eval_core.cli.store_options import add_store_options, store_target
 
 
 def register(subparsers: Subparsers) -> None:
@@ -23,13 +24,13 @@ def register(subparsers: Subparsers) -> None:
         help="folder the tools may read (repeatable; default "
         f"${mcp_server.ALLOWED_ROOTS_ENV} or the cwd)",
     )
-    parser.add_argument("--db", default=None, help="history database file")
+    add_store_options(parser)
     parser.add_argument("--no-record", action="store_true", help="do not record runs in history")
     parser.set_defaults(func=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
     roots = mcp_server.allowed_roots(args.allow_root)
-    server = mcp_server.build_server(roots, db=args.db, record=not args.no_record)
+    server = mcp_server.build_server(roots, db=store_target(args), record=not args.no_record)
     server.run("stdio")
     return ExitCode.OK

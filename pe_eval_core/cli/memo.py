@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
+from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
-from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
@@ -109,6 +109,7 @@ def register(subparsers: Subparsers) -> None:
         metavar="X",
         help="exit 1 if the hallucination rate is above X",
     )
+    add_store_options(p)
     p.set_defaults(func=handle)
 
 
@@ -244,9 +245,11 @@ def handle(args: argparse.Namespace) -> int:
     else:
         return _list(args)
 
+    from pe_eval_core.history.store import record_or_warn  # SQLAlchemy: only when recording
+
     ev = grade_memo(memo_path, source_path)
     html_path, json_path = write_outputs(ev, args.out_dir)
-    run_id = record_or_warn(ev, origin="cli")
+    run_id = record_or_warn(ev, origin="cli", db=store_target(args))
     failures = failed_thresholds(ev, fail_under, max_h)
     lowest_name, sentence = lowest_dimension(ev)
     verdict = memo_verdict(ev, verdict_thresholds(fail_under, max_h))
@@ -269,6 +272,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
     """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
+    from pe_eval_core.history.store import record_many_or_warn
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
 
@@ -279,6 +283,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
     items = grade_pairs(pairs, FolderIndex.scan(Path(args.data_dir)), jobs=args.jobs)
     rows: list[dict[str, object]] = []
+    graded_ok: list[MemoEvaluation] = []
     n_fail = n_error = 0
     for item in items:
         name = f"{item.pair.portco_id}/{item.pair.audience}"
@@ -291,7 +296,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
         ev = item.evaluation
         assert ev is not None
         html_path, _ = write_outputs(ev, args.out_dir)
-        record_or_warn(ev, origin="cli")
+        graded_ok.append(ev)
         failures = failed_thresholds(ev, fail_under, max_h)
         n_fail += bool(failures)
         scores = ev.scores.model_dump()
@@ -309,6 +314,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             print(f"{name:<32} {cells}  {verdict}")
             for line in failures:
                 print(term(f"    FAIL: {line}"))
+    record_many_or_warn(graded_ok, origin="cli", db=store_target(args))  # one transaction
     graded = len(items) - n_error
     summary = (
         f"{len(items)} memo{'s' if len(items) != 1 else ''} in {args.data_dir}: "

@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.cli import plain_doc
+from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.store import record_or_warn
@@ -176,6 +177,7 @@ def _agent_flags(run: argparse.ArgumentParser) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    add_store_options(p)
     p.add_argument(
         "--scenarios",
         type=Path,
@@ -334,7 +336,7 @@ def handle_run(args: argparse.Namespace) -> int:
         _note(f"Reports written to {args.out}/ ({', '.join(OUT_FILES.values())}).")
     else:
         _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
-    run_id = record_or_warn(run, origin="cli")
+    run_id = record_or_warn(run, origin="cli", db=store_target(args))
     _note(_cost_line(run))
     if run_id is not None:
         _note(
@@ -466,7 +468,7 @@ def _judge(args: argparse.Namespace) -> Judge | None:
         live_judge=args.live_judge,
         judge_model=args.judge_model,  # the judge's own model, never the target's --model
         target_model=getattr(args, "model", None) if args.target == "anthropic" else None,
-        cache=args.judge_cache,
+        cache=args.judge_cache or getattr(args, "database_url", None),
         timeout_s=getattr(args, "timeout", 60.0),
     )
 
@@ -479,7 +481,7 @@ def _judge_label(judge: Judge | None) -> str:
     if isinstance(judge, UnavailableJudge):
         return "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
     if isinstance(judge, CachedJudge):
-        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.db_path}"
+        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.location}"
     return judge.model
 
 

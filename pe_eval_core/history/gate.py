@@ -38,6 +38,7 @@ from pe_eval_core.scenarios import statistics
 from pe_eval_core.scenarios.statistics import TierStats
 
 if TYPE_CHECKING:
+    from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
 
 EPS = 1e-9
@@ -207,6 +208,7 @@ def gate_memos(
         )
         return
     items = grade_pairs(pairs, FolderIndex.scan(data_dir), jobs=jobs)
+    graded: list[MemoEvaluation] = []
     for item in items:
         pair = item.pair
         name = f"{pair.portco_id}/{pair.audience}"
@@ -220,8 +222,7 @@ def gate_memos(
         except PeEvalError as err:
             result.add_problem(name, err)
             continue
-        if store is not None:
-            result.recorded_run_ids.append(store.record_memo_evaluation(evaluation, origin="gate"))
+        graded.append(evaluation)
         for dim in MEMO_DIMENSIONS:
             if dim in thresholds:
                 value = float(getattr(evaluation.scores, dim))
@@ -241,6 +242,9 @@ def gate_memos(
                     detail=f"({', '.join(raws)})" if raws else "",
                 )
             )
+
+    if store is not None and graded:  # the whole batch in one transaction
+        result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")
 
 
 def load_scenario_record(ref: str, store: RunStore, *, record: bool) -> RunRecord:
@@ -558,8 +562,9 @@ def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunS
     try:
         # Resolve the baseline first, so `latest` means the run before this gate's own.
         base = None
-        if request.baseline:
-            base = store.get_run(store.resolve(request.baseline, kind="scenarios"))
+        baseline = request.baseline or store.pinned_baseline("scenarios")  # pinned: default
+        if baseline:
+            base = store.get_run(store.resolve(baseline, kind="scenarios"))
         if request.scenarios and request.responses:
             run = run_recorded_scenarios(
                 request.scenarios,
@@ -575,6 +580,18 @@ def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunS
         return
     if request.scenarios and current.summary.id != UNRECORDED_ID:
         result.recorded_run_ids.append(current.summary.id)
+    if current.summary.infra_error:  # nothing ran: neither a pass nor a quality failure
+        result.add_problem(
+            subject,
+            GateConfigError(
+                f"every one of the {current.summary.n_total} scenarios errored "
+                "(an infrastructure error, not a quality result)",
+                diagnosis="The agent or its network failed on every scenario",
+                fix="Check the agent is reachable and configured, then run the scenarios again.",
+                input="scenario_run",
+            ),
+        )
+        return
     from_file = bool(request.scenarios) or _is_run_file(str(request.scenario_run or ""))
     label = None
     if from_file and not request.record:

@@ -8,8 +8,10 @@ check a run it does not record with the same numbers the store would give.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,7 +38,6 @@ SCENARIO_DETAIL_KEYS = (
     "error_kind",
     "expectations",
     "numeric_checks",
-    "numeric",
     "excludes",
     "excluded_hits",
     "numbers",
@@ -60,6 +61,10 @@ class RunFilters(BaseModel):
     scenarios_path: str | None = None
     target: str | None = None
     model: str | None = None
+    memo_path: str | None = None
+    """The memo file (any spelling of its path): its runs only."""
+    infra_error: bool | None = None
+    """True: only infrastructure-error runs (every scenario errored); False: none of them."""
     since: str | None = None
     """ISO timestamp; runs created at or after it."""
     until: str | None = None
@@ -99,6 +104,11 @@ class RunSummary(BaseModel):
     tokens_out: int | None = None
     cost_usd: float | None = None
     note: str | None = None
+    config_digest: str | None = None
+    """sha256 of the grader configuration a memo was graded with."""
+    infra_error: bool = False
+    """Every scenario of the run errored (the agent or the network was down): nothing was
+    measured, so trends, comparisons and the gate leave the run out."""
     scores: dict[str, Any] = Field(default_factory=dict)
     """The run's full scores/totals as recorded (memo: ``scores`` and ``totals``)."""
 
@@ -155,6 +165,22 @@ class ScenarioResultRow(BaseModel):
     error: str | None = None
     response: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ScenarioRowData:
+    """A scenario verdict on its way into the store: a plain row, so recording 10,000 of
+    them validates nothing twice (the run was validated when it was built)."""
+
+    name: str
+    tier: str | None
+    platform: str | None
+    source_fact: str | None
+    status: str
+    latency_ms: float | None
+    error: str | None
+    response: str | None
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 class TierCount(BaseModel):
@@ -231,6 +257,7 @@ def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord
         source_sha256=evaluation.source_sha256 or _sha_if_file(evaluation.source_path),
         grader_version=evaluation.grader_version,
         note=evaluation.consistency.note,
+        config_digest=hashlib.sha256(evaluation.config.model_dump_json().encode()).hexdigest(),
         scores={"scores": scores, "totals": evaluation.totals.model_dump(mode="json")},
         citation_accuracy=evaluation.scores.citation_accuracy,
         hallucination_rate=evaluation.scores.hallucination_rate,
@@ -270,38 +297,29 @@ def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord
     return RunRecord(summary=summary, findings=findings, opportunities=opportunities)
 
 
-def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
-    """A scenario run as a history record (not stored: ``summary.id`` is 0).
-
-    Counts and per-tier pass rates come from the run itself (``ScenarioRun.by_tier``), the
-    same figures the store computes in SQL once the record is written.
-    """
-    # One serialiser call for every result's detail, not one per result.
+def scenario_row_data(run: ScenarioRun) -> list[ScenarioRowData]:
+    """The run's verdicts as plain rows (one serialiser call for every result's detail)."""
     details = run.model_dump(mode="json", include={"results": {"__all__": _DETAIL_FIELDS}})
-    results = []
-    for r, dumped in zip(run.results, details["results"], strict=True):
-        results.append(
-            ScenarioResultRow(
-                name=r.name,
-                tier=r.tier,
-                platform=r.platform,
-                source_fact=r.source_fact,
-                status=r.status,
-                latency_ms=r.latency_ms,
-                error=r.error,
-                response=r.response,
-                detail={k: dumped[k] for k in SCENARIO_DETAIL_KEYS if k in dumped},
-            )
+    return [
+        ScenarioRowData(
+            name=r.name,
+            tier=r.tier,
+            platform=r.platform,
+            source_fact=r.source_fact,
+            status=r.status,
+            latency_ms=r.latency_ms,
+            error=r.error,
+            response=r.response,
+            detail={k: dumped[k] for k in SCENARIO_DETAIL_KEYS if k in dumped},
         )
-    tiers = sorted(
-        (
-            TierCount(tier=t.tier, total=t.total, passed=t.passed, pass_rate=t.passed / t.total)
-            for t in run.by_tier()
-            if t.total
-        ),
-        key=lambda t: t.tier,
-    )
-    summary = RunSummary(
+        for r, dumped in zip(run.results, details["results"], strict=True)
+    ]
+
+
+def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
+    """A scenario run's summary row (not stored: ``id`` is 0)."""
+    n_errors = sum(1 for r in run.results if r.status not in ("pass", "fail"))
+    return RunSummary(
         id=UNRECORDED_ID,
         uid=run.run_id or uuid.uuid4().hex,
         kind="scenarios",
@@ -314,17 +332,73 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
         model=run.model,
         n_total=run.total,
         n_passed=run.passed,
-        n_errors=sum(1 for r in run.results if r.status not in ("pass", "fail")),
-        # passed / total, as the store computes it in SQL (errors in the denominator); the
-        # report's rate (errors left out) is in ``scores["tiers"]``.
-        pass_rate=run.passed / run.total if run.total else None,
+        n_errors=n_errors,
+        pass_rate=run.pass_rate if run.ran else None,  # errors left out, as in the report
         tokens_in=run.tokens_in,
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
         scores=run.statistics_summary(),  # repeats, intervals, flaky, errors, target label
+        infra_error=bool(run.total) and n_errors == run.total,
     )
-    return RunRecord(summary=summary, results=results, tiers=tiers)
+
+
+def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
+    """A scenario run as a history record (not stored: ``summary.id`` is 0).
+
+    Counts and per-tier pass rates come from the run itself (``ScenarioRun.by_tier``), the
+    same figures the store computes in SQL once the record is written.
+    """
+    results = [
+        ScenarioResultRow(
+            name=r.name,
+            tier=r.tier,
+            platform=r.platform,
+            source_fact=r.source_fact,
+            status=r.status,
+            latency_ms=r.latency_ms,
+            error=r.error,
+            response=r.response,
+            detail=r.detail,
+        )
+        for r in scenario_row_data(run)
+    ]
+    tiers = sorted(
+        (
+            TierCount(tier=t.tier, total=t.total, passed=t.passed, pass_rate=t.passed / t.total)
+            for t in run.by_tier()
+            if t.total
+        ),
+        key=lambda t: t.tier,
+    )
+    return RunRecord(summary=scenario_summary(run, origin=origin), results=results, tiers=tiers)
+
+
+def grading_key(record: RunRecord) -> str | None:
+    """What makes two memo gradings the same: the memo file and the content of memo and
+    source, the grader version and configuration, and what it gave (scores and findings: a
+    sibling memo that changed changes consistency, so that is a new grading). None when the
+    record lacks the hashes (nothing to deduplicate on).
+
+    >>> s = RunSummary(id=0, uid="u", kind="memo", created_at="t", recorded_at="t",
+    ...                origin="cli", memo_sha256="a", source_sha256="b")
+    >>> later = s.model_copy(update={"uid": "v", "created_at": "t2"})
+    >>> grading_key(RunRecord(summary=s)) == grading_key(RunRecord(summary=later))
+    True
+    """
+    summary = record.summary
+    if summary.kind != "memo" or not summary.memo_sha256 or not summary.source_sha256:
+        return None
+    parts = [
+        summary.memo_path,
+        summary.memo_sha256,
+        summary.source_sha256,
+        summary.grader_version,
+        summary.config_digest,
+        summary.scores,
+        [(f.kind, f.opportunity_id, f.field, f.raw, f.start) for f in record.findings],
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def scores_json(summary: RunSummary) -> str:

@@ -64,12 +64,15 @@ def _init_worker(index: FolderIndex, config: GraderConfig | None) -> None:
     _WORKER = (index, config)
 
 
-def _work(pair: MemoPair) -> MemoEvaluation | None:
+def _work(pair: MemoPair) -> str | None:
     """Grade in a worker; an error comes back as None and is re-raised by a serial grade in
-    the parent (typed errors carry constructor arguments that do not all survive pickling)."""
+    the parent (typed errors carry constructor arguments that do not all survive pickling).
+
+    The evaluation travels as its JSON (the parent validates it back, equal field for field):
+    half the cost of pickling the model tree, paid in the parent for every memo."""
     assert _WORKER is not None
     item = _grade_one(pair, *_WORKER)
-    return item.evaluation
+    return None if item.evaluation is None else item.evaluation.model_dump_json()
 
 
 def grade_pairs(
@@ -102,7 +105,7 @@ def grade_pairs(
             if ev is None:
                 out.append(_grade_one(pair, index, config))
             else:
-                out.append(BatchItem(pair=pair, evaluation=ev))
+                out.append(BatchItem(pair=pair, evaluation=MemoEvaluation.model_validate_json(ev)))
             if progress is not None:
                 progress(i, total)
     return out

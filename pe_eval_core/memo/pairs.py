@@ -100,6 +100,14 @@ def inside_folder(path: Path, folder: Path) -> bool:
         return False
 
 
+def _resolves_under(path: Path, root: Path) -> bool:
+    """:func:`inside_folder` with the folder already resolved."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
 def scan_memo_pairs(
     data_dir: str | os.PathLike[str],
 ) -> tuple[list[MemoPair], list[SkippedMemo]]:
@@ -108,8 +116,12 @@ def scan_memo_pairs(
     d = _data_dir(data_dir)
     pairs = []
     skipped = []
+    try:
+        root: Path | None = d.resolve()  # once, not once per memo
+    except (OSError, RuntimeError):
+        root = None
     for memo in d.glob(MEMO_GLOB):
-        if not inside_folder(memo, d):
+        if root is None or not _resolves_under(memo, root):
             skipped.append(SkippedMemo(path=memo, reason="a link to a file outside the folder"))
             continue
         if not memo.is_file():

@@ -1,9 +1,11 @@
 """A judge wrapper that remembers verdicts on disk, so re-scoring an unchanged run is free.
 
 Verdicts live in SQLite (``$PE_EVAL_HOME/judge_cache.sqlite3``, default ``./.pe_eval/``),
-keyed by (judge model, prompt version, sha256 of the response, expected text). Only the
-phrases not in the cache go to the inner judge, still in one call. Judge errors are never
-cached. The fail-closed evidence check is re-applied on every read.
+keyed by (judge model, prompt version, sha256 of the response, expected text); when a database
+URL is configured (``db_path`` given as ``postgresql://...``, or ``$PE_EVAL_DATABASE_URL``
+with no ``db_path``) they live in that team store's ``judge_verdicts`` table instead, shared
+by every machine. Only the phrases not in the cache go to the inner judge, still in one call.
+Judge errors are never cached. The fail-closed evidence check is re-applied on every read.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ from collections.abc import Sequence
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
+if TYPE_CHECKING:
+    from pe_eval_core.db.verdicts import VerdictStore
+
 CACHE_FILENAME = "judge_cache.sqlite3"
+DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"  # the same variable the history store reads
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS verdicts (
@@ -43,7 +50,8 @@ def default_cache_path() -> Path:
 
 
 def response_sha256(response: str) -> str:
-    return hashlib.sha256(response.encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate ("\ud800", valid in JSON) hashes instead of raising
+    return hashlib.sha256(response.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class CachedJudge:
@@ -51,9 +59,21 @@ class CachedJudge:
 
     def __init__(self, inner: Judge, db_path: str | os.PathLike[str] | None = None):
         self.inner = inner
+        url = str(db_path) if db_path is not None else os.environ.get(DATABASE_URL_ENV, "")
+        self._store: VerdictStore | None = None
+        if "://" in url:
+            from pe_eval_core.db.verdicts import VerdictStore
+
+            self._store = VerdictStore(url.strip())
         self.db_path = Path(db_path) if db_path is not None else default_cache_path()
+        """The cache file (unused when the verdicts live in a team store)."""
         self.live = bool(getattr(inner, "live", False))
         self._ready = False
+
+    @property
+    def location(self) -> str:
+        """Where the verdicts are kept, safe to show (no password)."""
+        return self._store.location if self._store is not None else str(self.db_path)
 
     @property
     def model(self) -> str:
@@ -88,14 +108,18 @@ class CachedJudge:
     def lookup(self, response: str, expected: Sequence[str]) -> dict[str, JudgeVerdict]:
         """Cached verdicts for the given phrases (absent ones are simply missing)."""
         key = (self.model, self.prompt_version, response_sha256(response))
-        if not self._ready and not self.db_path.is_file():
+        rows: list[Any]
+        if self._store is not None:
+            rows = list(self._store.lookup(*key))
+        elif not self._ready and not self.db_path.is_file():
             return {}  # nothing cached yet: do not create the file just to look
-        with closing(self._connect()) as conn:
-            rows = conn.execute(
-                "SELECT expected, verdict, evidence, reason FROM verdicts "
-                "WHERE model = ? AND prompt_version = ? AND response_sha256 = ?",
-                key,
-            ).fetchall()
+        else:
+            with closing(self._connect()) as conn:
+                rows = conn.execute(
+                    "SELECT expected, verdict, evidence, reason FROM verdicts "
+                    "WHERE model = ? AND prompt_version = ? AND response_sha256 = ?",
+                    key,
+                ).fetchall()
         wanted = set(expected)
         return {
             text: JudgeVerdict(
@@ -114,23 +138,19 @@ class CachedJudge:
     def store(self, response: str, verdicts: Sequence[JudgeVerdict]) -> None:
         digest = response_sha256(response)
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        rows = [
+            (v.model, v.prompt_version, digest, v.expected, v.verdict, v.evidence, v.reason, now)
+            for v in verdicts
+            if v.reason != NO_VERDICT  # an answer left out is not a verdict to keep
+        ]
+        if not rows:
+            return
+        if self._store is not None:
+            self._store.put(rows)
+            return
         with closing(self._connect()) as conn, conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        v.model,
-                        v.prompt_version,
-                        digest,
-                        v.expected,
-                        v.verdict,
-                        v.evidence,
-                        v.reason,
-                        now,
-                    )
-                    for v in verdicts
-                    if v.reason != NO_VERDICT  # an answer left out is not a verdict to keep
-                ],
+                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
 
     def _absent(self, expected: str) -> JudgeVerdict:

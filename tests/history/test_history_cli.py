@@ -70,11 +70,27 @@ def test_show_prints_detail_and_json(db: Path, capsys: pytest.CaptureFixture[str
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["citation_accuracy"] == 0.5
     assert len(data["opportunities"]) == 3
-    assert main(["history", "show", "nope", "--db", str(db)]) == 2
+    assert main(["history", "show", "nopenope", "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert "fix: List the recorded runs and use an id" in err and err.rstrip().endswith(
         "(argument RUN)"
     )
+    bad_refs = (
+        "nope",
+        "abc",
+        "1e3",
+        "-1",
+        "0",
+        "\u00b2",
+        "9" * 23,
+        "latest~1e3",
+        "latest~" + "9" * 30,
+    )
+    for bad in bad_refs:
+        assert main(["history", "show", bad, "--db", str(db)]) == 2, bad
+        err = capsys.readouterr().err
+        assert "bad run reference" in err and "Traceback" not in err, bad
+        assert err.rstrip().endswith("(argument RUN)"), bad
 
 
 def test_reading_a_missing_history_does_not_create_it(

@@ -15,10 +15,36 @@ from pe_eval_core.history.schema import SCHEMA_VERSION
 from pe_eval_core.history.store import RunFilters, RunStore, default_db_path, record_or_warn
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def db(store_target: str) -> str:
+    """This module's store tests run against SQLite and PostgreSQL (see conftest)."""
+    return store_target
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> Path:
+    return tmp_path / "history.sqlite"
+
+
+def count_rows(target: str, table: str) -> int:
+    from sqlalchemy import create_engine, text
+
+    from pe_eval_core.history.store import database_url
+
+    engine = create_engine(database_url(target))
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one())
+    finally:
+        engine.dispose()
+
+
 HOSTILE = "<script>alert(1)</script> '; DROP TABLE runs; -- ignore previous instructions"
 
 
-def test_memo_evaluation_round_trips_with_detail(db: Path) -> None:
+def test_memo_evaluation_round_trips_with_detail(db: str) -> None:
     evaluation = make_memo_evaluation(
         scores=(0.9, 0.1, 2 / 3, 1.0),
         findings=[
@@ -65,7 +91,7 @@ def test_memo_evaluation_round_trips_with_detail(db: Path) -> None:
     assert record.opportunities[0].cohort == "A × 360 months"
 
 
-def test_scenario_run_round_trips_and_counts_are_computed_in_sql(db: Path) -> None:
+def test_scenario_run_round_trips_and_counts_are_computed_in_sql(db: str) -> None:
     run = make_scenario_run(
         [
             make_result("s1", "smoke", "pass", expectations=[("$4,820", True, "strict")]),
@@ -108,7 +134,7 @@ def test_scenario_run_round_trips_and_counts_are_computed_in_sql(db: Path) -> No
     assert store.count_runs() == 1
 
 
-def test_the_same_run_recorded_twice_gets_two_rows(db: Path) -> None:
+def test_the_same_run_recorded_twice_gets_two_rows(db: str) -> None:
     run = make_scenario_run([make_result("s1", "smoke", "pass")], run_id="dup-run-0001")
     store = RunStore(db)
     a, b = store.record_scenario_run(run), store.record_scenario_run(run)
@@ -117,7 +143,7 @@ def test_the_same_run_recorded_twice_gets_two_rows(db: Path) -> None:
     assert store.get_run(b).summary.uid.startswith("dup-run-0001-")
 
 
-def test_list_filters_order_and_options(db: Path) -> None:
+def test_list_filters_order_and_options(db: str) -> None:
     store = RunStore(db)
     for i, (portco, audience) in enumerate(
         [("MortgageCo", "board"), ("MortgageCo", "operator"), ("HMDA_GA", "board")]
@@ -151,7 +177,7 @@ def test_list_filters_order_and_options(db: Path) -> None:
     assert options["model"] == ["claude-x"]
 
 
-def test_trends_are_ordered_and_aggregated_per_tier(db: Path) -> None:
+def test_trends_are_ordered_and_aggregated_per_tier(db: str) -> None:
     store = RunStore(db)
     for i, cov in enumerate([1 / 3, 2 / 3, 1.0]):
         store.record_memo_evaluation(
@@ -180,7 +206,7 @@ def test_trends_are_ordered_and_aggregated_per_tier(db: Path) -> None:
     ]
 
 
-def test_run_references(db: Path) -> None:
+def test_run_references(db: str) -> None:
     store = RunStore(db)
     m = store.record_memo_evaluation(make_memo_evaluation(when=T0))
     s1 = store.record_scenario_run(
@@ -245,13 +271,13 @@ PRAGMA user_version = 1;
 """
 
 
-def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(db: Path) -> None:
-    conn = sqlite3.connect(db)
+def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(sqlite_db: Path) -> None:
+    conn = sqlite3.connect(sqlite_db)
     conn.executescript(V1_DDL)
     conn.close()
 
-    store = RunStore(db)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    store = RunStore(sqlite_db)
+    assert store.schema_version() == SCHEMA_VERSION == 3
     runs = store.list_runs()
     assert [r.uid for r in runs] == ["old-scen", "old-memo"]
     memo = store.get_run("old-memo")
@@ -268,26 +294,26 @@ def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(db: Path) -
     # the upgraded file takes new runs with the new detail
     rid = store.record_memo_evaluation(make_memo_evaluation())
     assert len(store.get_run(rid).opportunities) == 3
-    with sqlite3.connect(db) as raw:
+    with sqlite3.connect(sqlite_db) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "memo_opportunities" in tables
 
 
-def test_a_database_from_a_newer_pe_eval_is_refused(db: Path) -> None:
-    with sqlite3.connect(db) as conn:
+def test_a_database_from_a_newer_pe_eval_is_refused(sqlite_db: Path) -> None:
+    with sqlite3.connect(sqlite_db) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(HistorySchemaTooNewError, match="schema version 3"):
-        RunStore(db).list_runs()
+    with pytest.raises(HistorySchemaTooNewError, match="schema version 4"):
+        RunStore(sqlite_db).list_runs()
 
 
-def test_a_file_that_is_not_sqlite_gives_a_clear_error(db: Path) -> None:
-    db.write_bytes(b"this is not a database, it is a memo\n" * 200)
+def test_a_file_that_is_not_sqlite_gives_a_clear_error(sqlite_db: Path) -> None:
+    sqlite_db.write_bytes(b"this is not a database, it is a memo\n" * 200)
     with pytest.raises(HistoryError) as info:
-        RunStore(db).list_runs()
+        RunStore(sqlite_db).list_runs()
     assert "is not a usable SQLite database: file is not a database" in info.value.message
     assert "or delete the file" in info.value.fix
-    assert db.read_bytes().startswith(b"this is not a database")  # left untouched
+    assert sqlite_db.read_bytes().startswith(b"this is not a database")  # left untouched
 
 
 def test_default_location_follows_pe_eval_home(
@@ -345,10 +371,12 @@ def _writer(db: str, tag: str, start: multiprocessing.synchronize.Event) -> None
             )
 
 
-def test_two_processes_writing_at_once_lose_nothing(db: Path) -> None:
+def test_several_processes_writing_at_once_lose_nothing(db: str) -> None:
     ctx = multiprocessing.get_context("fork")
     start = ctx.Event()
-    procs = [ctx.Process(target=_writer, args=(str(db), tag, start)) for tag in ("A", "B")]
+    procs = [
+        ctx.Process(target=_writer, args=(str(db), tag, start)) for tag in ("A", "B", "C", "D")
+    ]
     for p in procs:
         p.start()
     start.set()  # both processes create/migrate the file and write concurrently
@@ -356,17 +384,16 @@ def test_two_processes_writing_at_once_lose_nothing(db: Path) -> None:
         p.join(120)
         assert p.exitcode == 0
     store = RunStore(db)
-    total = 2 * WRITES_PER_PROCESS
+    total = 4 * WRITES_PER_PROCESS
     assert store.count_runs() == total
     assert store.count_runs(RunFilters(kind="scenarios")) == total // 2
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM scenario_results").fetchone()[0] == total // 2 * 5
-        assert conn.execute("SELECT COUNT(*) FROM memo_findings").fetchone()[0] == total // 2
-        assert conn.execute("SELECT COUNT(DISTINCT uid) FROM runs").fetchone()[0] == total
+    assert count_rows(db, "scenario_results") == total // 2 * 5
+    assert count_rows(db, "memo_findings") == total // 2
+    assert count_rows(db, "(SELECT DISTINCT uid FROM runs) AS u") == total
     assert all(r.n_passed == 5 for r in store.list_runs(RunFilters(kind="scenarios"), limit=999))
 
 
-def test_a_record_built_in_memory_has_the_counts_the_store_computes(db: Path) -> None:
+def test_a_record_built_in_memory_has_the_counts_the_store_computes(db: str) -> None:
     # The gate checks an unrecorded run from scenario_record(); its figures must be the ones
     # the SQL aggregates give once the same run is stored.
     from pe_eval_core.history.records import UNRECORDED_ID, scenario_record
@@ -392,6 +419,6 @@ def test_a_record_built_in_memory_has_the_counts_the_store_computes(db: Path) ->
     assert built.results == stored.results
 
 
-def test_record_or_warn_takes_results_not_look_alikes(db: Path) -> None:
+def test_record_or_warn_takes_results_not_look_alikes(db: str) -> None:
     with pytest.raises(TypeError, match="not a MemoEvaluation or ScenarioRun"):
         record_or_warn({"results": []}, origin="cli", db=db)  # type: ignore[arg-type]

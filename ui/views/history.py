@@ -377,9 +377,9 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
 def render() -> None:
     st.title("History")
     store = RunStore()
-    st.caption(f"Run history: {md_escape(str(store.path))}")
+    st.caption(f"Run history: {md_escape(store.location)}")
     with guarded():
-        if not store.path.exists() or store.count_runs() == 0:  # reading never creates it
+        if not store.exists() or store.count_runs() == 0:  # reading never creates it
             st.info(
                 "No runs recorded yet. Every memo evaluation and scenario run from the other "
                 "pages, the CLI (`python -m pe_eval_core ...`) or the MCP server is recorded "
