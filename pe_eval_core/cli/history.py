@@ -240,9 +240,10 @@ def _headline(r: RunSummary) -> str:
     if r.infra_error:
         return f"infrastructure error: all {r.n_total} scenarios errored (left out of trends)"
     rate = "-" if r.pass_rate is None else f"{r.pass_rate * 100:.1f}%"
-    errors = f", {r.n_errors} error(s)" if r.n_errors else ""
+    ran = (r.n_total or 0) - (r.n_errors or 0)  # errors are left out of the rate, shown apart
+    errors = f"; {r.n_errors} error{'s' if r.n_errors != 1 else ''} apart" if r.n_errors else ""
     model = f"  model {r.model}" if r.model else ""
-    return f"{r.n_passed}/{r.n_total} passed ({rate}{errors}){model}"
+    return f"{r.n_passed}/{ran} passed ({rate}{errors}){model}"
 
 
 def _show(args: argparse.Namespace) -> int:

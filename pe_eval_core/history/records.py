@@ -365,7 +365,12 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
     ]
     tiers = sorted(
         (
-            TierCount(tier=t.tier, total=t.total, passed=t.passed, pass_rate=t.passed / t.total)
+            TierCount(
+                tier=t.tier,
+                total=t.total,
+                passed=t.passed,
+                pass_rate=t.passed / t.ran if t.ran else 0.0,  # errors left out
+            )
             for t in run.by_tier()
             if t.total
         ),

@@ -41,7 +41,7 @@ def test_list_prints_newest_first_with_headline_numbers(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["ID", "CREATED", "(UTC)", "KIND", "SUBJECT", "RESULT"]
     assert lines[1].startswith("3 ") and "mimic-scenarios.json @ recorded:" in lines[1]
-    assert "1/2 passed (50.0%, 1 error(s))  model claude-sonnet-4-5" in lines[1]
+    assert "1/1 passed (100.0%; 1 error apart)  model claude-sonnet-4-5" in lines[1]
     assert "HMDA_GA/operator" in lines[2]
     assert lines[3].startswith("1 ") and "2026-04-01 09:30:00" in lines[3]
     assert "citation 50%  halluc 25%  coverage 75%  consistency 100%" in lines[3]
