@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import data, state
+from ui import data, links, state
 from ui.errors import md_code
 
 
@@ -76,4 +76,6 @@ def build_navigation() -> StreamlitPage:
 
 st.set_page_config(page_title="pe-eval", page_icon=":material/fact_check:", layout="wide")
 render_sidebar()
-build_navigation().run()
+page = build_navigation()
+links.route(on_landing_page=page.title == "Memo scorecard")
+page.run()

@@ -55,11 +55,13 @@ def clear_caches() -> None:
     _PORTFOLIOS.clear()
 
 
-def record(result: MemoEvaluation | ScenarioRun) -> None:
-    """Add a fresh evaluation or run to the history; a history problem never breaks the page."""
+def record(result: MemoEvaluation | ScenarioRun) -> int | None:
+    """Add a fresh evaluation or run to the history; a history problem never breaks the page.
+
+    Returns the run's history id (its ``?run=ID`` link), None when it was not recorded."""
     from pe_eval_core.history.store import record_or_warn
 
-    record_or_warn(result, origin="dashboard")
+    return record_or_warn(result, origin="dashboard")
 
 
 def require_folder(folder: Path) -> None:

@@ -51,7 +51,6 @@ class Scorecard:
     PROSE_FOR = "scorecard.prose_for"  # the memo PROSE_OPP was picked for (reset on a switch)
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
-    REQUEST = "scorecard.request"  # {"portco", "audience"} set by another page before switching
     VERDICT_SPEC = "scorecard.verdict_spec"  # the gate's memo-thresholds spec ("" = pass band)
 
 
@@ -60,6 +59,7 @@ class Portfolio:
 
     DIMENSION = "portfolio.dimension"
     TABLE = "portfolio.table"
+    HEATMAP = "portfolio.heatmap"
     OPEN = "portfolio.open"
 
 
@@ -87,6 +87,9 @@ class Scenarios:
     F_PLATFORM = "scenarios.filter_platform"
     F_FACT = "scenarios.filter_fact"
     FAILURE = "scenarios.failure"
+    TABLE = "scenarios.table"
+    HISTORY_ID = "scenarios.history_id"  # the last run's id in the history (its ?run= link)
+    DOWNLOADS = "scenarios.download"  # prefix of the export buttons' keys
 
 
 class History:
@@ -100,6 +103,22 @@ class History:
     MODEL = "history.filter_model"
     RUN_A = "history.run_a"
     RUN_B = "history.run_b"
+    RUNS = "history.runs"  # the runs table (click a row to open the run)
+    OPEN = "history.open"  # the id of the run opened on this page (None: the list)
+    BACK = "history.back"
+
+
+class RunView:
+    """A reopened scenario run on the History page: the scenario page's result widgets, under
+    their own keys so the two pages never share a filter or a drill-down pick."""
+
+    F_TIER = "runview.filter_tier"
+    F_RESULT = "runview.filter_result"
+    F_PLATFORM = "runview.filter_platform"
+    F_FACT = "runview.filter_fact"
+    FAILURE = "runview.failure"
+    TABLE = "runview.table"
+    DOWNLOADS = "runview.download"
 
 
 def resolve(path_text: str) -> Path:

@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.errors import PeEvalError
 from pe_eval_core.history.compare import (
     MemoComparison,
     ScenarioChange,
@@ -23,8 +24,9 @@ from pe_eval_core.history.compare import (
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
+from ui import links
 from ui.columns import as_points, score_column
-from ui.errors import guarded, md_escape
+from ui.errors import guarded, md_escape, show_error
 from ui.state import History as Keys
 
 ALL = "All"
@@ -187,12 +189,17 @@ def render_filters(store: RunStore) -> RunFilters:
     return RunFilters(**values)
 
 
-def render_runs(runs: list[RunSummary], total: int) -> None:
+def render_runs(runs: list[RunSummary], total: int) -> int | None:
+    """The runs table; returns the id of the run whose row was clicked."""
     scores = [RUN_SCORES.get(d, d) for d in DIMENSIONS] + ["pass rate"]
-    st.dataframe(
+    st.caption("Click a run to reopen it: a memo run's scorecard, a scenario run's results.")
+    event = st.dataframe(
         as_points(runs_frame(runs), scores),
         hide_index=True,
         width="stretch",
+        key=Keys.RUNS,
+        on_select="rerun",
+        selection_mode="single-row",
         column_config={
             "id": st.column_config.NumberColumn("id", format="%d"),
             **{column: score_column(column) for column in scores},
@@ -200,6 +207,8 @@ def render_runs(runs: list[RunSummary], total: int) -> None:
     )
     if total > len(runs):
         st.caption(f"Showing the newest {len(runs)} of {total} matching runs.")
+    rows = event.selection.rows if event is not None else []
+    return runs[rows[0]].id if rows and rows[0] < len(runs) else None
 
 
 def render_trends(store: RunStore, filters: RunFilters) -> None:
@@ -374,10 +383,53 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
             st.caption("None.")
 
 
+def opened_run() -> tuple[str | None, str | None]:
+    """(run reference, scenario) to open: a new link's (``?run=..&scenario=..``), else the run
+    opened earlier in this session (None: the list)."""
+    if links.is_new("history"):
+        params = links.current()
+        st.session_state[Keys.OPEN] = links.run_ref(params)
+        return st.session_state[Keys.OPEN], params.get("scenario")
+    return st.session_state.get(Keys.OPEN), None
+
+
+def render_open_run(store: RunStore, ref: str, scenario: str | None) -> None:
+    """One recorded run's full view, with the way back to the list."""
+    from ui.views import run_view
+
+    if st.button("All runs", key=Keys.BACK, icon=":material/arrow_back:"):
+        st.session_state[Keys.OPEN] = None
+        links.sync("history")
+        st.rerun()
+    try:
+        record = store.get_run(ref)
+    except PeEvalError as err:
+        show_error(
+            err,
+            fix="Open a run from the list (All runs above); the link may name a "
+            "run recorded in another history database.",
+        )
+        links.sync("history", run=ref)
+        return
+    s = record.summary
+    st.markdown(f"### Run #{s.id} · {md_escape(s.kind)} · {md_escape(s.subject)}")
+    if s.kind == "memo":
+        run_view.render_memo_run(record)
+        links.sync("history", run=s.id)
+    else:
+        picked = run_view.render_scenario_run(record, scenario)
+        links.sync("history", run=s.id, scenario=picked)
+
+
 def render() -> None:
     st.title("History")
     store = RunStore()
     st.caption(f"Run history: {md_escape(str(store.path))}")
+    ref, scenario = opened_run()
+    if ref is not None and store.path.exists():
+        render_open_run(store, ref, scenario)
+        return
+    links.sync("history")
     with guarded():
         if not store.path.exists() or store.count_runs() == 0:  # reading never creates it
             st.info(
@@ -389,7 +441,11 @@ def render() -> None:
             return
         filters = render_filters(store)
         runs = store.list_runs(filters, limit=500)
-        render_runs(runs, store.count_runs(filters))
+        clicked = render_runs(runs, store.count_runs(filters))
+        if clicked is not None:
+            st.session_state[Keys.OPEN] = str(clicked)
+            links.sync("history", run=clicked)
+            st.rerun()
         if not runs:
             st.info("No runs match these filters.")
             return

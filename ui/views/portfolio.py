@@ -18,7 +18,7 @@ from pe_eval_core.wording import (
     fmt_pct,
     quality,
 )
-from ui import charts, data, state
+from ui import charts, data, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape
 
@@ -61,14 +61,14 @@ def weakest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def open_scorecard(portco: str, audience: str) -> None:
-    """Hand the pair to the scorecard page and go there."""
-    st.session_state[state.Scorecard.REQUEST] = {"portco": portco, "audience": audience}
-    st.switch_page("app_pages/memo_scorecard.py")
+    """Go to the pair's scorecard by its link (``?page=scorecard&portco=..&audience=..``)."""
+    links.go("scorecard", portco=portco, audience=audience)
 
 
 def render() -> None:
     """The whole page."""
     st.title("Portfolio")
+    links.sync("portfolio")
     folder = state.data_dir()
     st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
     with guarded():
@@ -103,14 +103,18 @@ def render() -> None:
         )
     if scored:
         st.markdown("##### Portco × audience × dimension")
-        charts.show(charts.portfolio_heatmap, heatmap_rows(scored))
+        st.caption("Click a cell to open that memo's scorecard.")
+        event = charts.show(charts.portfolio_heatmap, heatmap_rows(scored), key=K.HEATMAP)
+        cell = charts.selected_point(event, charts.HEATMAP_SELECTION)
+        if cell and cell.get("portco") and cell.get("audience"):
+            open_scorecard(str(cell["portco"]), str(cell["audience"]))
     render_table(rows)
 
 
 def render_table(rows: list[dict[str, Any]]) -> None:
     """The sortable table; selecting a row offers its scorecard."""
     st.markdown("##### All memos")
-    st.caption("Click a column header to sort; select a row to open its scorecard.")
+    st.caption("Click a column header to sort; click a row to open its scorecard.")
     frame = pd.DataFrame(rows)
     columns = [
         "portco",
@@ -142,10 +146,4 @@ def render_table(rows: list[dict[str, Any]]) -> None:
     selected = event.selection.rows if event is not None else []
     if selected:
         row = frame.iloc[selected[0]]
-        if st.button(
-            f"Open {row['portco']} · {row['audience']} scorecard",
-            key=f"{K.OPEN}.selected",
-            type="primary",
-            icon=":material/open_in_new:",
-        ):
-            open_scorecard(str(row["portco"]), str(row["audience"]))
+        open_scorecard(str(row["portco"]), str(row["audience"]))

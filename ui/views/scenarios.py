@@ -20,7 +20,7 @@ import streamlit as st
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.checks import meets_pass_ratio
 from pe_eval_core.wording import fmt_pct
-from ui import charts, data, state
+from ui import charts, data, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 
 if TYPE_CHECKING:
@@ -262,7 +262,7 @@ def run(
     st.session_state[K.RESULT] = run_json
     st.session_state[K.RESULT_VIEW] = build_view(result, run_json)
     st.session_state[K.RESULT_SOURCE] = origin["label"]
-    data.record(result)
+    st.session_state[K.HISTORY_ID] = data.record(result)
 
 
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
@@ -385,12 +385,23 @@ def view_key(run_json: str) -> str:
     return f"{run_json[:96]}|{len(run_json)}"
 
 
-def render_results(v: dict[str, Any]) -> None:
-    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads."""
+def render_results(
+    v: dict[str, Any], run_json: str, source: str, keys: Any = K, history_id: int | None = None
+) -> str | None:
+    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads.
+
+    ``keys``: the widget keys (``state.Scenarios`` here, ``state.RunView`` for a run reopened
+    on the History page). Returns the scenario drilled into (for the page's link).
+    """
     st.markdown(f"#### Run {md_code(v['run_id'])}")
     st.caption(
         f"Target {md_escape(v['target'])} · judge {md_escape(v['judge'] or 'off')} · "
-        f"scenarios from {md_escape(st.session_state.get(K.RESULT_SOURCE, '?'))}"
+        f"scenarios from {md_escape(source)}"
+        + (
+            ""
+            if history_id is None
+            else f" · link to this run: {md_code(links.link(run=history_id))}"
+        )
     )
     cols = st.columns(4)
     cols[0].metric("Scenarios", v["total"], border=True)
@@ -415,20 +426,25 @@ def render_results(v: dict[str, Any]) -> None:
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
-    render_table(pd.DataFrame(v["table"]))
-    render_failure(v["failing"])
-    render_downloads(v["run_id"])
+    shown, clicked = render_table(pd.DataFrame(v["table"]), keys)
+    picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
+    render_downloads(v["run_id"], run_json, keys)
+    return picked
 
 
-def render_table(table: pd.DataFrame) -> None:
-    """The per-scenario table, filterable by tier, result, platform and source fact."""
+def render_table(table: pd.DataFrame, keys: Any = K) -> tuple[list[str], str | None]:
+    """The per-scenario table, filterable by tier, result, platform and source fact.
+
+    Returns the names the filters leave (the drill-down offers only those) and the scenario
+    whose row was clicked, if any.
+    """
     st.markdown("##### Scenarios")
     cols = st.columns(4)
     filters = [
-        (cols[0], "Tier", K.F_TIER),
-        (cols[1], "Result", K.F_RESULT),
-        (cols[2], "Platform", K.F_PLATFORM),
-        (cols[3], "Fact", K.F_FACT),
+        (cols[0], "Tier", keys.F_TIER),
+        (cols[1], "Result", keys.F_RESULT),
+        (cols[2], "Platform", keys.F_PLATFORM),
+        (cols[3], "Fact", keys.F_FACT),
     ]
     mask = pd.Series(True, index=table.index)
     for col, name, key in filters:
@@ -436,16 +452,22 @@ def render_table(table: pd.DataFrame) -> None:
         chosen = col.multiselect(name, options, key=key, placeholder="All")
         if chosen:
             mask &= table[name].isin(chosen)
-    shown = table[mask]
-    st.caption(f"{len(shown)} of {len(table)} scenarios")
-    st.dataframe(
+    shown = table[mask].reset_index(drop=True)
+    st.caption(f"{len(shown)} of {len(table)} scenarios · click a row to drill into it")
+    event = st.dataframe(
         shown,
         hide_index=True,
+        key=keys.TABLE,
+        on_select="rerun",
+        selection_mode="single-row",
         column_config={
             "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
             "Latency warning": st.column_config.CheckboxColumn("Over budget"),
         },
     )
+    rows = event.selection.rows if event is not None else []
+    clicked = str(shown["Scenario"].iloc[rows[0]]) if rows and rows[0] < len(shown) else None
+    return [str(n) for n in shown["Scenario"]], clicked
 
 
 def expectation_marks(
@@ -483,16 +505,36 @@ def expectation_marks(
     return marks
 
 
-def render_failure(failing: dict[str, str]) -> None:
-    """Drill into one non-passing scenario: each expectation, excludes, numbers vs range."""
+def render_failure(
+    failing: dict[str, str],
+    keys: Any = K,
+    shown: list[str] | None = None,
+    clicked: str | None = None,
+) -> str | None:
+    """Drill into one non-passing scenario: each expectation, excludes, numbers vs range.
+
+    ``shown``: the names the table's filters leave (None: all); ``clicked``: a table row the
+    user clicked, drilled into when it did not pass. Returns the scenario drilled into.
+    """
     st.markdown("##### Failure drill-down")
     if not failing:
         st.success("Every scenario passed.")
-        return
-    names = list(failing)
-    if st.session_state.get(K.FAILURE) not in failing:
-        st.session_state[K.FAILURE] = names[0]
-    name = st.selectbox(f"Non-passing scenario ({len(failing)})", names, key=K.FAILURE)
+        return None
+    names = [n for n in failing if shown is None or n in set(shown)]
+    if not names:
+        st.info("No non-passing scenario matches the table's filters.")
+        return None
+    if clicked is not None:
+        if clicked in names:
+            st.session_state[keys.FAILURE] = clicked
+        else:
+            st.caption(f"{md_code(clicked)} passed: nothing to drill into.")
+    if st.session_state.get(keys.FAILURE) not in names:
+        st.session_state[keys.FAILURE] = names[0]
+    label = f"Non-passing scenario ({len(names)}" + (
+        f" of {len(failing)})" if len(names) != len(failing) else ")"
+    )
+    name = st.selectbox(label, names, key=keys.FAILURE)
     r = json.loads(failing[name])
     meta = (
         f"{r['tier']} · {r.get('platform') or 'no platform'} · {r.get('source_fact') or 'no fact'}"
@@ -556,6 +598,7 @@ def render_failure(failing: dict[str, str]) -> None:
         else:
             st.caption("No response text (the target errored).")
     render_tool_trace(r.get("trace"))
+    return str(name)
 
 
 RESPONSE_MARKS = {
@@ -651,7 +694,7 @@ def failure_reasons(r: dict[str, Any]) -> str:
     return "; ".join(reasons) or f"status {r['status']}"
 
 
-def render_downloads(run_id: str) -> None:
+def render_downloads(run_id: str, run_json: str, keys: Any = K) -> None:
     """Markdown report, JSON, CSV and JUnit XML, all through the core's report writers."""
     from pe_eval_core.scenarios import (
         ScenarioRun,
@@ -660,8 +703,6 @@ def render_downloads(run_id: str) -> None:
         run_to_json,
         run_to_junit_xml,
     )
-
-    run_json = st.session_state[K.RESULT]
 
     def model() -> ScenarioRun:
         return ScenarioRun.model_validate_json(run_json)
@@ -686,12 +727,14 @@ def render_downloads(run_id: str) -> None:
             mime=mime,
             on_click="ignore",
             icon=":material/download:",
+            key=f"{keys.DOWNLOADS}.{ext}",
         )
 
 
 def render() -> None:
     """The whole page."""
     st.title("Scenario evaluation")
+    links.sync("scenarios")
     st.caption(
         "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
         "LLM judge on the remaining misses, and numeric ranges."
@@ -704,7 +747,12 @@ def render() -> None:
     render_controls(load, origin)
     v = current_view()
     if v is not None:
-        render_results(v)
+        render_results(
+            v,
+            st.session_state[K.RESULT],
+            st.session_state.get(K.RESULT_SOURCE, "?"),
+            history_id=st.session_state.get(K.HISTORY_ID),
+        )
 
 
 def agent_toolbox() -> Any:

@@ -35,7 +35,7 @@ from pe_eval_core.wording import (
     fmt_pct,
     fmt_usd,
 )
-from ui import charts, data, state
+from ui import charts, data, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
 
@@ -123,13 +123,19 @@ def prose_style() -> str:
     )
 
 
-def apply_request() -> None:
-    """Honour a click-through from another page (set before the widgets exist)."""
-    request = st.session_state.pop(K.REQUEST, None)
-    if request:
+def apply_link() -> None:
+    """Honour a link (``?page=scorecard&portco=X&audience=Y``: pasted, or a click-through from
+    another page) before the widgets exist; a link already applied is left alone."""
+    if not links.is_new("scorecard"):
+        return
+    params = links.current()
+    if params.get("portco"):
         st.session_state[K.MODE] = FOLDER
-        st.session_state[K.PORTCO] = request["portco"]
-        st.session_state[K.AUDIENCE] = request["audience"]
+        st.session_state[K.PORTCO] = params["portco"]
+        if params.get("audience"):
+            st.session_state[K.AUDIENCE] = params["audience"]
+        else:
+            st.session_state.pop(K.AUDIENCE, None)
 
 
 def pick_from_folder() -> MemoEvaluation | None:
@@ -145,7 +151,14 @@ def pick_from_folder() -> MemoEvaluation | None:
         )
         return None
     portcos = sorted({p["portco_id"] for p in pairs})
-    if st.session_state.get(K.PORTCO) not in portcos:
+    asked = st.session_state.get(K.PORTCO)
+    if asked not in portcos:
+        if asked is not None:
+            st.warning(
+                f"No memo for {md_code(asked)} in {md_code(folder)}: showing "
+                f"{md_code(portcos[0])} instead. Pick another portfolio company below.",
+                icon=":material/link_off:",
+            )
         st.session_state[K.PORTCO] = portcos[0]
     left, right = st.columns([2, 3])
     portco = left.selectbox("Portfolio company", portcos, key=K.PORTCO)
@@ -153,6 +166,7 @@ def pick_from_folder() -> MemoEvaluation | None:
     if st.session_state.get(K.AUDIENCE) not in audiences:
         st.session_state[K.AUDIENCE] = "board" if "board" in audiences else audiences[0]
     audience = right.radio("Audience", audiences, key=K.AUDIENCE, horizontal=True)
+    links.sync("scorecard", portco=portco, audience=audience)
     pair = next(p for p in pairs if p["portco_id"] == portco and p["audience"] == audience)
     with guarded():
         return data.grade_pair(pair)
@@ -500,14 +514,18 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
 
 def render() -> None:
     """The whole page."""
-    apply_request()
+    apply_link()
     st.title("Memo scorecard")
     st.caption(
         "An AI-written memo graded against the OpportunityMap it was drawn from: every figure "
         "traced to a source field, every named cohort checked, every opportunity accounted for."
     )
     mode = st.radio("Memo from", [FOLDER, UPLOAD], key=K.MODE, horizontal=True)
-    ev = pick_from_folder() if mode == FOLDER else pick_from_upload()
+    if mode == FOLDER:
+        ev = pick_from_folder()
+    else:
+        links.sync("scorecard")  # an upload has no link: nobody else can open it
+        ev = pick_from_upload()
     if ev is None:
         return
     st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
