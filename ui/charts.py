@@ -181,7 +181,18 @@ HEATMAP_SELECTION = "cell"
 """The heatmap's click selection: ``{portco, audience}`` of the clicked cell."""
 
 
-def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+PHONE_PANEL = 220
+"""px per heatmap panel on a phone (390px wide: the portco names, then four cells)."""
+
+
+def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels."""
+    return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=100)
+
+
+def portfolio_heatmap(
+    rows: Sequence[dict[str, Any]], panel: int = NARROW_PANEL, label_limit: int = 200
+) -> alt.Chart:
     """Portco x dimension cells, one panel per audience, coloured by the core's band (the
     same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
 
@@ -200,7 +211,7 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
                 labelAngle=0, labelOverlap=False, labelLimit=90, labelExpr="split(datum.label, ' ')"
             ),
         ),
-        y=alt.Y("portco:N", title=None),
+        y=alt.Y("portco:N", title=None, axis=alt.Axis(labelLimit=label_limit)),
     )
     labels = band_labels()
     rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
@@ -225,7 +236,7 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     text = base.mark_text(fontWeight="bold", color="white").encode(text=alt.Text("text:N"))
     return (
         alt.layer(rect, text, data=frame)
-        .properties(width=NARROW_PANEL, height=alt.Step(34))
+        .properties(width=panel, height=alt.Step(34))
         .facet(
             row=alt.Row(
                 "audience:N",
@@ -266,6 +277,7 @@ BUILDERS: dict[str, Callable[..., alt.TopLevelMixin]] = {
     "dimension_chart": dimension_chart,
     "opportunity_chart": opportunity_chart,
     "portfolio_heatmap": portfolio_heatmap,
+    "portfolio_heatmap_phone": portfolio_heatmap_phone,
     "tier_chart": tier_chart,
 }
 

@@ -60,6 +60,7 @@ class Portfolio:
     DIMENSION = "portfolio.dimension"
     TABLE = "portfolio.table"
     HEATMAP = "portfolio.heatmap"
+    HEATMAP_PHONE = "portfolio.heatmap_phone"  # the same heatmap, sized for a phone
     OPEN = "portfolio.open"
 
 

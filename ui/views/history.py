@@ -27,6 +27,7 @@ from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_rati
 from ui import links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
+from ui.responsive import Card, table_or_cards
 from ui.state import History as Keys
 
 ALL = "All"
@@ -73,8 +74,11 @@ TIME_AXIS = alt.Axis(format="%b %d %H:%M", labelAngle=0, labelOverlap=True, tick
 """Run times as the runs table shows them (UTC, 24-hour), not the browser's 12-hour default."""
 
 
-def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
-    """The four memo dimensions over time, one panel per portco/audience."""
+def memo_trend_chart(
+    rows: list[dict[str, Any]], columns: int = 2, width: int = 210, legend_columns: int = 4
+) -> alt.FacetChart:
+    """The four memo dimensions over time, one panel per portco/audience (``columns`` panels
+    a row: two at a desk, one on a phone, with the legend on two lines)."""
     long = [
         {
             "run": r["id"],
@@ -99,12 +103,12 @@ def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
             color=alt.Color(
                 "dimension:N",
                 sort=list(DIMENSION_LABELS.values()),
-                legend=alt.Legend(orient="bottom", title=None),
+                legend=alt.Legend(orient="bottom", title=None, columns=legend_columns),
             ),
             tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("text:N", title="score")],
         )
-        .properties(width=210, height=160)
-        .facet(facet=alt.Facet("memo:N", title=None), columns=2)
+        .properties(width=width, height=160)
+        .facet(facet=alt.Facet("memo:N", title=None), columns=columns)
     )
 
 
@@ -189,21 +193,51 @@ def render_filters(store: RunStore) -> RunFilters:
     return RunFilters(**values)
 
 
+def run_card(r: RunSummary) -> Card:
+    """A run on a phone: what, when, the headline numbers; a link that reopens it."""
+    if r.kind == "memo":
+        lead = " · ".join(
+            f"{DIMENSION_LABELS[d]} {fmt_pct(getattr(r, d))}"
+            for d in DIMENSIONS
+            if getattr(r, d) is not None
+        )
+    else:
+        lead = (
+            f"{fmt_ratio(r.n_passed or 0, r.n_total)} passed"
+            if r.n_total
+            else "no scenarios scored"
+        ) + (f", {r.n_errors} errored" if r.n_errors else "")
+    return Card(
+        title=f"#{r.id} · {r.kind} · {r.subject}",
+        lead=lead,
+        details=[
+            ("created (UTC)", r.created_at[:16].replace("T", " ")),
+            ("model", r.model or ""),
+            ("from", r.origin),
+        ],
+        href=links.link(run=r.id),
+    )
+
+
 def render_runs(runs: list[RunSummary], total: int) -> int | None:
     """The runs table; returns the id of the run whose row was clicked."""
     scores = [RUN_SCORES.get(d, d) for d in DIMENSIONS] + ["pass rate"]
     st.caption("Click a run to reopen it: a memo run's scorecard, a scenario run's results.")
-    event = st.dataframe(
-        as_points(runs_frame(runs), scores),
-        hide_index=True,
-        width="stretch",
-        key=Keys.RUNS,
-        on_select="rerun",
-        selection_mode="single-row",
-        column_config={
-            "id": st.column_config.NumberColumn("id", format="%d"),
-            **{column: score_column(column) for column in scores},
-        },
+    event = table_or_cards(
+        "runs",
+        lambda: st.dataframe(
+            as_points(runs_frame(runs), scores),
+            hide_index=True,
+            width="stretch",
+            key=Keys.RUNS,
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={
+                "id": st.column_config.NumberColumn("id", format="%d"),
+                **{column: score_column(column, bar=False) for column in scores},
+            },
+        ),
+        [run_card(r) for r in runs],
     )
     if total > len(runs):
         st.caption(f"Showing the newest {len(runs)} of {total} matching runs.")
@@ -219,7 +253,10 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
         else:
             rows = store.memo_trend(filters.portco_id, filters.audience)
             if rows:
-                st.altair_chart(memo_trend_chart(rows))
+                with st.container(key="wide-memo-trend"):
+                    st.altair_chart(memo_trend_chart(rows))
+                with st.container(key="cards-memo-trend"):
+                    st.altair_chart(memo_trend_chart(rows, columns=1, width=280, legend_columns=2))
             else:
                 st.info("No memo evaluations recorded for these filters.")
     with scen_tab:

@@ -22,6 +22,7 @@ from pe_eval_core.scenarios.checks import meets_pass_ratio
 from pe_eval_core.wording import fmt_pct
 from ui import charts, data, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.responsive import Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
@@ -426,14 +427,42 @@ def render_results(
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
-    shown, clicked = render_table(pd.DataFrame(v["table"]), keys)
+    href = None if history_id is None or keys is K else history_id
+    shown, clicked = render_table(pd.DataFrame(v["table"]), keys, v["failing"], href)
     picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
     render_downloads(v["run_id"], run_json, keys)
     return picked
 
 
-def render_table(table: pd.DataFrame, keys: Any = K) -> tuple[list[str], str | None]:
-    """The per-scenario table, filterable by tier, result, platform and source fact.
+def scenario_card(row: dict[str, Any], failing: dict[str, str], run: int | None) -> Card:
+    """A scenario row on a phone: its name, why it did not pass (or that it passed), then its
+    checks; on a reopened run, a link to its drill-down."""
+    name = str(row["Scenario"])
+    latency = row["Latency (ms)"]
+    why = failure_reasons(json.loads(failing[name])) if name in failing else "passed"
+    return Card(
+        title=f"{name} · {row['Result']}",
+        lead=why,
+        details=[
+            ("tier", str(row["Tier"])),
+            ("expected phrases found", str(row["Strict"])),
+            ("paraphrases accepted", str(row["Paraphrase"])),
+            ("number in range", str(row["Numeric"])),
+            ("latency", f"{float(latency):.0f} ms" if text(latency) else ""),
+        ],
+        href=None if run is None or name not in failing else links.link(run=run, scenario=name),
+        tone="pass" if row["Result"] == "pass" else "fail",
+    )
+
+
+def render_table(
+    table: pd.DataFrame,
+    keys: Any = K,
+    failing: dict[str, str] | None = None,
+    run: int | None = None,
+) -> tuple[list[str], str | None]:
+    """The per-scenario table, filterable by tier, result, platform and source fact (cards on
+    a phone; ``run``: the history id whose links the cards carry).
 
     Returns the names the filters leave (the drill-down offers only those) and the scenario
     whose row was clicked, if any.
@@ -454,16 +483,20 @@ def render_table(table: pd.DataFrame, keys: Any = K) -> tuple[list[str], str | N
             mask &= table[name].isin(chosen)
     shown = table[mask].reset_index(drop=True)
     st.caption(f"{len(shown)} of {len(table)} scenarios · click a row to drill into it")
-    event = st.dataframe(
-        shown,
-        hide_index=True,
-        key=keys.TABLE,
-        on_select="rerun",
-        selection_mode="single-row",
-        column_config={
-            "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
-            "Latency warning": st.column_config.CheckboxColumn("Over budget"),
-        },
+    event = table_or_cards(
+        f"scenarios-{keys.TABLE}",
+        lambda: st.dataframe(
+            shown,
+            hide_index=True,
+            key=keys.TABLE,
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={
+                "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
+                "Latency warning": st.column_config.CheckboxColumn("Over budget"),
+            },
+        ),
+        [scenario_card(r, failing or {}, run) for r in shown.to_dict("records")],
     )
     rows = event.selection.rows if event is not None else []
     clicked = str(shown["Scenario"].iloc[rows[0]]) if rows and rows[0] < len(shown) else None

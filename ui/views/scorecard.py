@@ -23,6 +23,8 @@ from pe_eval_core.memo.verdict import (
     NOT_COUNTED,
     Verdict,
     VerdictThresholds,
+    field_label,
+    issue_sentence,
     memo_verdict,
 )
 from pe_eval_core.wording import (
@@ -38,6 +40,7 @@ from pe_eval_core.wording import (
 from ui import charts, data, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.responsive import Card, table_or_cards
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import Mark, MemoEvaluation, ProseBlock
@@ -311,14 +314,51 @@ def render_opportunity_table(ev: MemoEvaluation) -> None:
     )
 
 
+def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
+    """One row per finding in reading order: what is wrong in plain words (the verdict's own
+    sentence), the offending text and the nearest source value, then where it sits."""
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    return [
+        {
+            "kind": str(f.kind),
+            "what": kind_label(str(f.kind)),
+            "raw": f.raw,
+            "why": issue_sentence(f, ids),
+            "nearest_value": fmt_number(f.nearest_value) if f.nearest_value is not None else "",
+            "source_field": field_label(f.nearest_path) if f.nearest_path else "",
+            "nearest_path": f.nearest_path or "",
+            "other_opportunity_id": f.other_opportunity_id or "",
+            "opportunity_id": f.opportunity_id or "(memo)",
+            "field": f.field or "",
+            "counted": f.kind not in NOT_COUNTED,
+        }
+        for f in ev.findings
+    ]
+
+
+FINDING_COLUMNS = {
+    # column: its header (the table's reading order: the why and the nearest value first)
+    "what": "what",
+    "raw": "offending text",
+    "why": st.column_config.TextColumn("why", width="large"),
+    "nearest_value": "nearest source value",
+    "source_field": "source field",
+    "other_opportunity_id": "belongs to",
+    "opportunity_id": "opportunity",
+    "nearest_path": st.column_config.TextColumn("source field path", width="small"),
+    "field": "memo field",
+}
+
+
 def render_findings(ev: MemoEvaluation) -> None:
-    """Every finding, filterable by kind and opportunity."""
-    frame = pd.DataFrame([f.model_dump(mode="json") for f in ev.findings])
-    if frame.empty:
+    """Every finding, filterable by kind and opportunity; cards on a phone."""
+    rows = finding_rows(ev)
+    if not rows:
         st.success("No findings: every figure and entity traces to the source.")
         return
-    kinds = sorted(frame["kind"].astype(str).unique())
-    opps = sorted(frame["opportunity_id"].fillna("(memo)").astype(str).unique())
+    frame = pd.DataFrame(rows)
+    kinds = sorted(frame["kind"].unique())
+    opps = sorted(frame["opportunity_id"].unique())
     left, right = st.columns(2)
     chosen_kinds = left.multiselect(
         "Kind",
@@ -332,49 +372,38 @@ def render_findings(ev: MemoEvaluation) -> None:
     )
     mask = pd.Series(True, index=frame.index)
     if chosen_kinds:
-        mask &= frame["kind"].astype(str).isin(chosen_kinds)
+        mask &= frame["kind"].isin(chosen_kinds)
     if chosen_opps:
-        mask &= frame["opportunity_id"].fillna("(memo)").astype(str).isin(chosen_opps)
-    shown = frame[mask].copy()
-    shown["opportunity_id"] = shown["opportunity_id"].fillna("(memo)")
-    if "other_opportunity_id" in shown:
-        shown["other_opportunity_id"] = shown["other_opportunity_id"].fillna("")
-    if "nearest_value" in shown:
-        shown["nearest_value"] = shown["nearest_value"].map(fmt_number)
-    # What is wrong and where it should have come from first; the long message last.
-    columns = [
-        c
-        for c in (
-            "kind",
-            "opportunity_id",
-            "field",
-            "raw",
-            "nearest_value",
-            "nearest_path",
-            "other_opportunity_id",
-            "message",
-        )
-        if c in shown.columns
-    ]
-    counted = ~frame["kind"].astype(str).isin([str(k) for k in NOT_COUNTED])
+        mask &= frame["opportunity_id"].isin(chosen_opps)
+    shown = frame[mask]
     st.caption(
-        f"{len(shown)} of {len(frame)} findings shown; {int(counted.sum())} count against the "
-        "memo (template wording and unreadable other memos are shown, never counted)."
+        f"{len(shown)} of {len(frame)} findings shown; {int(frame['counted'].sum())} count "
+        "against the memo (template wording and unreadable other memos are shown, never "
+        "counted)."
     )
-    shown["kind"] = shown["kind"].astype(str).map(kind_label)
-    st.dataframe(
-        shown[columns],
-        hide_index=True,
-        column_config={
-            "kind": "what",
-            "opportunity_id": "opportunity",
-            "field": "memo field",
-            "raw": "offending text",
-            "nearest_value": "nearest source value",
-            "nearest_path": st.column_config.TextColumn("source field", width="large"),
-            "other_opportunity_id": "belongs to",
-            "message": st.column_config.TextColumn("why", width="large"),
-        },
+    cards = [
+        Card(
+            title=f"{r['opportunity_id']} · {r['what']}",
+            lead=r["why"],
+            details=[
+                ("nearest source value", r["nearest_value"]),
+                ("source field", r["source_field"]),
+                ("belongs to", r["other_opportunity_id"]),
+                ("memo field", r["field"]),
+            ],
+            tone="fail" if r["counted"] else "",
+        )
+        for r in shown.to_dict("records")
+    ]
+    table_or_cards(
+        "findings",
+        lambda: st.dataframe(
+            shown[list(FINDING_COLUMNS)],
+            hide_index=True,
+            width="stretch",
+            column_config=FINDING_COLUMNS,
+        ),
+        cards,
     )
 
 
