@@ -76,12 +76,14 @@ def build_navigation() -> StreamlitPage:
     return st.navigation(pages)
 
 
+# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
+# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
 FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
-"""A local file: a Material icon name as page_icon makes the browser fetch it from the internet."""
 
 st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
 responsive.page_css()
 render_sidebar()
 page = build_navigation()
 links.route(on_landing_page=page.title == "Memo scorecard")
+responsive.close_sidebar_on_phone(page.title)
 page.run()

@@ -118,6 +118,37 @@ def table_or_cards(name: str, table: Callable[[], T], cards: Sequence[Card]) -> 
     return out
 
 
+CLOSE_SIDEBAR_JS = """<script>
+const doc = window.parent.document;
+if (window.parent.innerWidth <= %(px)d) {
+  const button = doc.querySelector(
+    '[data-testid="stSidebar"] button[aria-label="Collapse sidebar"][aria-expanded="true"]');
+  if (button) { button.click(); }
+}
+</script><!-- %(page)s -->"""
+"""Closes an open sidebar on a phone (it covers the whole page there); the page name in the
+comment makes each page switch a new snippet, so the script runs once per switch."""
+
+LAST_PAGE = "responsive.last_page"
+
+
+def close_sidebar_on_phone(page: str) -> None:
+    """After the user navigates on a phone, close the sidebar over the new page.
+
+    Streamlit keeps the sidebar open after a navigation click, and on a phone it covers the
+    page the user asked for. Only on a page switch: a user who reopens the sidebar on the
+    same page keeps it open across reruns.
+    """
+    previous = st.session_state.get(LAST_PAGE)
+    st.session_state[LAST_PAGE] = page
+    if previous is None or previous == page:
+        return
+    from streamlit.components.v1 import html as component_html
+
+    with st.sidebar:
+        component_html(CLOSE_SIDEBAR_JS % {"px": PHONE_PX, "page": html.escape(page)}, height=0)
+
+
 def page_css() -> None:
     """Add :data:`PAGE_CSS` to the page (``app.py``, every run)."""
     st.html(PAGE_CSS)

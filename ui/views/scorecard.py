@@ -302,15 +302,36 @@ def render_opportunity_table(ev: MemoEvaluation) -> None:
                 "findings": o.findings,
             }
         )
-    st.dataframe(
-        as_points(pd.DataFrame(rows), ("cited", "grounded")),
-        hide_index=True,
-        column_config={
-            "cited": score_column("figures cited"),
-            "grounded": score_column("entities grounded"),
-            "in source": st.column_config.CheckboxColumn(),
-            "addressed": st.column_config.CheckboxColumn(),
-        },
+    cards = [
+        Card(
+            title=f"{o.id}" + (f" · {o.archetype}" if o.archetype else ""),
+            lead=(
+                "Not in the source."
+                if not o.in_source
+                else ("Left out of the memo." if not o.addressed else o.cohort)
+            ),
+            details=[
+                ("figures cited", f"{o.figures_cited}/{o.figures_total}"),
+                ("entities grounded", f"{o.entities_grounded}/{o.entities_total}"),
+                ("findings", str(o.findings)),
+            ],
+            tone="fail" if o.findings or not o.in_source or not o.addressed else "pass",
+        )
+        for o in ev.opportunities
+    ]
+    table_or_cards(
+        "opportunities",
+        lambda: st.dataframe(
+            as_points(pd.DataFrame(rows), ("cited", "grounded")),
+            hide_index=True,
+            column_config={
+                "cited": score_column("figures cited"),
+                "grounded": score_column("entities grounded"),
+                "in source": st.column_config.CheckboxColumn(),
+                "addressed": st.column_config.CheckboxColumn(),
+            },
+        ),
+        cards,
     )
 
 
