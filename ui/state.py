@@ -80,6 +80,9 @@ class Scenarios:
     JUDGE = "scenarios.judge"
     CONFIRM_LIVE = "scenarios.confirm_live"
     RUN = "scenarios.run"
+    STOP = "scenarios.stop"
+    RUNNING = "scenarios.running"  # True from the Run click until the run returns or stops
+    STOPPED = "scenarios.stopped"  # the kept run was stopped before it finished
     RESULT = "scenarios.result"  # the last ScenarioRun as JSON text (cheap to keep and pickle)
     RESULT_VIEW = "scenarios.result_view"  # compact tables derived from RESULT (see build_view)
     RESULT_SOURCE = "scenarios.result_source"  # label of the scenarios file it came from

@@ -213,7 +213,8 @@ def test_scorecard_page_in_the_browser(page, demo_server):
     page.locator(".pe-prose .m").first.wait_for()
     _settle(page)
     for text in ("Memo scorecard", "Citation accuracy", "Hallucination rate", "Coverage"):
-        page.get_by_text(text, exact=False).first.wait_for(state="visible")
+        # (The closed glossary holds the same words, hidden: wait for a visible one.)
+        page.locator(f"text={text} >> visible=true").first.wait_for()
     page.get_by_text("Scorecard HTML").wait_for(state="visible")
     portco, audience = _most_findings()
     page.get_by_test_id("stSelectbox").first.click()
@@ -629,3 +630,73 @@ def test_no_request_leaves_localhost(browser, history_server):
     finally:
         context.close()
     assert outside == []
+
+
+@pytest.fixture
+def slow_agent() -> Iterator[tuple[str, list[str]]]:
+    """A local agent speaking Mimic's HTTP contract that takes a second per answer."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Agent(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body["message"])
+            time.sleep(1.0)
+            reply = json.dumps({"text": "I cannot say.", "toolCalls": []}).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the run was stopped: the dashboard hung up on this scenario
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/agent", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_server, slow_agent):
+    url, seen = slow_agent
+    page.goto(f"{demo_server.url}/scenario_eval")
+    page.get_by_text("Loaded 19 scenarios", exact=False).wait_for()
+    _settle(page)
+    page.get_by_text("HTTP agent", exact=True).click()
+    box = page.get_by_role("textbox", name="Agent URL")
+    box.fill(url)
+    box.press("Enter")
+    _settle(page)
+    concurrency = page.get_by_label("Concurrency")
+    concurrency.fill("1")  # one at a time: slow and steady
+    concurrency.press("Enter")
+    _settle(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    # Our Stop (Streamlit's own header also has one while a script runs).
+    stop = page.locator(".st-key-scenarios-stop button").first
+    stop.wait_for()
+    page.get_by_text(re.compile(r"\b[2-9]/19 scored")).wait_for()
+    assert page.get_by_role("button", name="Run evaluation").is_disabled()
+    stop.click()
+    page.get_by_text("Stopped.", exact=False).wait_for()
+    _settle(page)
+    text = page.get_by_text("scenarios finished before the stop", exact=False).inner_text()
+    finished = int(re.search(r"(\d+) of 19 scenarios finished", text).group(1))
+    assert 2 <= finished < 19, text
+    asked = len(seen)
+    page.wait_for_timeout(2500)
+    assert len(seen) == asked < 19, "the agent keeps being called after Stop"
+    assert page.get_by_role("button", name="Run evaluation").is_enabled()
+    assert page.locator(".st-key-scenarios-stop button").count() == 0

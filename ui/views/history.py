@@ -24,7 +24,7 @@ from pe_eval_core.history.compare import (
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
-from ui import links
+from ui import glossary, links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
 from ui.responsive import Card, table_or_cards
@@ -462,6 +462,7 @@ def render() -> None:
     st.title("History")
     store = RunStore()
     st.caption(f"Run history: {md_escape(str(store.path))}")
+    glossary.render("history")
     ref, scenario = opened_run()
     if ref is not None and store.path.exists():
         render_open_run(store, ref, scenario)

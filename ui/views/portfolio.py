@@ -19,7 +19,7 @@ from pe_eval_core.wording import (
     fmt_pct,
     quality,
 )
-from ui import charts, data, links, state
+from ui import charts, data, glossary, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape
 from ui.responsive import Card, table_or_cards
@@ -73,6 +73,7 @@ def render() -> None:
     links.sync("portfolio")
     folder = state.data_dir()
     st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
+    glossary.render("portfolio")
     with guarded():
         rows = data.portfolio(folder)
     if not rows:

@@ -6,6 +6,7 @@ The run is kept in session state as a JSON-mode dict; views of it are cached by 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -19,8 +20,9 @@ import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.checks import meets_pass_ratio
+from pe_eval_core.scenarios.runner import CANCELLED
 from pe_eval_core.wording import fmt_pct
-from ui import charts, data, links, state
+from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.responsive import Card, table_or_cards, text
 
@@ -218,52 +220,89 @@ def live_row(result: ScenarioResult) -> dict[str, Any]:
 def run(
     scenarios: list[Scenario], target: Target, judge: Judge | None, origin: dict[str, Any]
 ) -> None:
-    """Run inside st.status: a progress bar and a table filling as results arrive."""
+    """Run inside st.status: a progress bar and a table filling as results arrive.
+
+    The runner works on a helper thread while this script thread draws its progress. A click
+    during the run (the Stop button) makes Streamlit interrupt the script at its next draw:
+    that sets the runner's cancel signal, the runner cancels the scenarios in flight and
+    returns the finished ones, and the stopped run is kept and reported before the rerun.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     from pe_eval_core.scenarios import run_scenarios_sync
 
     concurrency = int(st.session_state.get(K.CONCURRENCY, 3))
     confirmed = bool(st.session_state.get(K.CONFIRM_LIVE))
-    rows: list[dict[str, Any]] = []
-    with st.status(
-        f"Running {len(scenarios)} scenarios against {target.name}…", expanded=True
-    ) as box:
+    finished: list[ScenarioResult] = []
+    cancel = threading.Event()
+    total = len(scenarios)
+    with st.status(f"Running {total} scenarios against {target.name}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting…")
         table = st.empty()
-        last_draw = [0.0]
-
-        def progress(done: int, total: int, latest: ScenarioResult | None) -> None:
-            if latest is not None:
-                rows.append(live_row(latest))
-            bar.progress(done / total if total else 1.0, text=f"{done}/{total} scored")
-            now = time.monotonic()
-            if done == total or now - last_draw[0] > 0.25:
-                table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
-                last_draw[0] = now
-
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pe-eval-run")
+        future = pool.submit(
+            run_scenarios_sync,
+            scenarios,
+            target,
+            judge=judge,
+            concurrency=concurrency,
+            progress=lambda done, n, latest: finished.append(latest) if latest else None,
+            confirm_live=confirmed,
+            cancel=cancel,
+            scenarios_path=origin["path"],
+            scenarios_sha256=origin["sha256"],
+        )
         try:
-            result = run_scenarios_sync(
-                scenarios,
-                target,
-                judge=judge,
-                concurrency=concurrency,
-                progress=progress,
-                confirm_live=confirmed,
-                scenarios_path=origin["path"],
-                scenarios_sha256=origin["sha256"],
-            )
+            drawn = -1
+            while not future.done():
+                n = len(finished)
+                # Every pass draws (a yield point: a Stop click interrupts here, promptly).
+                bar.progress(n / total if total else 1.0, text=f"{n}/{total} scored")
+                if n != drawn:
+                    table.dataframe(
+                        pd.DataFrame([live_row(r) for r in finished[:n]]),
+                        hide_index=True,
+                        height=240,
+                    )
+                    drawn = n
+                time.sleep(0.25)
+            result = future.result()
         except PeEvalError as err:
             box.update(label="Run stopped", state="error")
             show_error(err)
             return
-        table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
+        except BaseException:  # Streamlit interrupting the script for a click: stop cleanly
+            cancel.set()
+            # A run that never started has nothing to keep (its error shows on the next Run).
+            with contextlib.suppress(PeEvalError):
+                keep(future.result(), origin, stopped=True)
+            raise
+        finally:
+            st.session_state[K.RUNNING] = False
+            pool.shutdown(wait=False)
+        table.dataframe(pd.DataFrame([live_row(r) for r in finished]), hide_index=True, height=240)
         box.update(
             label=f"Done: {result.passed}/{result.total} passed", state="complete", expanded=False
         )
+    keep(result, origin, stopped=False)
+
+
+def keep(result: ScenarioRun, origin: dict[str, Any], *, stopped: bool) -> None:
+    """Make ``result`` the page's run; a finished run is recorded in the history, a stopped
+    one is not (its unfinished scenarios would read as errors in the trends)."""
     run_json = result.model_dump_json()
     st.session_state[K.RESULT] = run_json
     st.session_state[K.RESULT_VIEW] = build_view(result, run_json)
     st.session_state[K.RESULT_SOURCE] = origin["label"]
-    st.session_state[K.HISTORY_ID] = data.record(result)
+    st.session_state[K.STOPPED] = stopped
+    st.session_state[K.HISTORY_ID] = None if stopped else data.record(result)
+
+
+def start_run() -> None:
+    """The Run button's callback: mark the run as started before the page redraws, so Run is
+    drawn disabled and Stop enabled while it runs."""
+    st.session_state[K.RUNNING] = True
 
 
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
@@ -284,16 +323,28 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
                 key=K.CONFIRM_LIVE,
             )
             blocked = not confirmed
-        clicked = st.button(
+        running = bool(st.session_state.get(K.RUNNING))
+        buttons = st.container(horizontal=True)
+        clicked = buttons.button(
             "Run evaluation",
             type="primary",
             key=K.RUN,
             icon=":material/play_arrow:",
-            disabled=blocked,
+            disabled=blocked or running,
+            on_click=start_run,
         )
-    if clicked:
+        if running:
+            buttons.button(
+                "Stop",
+                key=K.STOP,
+                icon=":material/stop:",
+                help="Cancel the scenarios in flight; the finished results are kept.",
+            )
+    if clicked or running:
         with guarded(stop=False):
             run(load(), make_target(), judge, origin)
+        st.session_state[K.RUNNING] = False
+        st.rerun()  # redraw Run enabled, Stop gone, the results below
 
 
 TABLE_COLUMNS = (
@@ -347,6 +398,8 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
     return {
         "key": view_key(run_json),
         "run_id": model.run_id,
+        "cancelled": model.cancelled,
+        "finished": sum(1 for r in model.results if r.error != CANCELLED),
         "total": model.total,
         "passed": model.passed,
         "failed": model.failed,
@@ -418,7 +471,14 @@ def render_results(
         border=True,
     )
     cols[3].metric("Pass rate", fmt_pct(v["pass_rate"]), border=True)
-    if v["total"] and v["errors"] == v["total"]:
+    if v.get("cancelled"):
+        st.warning(
+            f"**Stopped.** {v['finished']} of {v['total']} scenarios finished before the stop; "
+            "their results are below, the rest are marked cancelled. A stopped run is not "
+            "recorded in the history.",
+            icon=":material/stop_circle:",
+        )
+    elif v["total"] and v["errors"] == v["total"]:
         st.error(
             "**Every scenario errored:** the target never answered, so these numbers say "
             "nothing about the agent. First error: " + md_escape(v.get("first_error") or "unknown"),
@@ -772,6 +832,7 @@ def render() -> None:
         "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
         "LLM judge on the remaining misses, and numeric ranges."
     )
+    glossary.render("scenarios")
     loaded = load_inputs()
     if loaded is None:
         return

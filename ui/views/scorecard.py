@@ -37,7 +37,7 @@ from pe_eval_core.wording import (
     fmt_pct,
     fmt_usd,
 )
-from ui import charts, data, links, state
+from ui import charts, data, glossary, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.responsive import Card, table_or_cards
@@ -107,7 +107,7 @@ def render_verdict(ev: MemoEvaluation) -> Verdict:
             key=K.VERDICT_SPEC,
             placeholder="citation=1.0,coverage=90%,hallucination=0.05",
             help="Same syntax as `pe-eval gate --memo-thresholds`. Blank: every dimension "
-            "must be perfect (the pass band).",
+            "must be perfect (the green band).",
         )
     return verdict
 
@@ -178,10 +178,13 @@ def pick_from_folder() -> MemoEvaluation | None:
 def pick_from_upload() -> MemoEvaluation | None:
     """Two uploads: the memo sidecar and its OpportunityMap."""
     left, right = st.columns(2)
-    memo = left.file_uploader("Memo sidecar (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
+    memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
     source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
     if memo is None or source is None:
-        st.info("Upload both the memo sidecar and the OpportunityMap it was written from.")
+        st.info(
+            "Upload both the memo file and the source file (the opportunity map) it was "
+            "written from."
+        )
         return None
     try:
         return data.grade_upload(memo.getvalue(), memo.name, source.getvalue(), source.name)
@@ -190,7 +193,7 @@ def pick_from_upload() -> MemoEvaluation | None:
         if looks_swapped(memo.getvalue(), source.getvalue()):
             st.info(
                 f"{md_code(memo.name)} looks like an OpportunityMap and {md_code(source.name)} "
-                "like a memo sidecar: did you swap the two uploads?",
+                "like a memo file: did you swap the two uploads?",
                 icon=":material/swap_horiz:",
             )
         st.stop()
@@ -262,7 +265,7 @@ def render_charts(ev: MemoEvaluation) -> None:
     bands = charts.band_rows([(label, field) for field, label in DIMENSION_LABELS.items()])
     left, right = st.columns(2)
     with left:
-        st.markdown("##### Dimensions against pass bands")
+        st.markdown("##### Scores against the colour bands")
         charts.show(charts.dimension_chart, rows, bands, width="stretch")
     opp_rows: list[dict[str, Any]] = []
     for o in ev.opportunities:
@@ -527,7 +530,7 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
     cols = st.columns(4)
     downloads = (
         ("Scorecard HTML", render_scorecard_html, f"{stem}.html", "text/html"),
-        ("JSON sidecar", evaluation_to_json, f"{stem}.json", "application/json"),
+        ("Scorecard data (JSON)", evaluation_to_json, f"{stem}.json", "application/json"),
         ("Findings CSV", findings_to_csv, f"{stem}_findings.csv", "text/csv"),
     )
     for col, (label, serialise, file_name, mime) in zip(cols, downloads, strict=False):
@@ -570,6 +573,7 @@ def render() -> None:
         "An AI-written memo graded against the OpportunityMap it was drawn from: every figure "
         "traced to a source field, every named cohort checked, every opportunity accounted for."
     )
+    glossary.render("scorecard")
     mode = st.radio("Memo from", [FOLDER, UPLOAD], key=K.MODE, horizontal=True)
     if mode == FOLDER:
         ev = pick_from_folder()
