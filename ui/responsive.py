@@ -71,7 +71,7 @@ PAGE_CSS = f"""<style>
 no room on the page)."""
 
 
-def cards_html(cards: Sequence[Card], limit: int = MAX_CARDS) -> str:
+def cards_html(cards: Sequence[Card], limit: int = MAX_CARDS, total: int | None = None) -> str:
     """The cards as escaped HTML (every text from an input is escaped; links stay relative).
 
     >>> out = cards_html([Card("opp_02 <b>", "No source figure.", [("nearest", "$4.2M")])])
@@ -81,6 +81,8 @@ def cards_html(cards: Sequence[Card], limit: int = MAX_CARDS) -> str:
     True
     >>> "javascript" in cards_html([Card("x", href="javascript:alert(1)")])
     False
+    >>> "98 more" in cards_html([Card("a")] * 3, limit=2, total=100)
+    True
     """
     parts = ['<div class="pe-cards">']
     for c in cards[:limit]:
@@ -99,22 +101,26 @@ def cards_html(cards: Sequence[Card], limit: int = MAX_CARDS) -> str:
             )
         else:
             parts.append(f'<div class="card{tone}">{body}</div>')
-    if len(cards) > limit:
+    rest = (len(cards) if total is None else total) - min(len(cards), limit)
+    if rest > 0:
         parts.append(
-            f'<div class="more">{len(cards) - limit} more: open this page on a wider screen '
+            f'<div class="more">{rest} more: open this page on a wider screen '
             "to see them all.</div>"
         )
     parts.append("</div>")
     return "".join(parts)
 
 
-def table_or_cards(name: str, table: Callable[[], T], cards: Sequence[Card]) -> T:
+def table_or_cards(
+    name: str, table: Callable[[], T], cards: Sequence[Card], total: int | None = None
+) -> T:
     """Draw ``table()`` for wide windows and ``cards`` for phones; returns ``table()``'s value
-    (a dataframe's selection event)."""
+    (a dataframe's selection event). ``total``: the rows the table holds, when the caller built
+    only the first :data:`MAX_CARDS` cards (a 5,000-row table needs no 5,000 cards)."""
     with st.container(key=f"wide-{name}"):
         out = table()
     with st.container(key=f"cards-{name}"):
-        st.html(cards_html(cards))
+        st.html(cards_html(cards, total=total))
     return out
 
 

@@ -27,7 +27,7 @@ from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_rati
 from ui import glossary, links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
-from ui.responsive import Card, table_or_cards
+from ui.responsive import MAX_CARDS, Card, table_or_cards
 from ui.state import History as Keys
 
 ALL = "All"
@@ -237,7 +237,8 @@ def render_runs(runs: list[RunSummary], total: int) -> int | None:
                 **{column: score_column(column, bar=False) for column in scores},
             },
         ),
-        [run_card(r) for r in runs],
+        [run_card(r) for r in runs[:MAX_CARDS]],
+        total=len(runs),
     )
     if total > len(runs):
         st.caption(f"Showing the newest {len(runs)} of {total} matching runs.")

@@ -24,7 +24,7 @@ from pe_eval_core.scenarios.runner import CANCELLED
 from pe_eval_core.wording import fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
-from ui.responsive import Card, table_or_cards, text
+from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
@@ -556,7 +556,8 @@ def render_table(
                 "Latency warning": st.column_config.CheckboxColumn("Over budget"),
             },
         ),
-        [scenario_card(r, failing or {}, run) for r in shown.to_dict("records")],
+        [scenario_card(r, failing or {}, run) for r in shown.head(MAX_CARDS).to_dict("records")],
+        total=len(shown),
     )
     rows = event.selection.rows if event is not None else []
     clicked = str(shown["Scenario"].iloc[rows[0]]) if rows and rows[0] < len(shown) else None
@@ -613,7 +614,8 @@ def render_failure(
     if not failing:
         st.success("Every scenario passed.")
         return None
-    names = [n for n in failing if shown is None or n in set(shown)]
+    keep = None if shown is None else set(shown)
+    names = [n for n in failing if keep is None or n in keep]
     if not names:
         st.info("No non-passing scenario matches the table's filters.")
         return None
