@@ -45,6 +45,7 @@ class Scorecard:
     AUDIENCE = "scorecard.audience"
     MEMO_UPLOAD = "scorecard.memo_upload"
     SOURCE_UPLOAD = "scorecard.source_upload"
+    SIBLING_UPLOADS = "scorecard.sibling_uploads"  # other memos on the same portco (consistency)
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
     PROSE_OPP = "scorecard.prose_opp"

@@ -193,6 +193,34 @@ def test_valid_upload_pair_is_graded(app):
     assert at.button(key=SC.WRITE).disabled
 
 
+def test_uploaded_siblings_are_checked_for_consistency_as_in_the_folder(app):
+    memo = DEMO_DATA / "explain_southeast_lender_board.json"
+    other = DEMO_DATA / "explain_southeast_lender_operator.json"
+    source = DEMO_DATA / "dx_report_southeast_lender.json"
+    folder_ev = grade("southeast_lender", "board")
+    assert folder_ev.consistency.siblings, "the demo memo has a sibling in its folder"
+    at = app(**{SC.MODE: "Upload"})
+    at.file_uploader(key=SC.MEMO_UPLOAD).set_value(
+        (memo.name, memo.read_bytes(), "application/json")
+    )
+    at.file_uploader(key=SC.SOURCE_UPLOAD).set_value(
+        (source.name, source.read_bytes(), "application/json")
+    )
+    at.run()
+    alone = {m.label: m.delta for m in at.metric}["Consistency"]
+    at.file_uploader(key=SC.SIBLING_UPLOADS).set_value(
+        [(other.name, other.read_bytes(), "application/json")]
+    )
+    at.run()
+    assert not at.exception
+    assert metric_values(at)["Consistency"] == fmt_pct(folder_ev.scores.consistency)
+    context = {m.label: m.delta for m in at.metric}["Consistency"]
+    assert context == folder_ev.score_context("consistency"), "uploads grade like the folder"
+    assert context != alone, "without the sibling only the source headline is compared"
+    siblings = next(d.value for d in at.dataframe if "agrees" in d.value.columns)
+    assert list(siblings["path"]) == [other.name]
+
+
 def test_write_button_writes_eval_files_next_to_the_memo(app, demo_copy):
     at = app(**{state.Sidebar.DATA_DIR: str(demo_copy)})
     portco = at.selectbox(key=SC.PORTCO).value

@@ -180,14 +180,24 @@ def pick_from_upload() -> MemoEvaluation | None:
     left, right = st.columns(2)
     memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
     source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
+    others = st.file_uploader(
+        "Other memos on the same company (optional: their headlines are checked for "
+        "consistency, as in a data folder)",
+        type=["json"],
+        accept_multiple_files=True,
+        key=K.SIBLING_UPLOADS,
+    )
     if memo is None or source is None:
         st.info(
             "Upload both the memo file and the source file (the opportunity map) it was "
             "written from."
         )
         return None
+    siblings = tuple((f.name, f.getvalue()) for f in others or [] if f.name != memo.name)
     try:
-        return data.grade_upload(memo.getvalue(), memo.name, source.getvalue(), source.name)
+        return data.grade_upload(
+            memo.getvalue(), memo.name, source.getvalue(), source.name, siblings
+        )
     except PeEvalError as err:
         show_error(err)
         if looks_swapped(memo.getvalue(), source.getvalue()):
