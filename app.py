@@ -5,10 +5,12 @@ Run with ``python3 -m streamlit run app.py``; it opens on the bundled demo data 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import data, state
+from ui import data, links, responsive, state
 from ui.errors import md_code
 
 
@@ -74,6 +76,14 @@ def build_navigation() -> StreamlitPage:
     return st.navigation(pages)
 
 
-st.set_page_config(page_title="pe-eval", page_icon=":material/fact_check:", layout="wide")
+# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
+# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
+
+st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
+responsive.page_css()
 render_sidebar()
-build_navigation().run()
+page = build_navigation()
+links.route(on_landing_page=page.title == "Memo scorecard")
+responsive.close_sidebar_on_phone(page.title)
+page.run()

@@ -177,7 +177,22 @@ def band_labels() -> dict[Band, str]:
     return {b: f"{b.value}: {BAND_LEGEND[b]}" for b in Band}
 
 
-def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+HEATMAP_SELECTION = "cell"
+"""The heatmap's click selection: ``{portco, audience}`` of the clicked cell."""
+
+
+PHONE_PANEL = 220
+"""px per heatmap panel on a phone (390px wide: the portco names, then four cells)."""
+
+
+def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels."""
+    return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=100)
+
+
+def portfolio_heatmap(
+    rows: Sequence[dict[str, Any]], panel: int = NARROW_PANEL, label_limit: int = 200
+) -> alt.Chart:
     """Portco x dimension cells, one panel per audience, coloured by the core's band (the
     same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
 
@@ -196,7 +211,7 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
                 labelAngle=0, labelOverlap=False, labelLimit=90, labelExpr="split(datum.label, ' ')"
             ),
         ),
-        y=alt.Y("portco:N", title=None),
+        y=alt.Y("portco:N", title=None, axis=alt.Axis(labelLimit=label_limit)),
     )
     labels = band_labels()
     rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
@@ -214,10 +229,14 @@ def portfolio_heatmap(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             alt.Tooltip("band_label:N", title="band"),
         ],
     )
+    # Clicking a cell selects its memo (``HEATMAP_SELECTION``); the page opens its scorecard.
+    rect = rect.add_params(
+        alt.selection_point(name=HEATMAP_SELECTION, fields=["portco", "audience"], on="click")
+    )
     text = base.mark_text(fontWeight="bold", color="white").encode(text=alt.Text("text:N"))
     return (
         alt.layer(rect, text, data=frame)
-        .properties(width=NARROW_PANEL, height=alt.Step(34))
+        .properties(width=panel, height=alt.Step(34))
         .facet(
             row=alt.Row(
                 "audience:N",
@@ -258,6 +277,7 @@ BUILDERS: dict[str, Callable[..., alt.TopLevelMixin]] = {
     "dimension_chart": dimension_chart,
     "opportunity_chart": opportunity_chart,
     "portfolio_heatmap": portfolio_heatmap,
+    "portfolio_heatmap_phone": portfolio_heatmap_phone,
     "tier_chart": tier_chart,
 }
 
@@ -271,7 +291,28 @@ def show(
     builder: Callable[..., alt.TopLevelMixin],
     *rows: Sequence[dict[str, Any]],
     width: Literal["stretch", "content"] = "content",
-) -> None:
-    """Render ``builder(*rows)`` with st.vega_lite_chart, the spec cached on the rows."""
+    key: str | None = None,
+) -> Any:
+    """Render ``builder(*rows)`` with st.vega_lite_chart, the spec cached on the rows.
+
+    With ``key`` the chart's selections rerun the page and the selection event is returned
+    (the chart must define a named selection, as :func:`portfolio_heatmap` does).
+    """
     spec = _spec(builder.__name__, json.dumps([list(r) for r in rows], default=str))
-    st.vega_lite_chart(spec=spec, width=width)
+    if key is None:
+        return st.vega_lite_chart(spec=spec, width=width)
+    return st.vega_lite_chart(spec=spec, width=width, key=key, on_select="rerun")
+
+
+def selected_point(event: Any, name: str) -> dict[str, Any] | None:
+    """The first point of selection ``name`` in a chart's event, or None.
+
+    >>> selected_point({"selection": {"cell": [{"portco": "A", "audience": "board"}]}}, "cell")
+    {'portco': 'A', 'audience': 'board'}
+    >>> selected_point({"selection": {"cell": []}}, "cell") is None
+    True
+    """
+    if not event:
+        return None
+    points = (event.get("selection") or {}).get(name) or []
+    return dict(points[0]) if points else None

@@ -55,11 +55,13 @@ def clear_caches() -> None:
     _PORTFOLIOS.clear()
 
 
-def record(result: MemoEvaluation | ScenarioRun) -> None:
-    """Add a fresh evaluation or run to the history; a history problem never breaks the page."""
+def record(result: MemoEvaluation | ScenarioRun) -> int | None:
+    """Add a fresh evaluation or run to the history; a history problem never breaks the page.
+
+    Returns the run's history id (its ``?run=ID`` link), None when it was not recorded."""
     from pe_eval_core.history.store import record_or_warn
 
-    record_or_warn(result, origin="dashboard")
+    return record_or_warn(result, origin="dashboard")
 
 
 def require_folder(folder: Path) -> None:
@@ -134,12 +136,17 @@ def _upload_name(name: str, fallback: str) -> str:
 
 @st.cache_data(show_spinner="Grading uploaded memo…", max_entries=16)
 def grade_upload(
-    memo_bytes: bytes, memo_name: str, source_bytes: bytes, source_name: str
+    memo_bytes: bytes,
+    memo_name: str,
+    source_bytes: bytes,
+    source_name: str,
+    siblings: tuple[tuple[str, bytes], ...] = (),
 ) -> MemoEvaluation:
     """Grade an uploaded memo against an uploaded source, via a scratch folder removed after.
 
-    The memo sits alone in its folder, so it has no siblings: consistency is checked against
-    its own source's headline only.
+    ``siblings``: other uploaded memos (name, bytes), put beside the memo so the grader's
+    consistency check compares its headline with theirs, exactly as in a data folder. Without
+    them the memo sits alone: consistency is checked against its own source's headline only.
     """
     from pe_eval_core.memo import grade_memo
 
@@ -150,6 +157,10 @@ def grade_upload(
         source.parent.mkdir()
         memo.write_bytes(memo_bytes)
         source.write_bytes(source_bytes)
+        for i, (name, raw) in enumerate(siblings):
+            other = memo.parent / _upload_name(name, f"explain_sibling{i}.json")
+            if other != memo and other.name.startswith("explain_"):
+                other.write_bytes(raw)
         try:
             evaluation = grade_memo(memo, source)
         except PeEvalError as err:

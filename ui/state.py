@@ -45,13 +45,13 @@ class Scorecard:
     AUDIENCE = "scorecard.audience"
     MEMO_UPLOAD = "scorecard.memo_upload"
     SOURCE_UPLOAD = "scorecard.source_upload"
+    SIBLING_UPLOADS = "scorecard.sibling_uploads"  # other memos on the same portco (consistency)
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
     PROSE_OPP = "scorecard.prose_opp"
     PROSE_FOR = "scorecard.prose_for"  # the memo PROSE_OPP was picked for (reset on a switch)
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
-    REQUEST = "scorecard.request"  # {"portco", "audience"} set by another page before switching
     VERDICT_SPEC = "scorecard.verdict_spec"  # the gate's memo-thresholds spec ("" = pass band)
 
 
@@ -60,6 +60,8 @@ class Portfolio:
 
     DIMENSION = "portfolio.dimension"
     TABLE = "portfolio.table"
+    HEATMAP = "portfolio.heatmap"
+    HEATMAP_PHONE = "portfolio.heatmap_phone"  # the same heatmap, sized for a phone
     OPEN = "portfolio.open"
 
 
@@ -79,6 +81,9 @@ class Scenarios:
     JUDGE = "scenarios.judge"
     CONFIRM_LIVE = "scenarios.confirm_live"
     RUN = "scenarios.run"
+    STOP = "scenarios.stop"
+    RUNNING = "scenarios.running"  # True from the Run click until the run returns or stops
+    STOPPED = "scenarios.stopped"  # the kept run was stopped before it finished
     RESULT = "scenarios.result"  # the last ScenarioRun as JSON text (cheap to keep and pickle)
     RESULT_VIEW = "scenarios.result_view"  # compact tables derived from RESULT (see build_view)
     RESULT_SOURCE = "scenarios.result_source"  # label of the scenarios file it came from
@@ -87,6 +92,9 @@ class Scenarios:
     F_PLATFORM = "scenarios.filter_platform"
     F_FACT = "scenarios.filter_fact"
     FAILURE = "scenarios.failure"
+    TABLE = "scenarios.table"
+    HISTORY_ID = "scenarios.history_id"  # the last run's id in the history (its ?run= link)
+    DOWNLOADS = "scenarios.download"  # prefix of the export buttons' keys
 
 
 class History:
@@ -100,6 +108,22 @@ class History:
     MODEL = "history.filter_model"
     RUN_A = "history.run_a"
     RUN_B = "history.run_b"
+    RUNS = "history.runs"  # the runs table (click a row to open the run)
+    OPEN = "history.open"  # the id of the run opened on this page (None: the list)
+    BACK = "history.back"
+
+
+class RunView:
+    """A reopened scenario run on the History page: the scenario page's result widgets, under
+    their own keys so the two pages never share a filter or a drill-down pick."""
+
+    F_TIER = "runview.filter_tier"
+    F_RESULT = "runview.filter_result"
+    F_PLATFORM = "runview.filter_platform"
+    F_FACT = "runview.filter_fact"
+    FAILURE = "runview.failure"
+    TABLE = "runview.table"
+    DOWNLOADS = "runview.download"
 
 
 def resolve(path_text: str) -> Path:

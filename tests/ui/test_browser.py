@@ -186,6 +186,18 @@ def _shot(page, name: str) -> None:
     page.set_viewport_size({"width": 1440, "height": 1000})
 
 
+def _click_row(page, grid, row: int) -> None:
+    """Click data row ``row`` (0-based) of a dataframe by its selection column (the grid is a
+    canvas: rows are found by geometry, header one row high)."""
+    grid.scroll_into_view_if_needed()
+    _settle(page)
+    box = grid.bounding_box()
+    row_h = 35  # Streamlit's default row height, header included
+    y = box["y"] + row_h * (row + 1.5)
+    page.mouse.move(box["x"] + 14, y)
+    page.mouse.click(box["x"] + 14, y)
+
+
 def _most_findings() -> tuple[str, str]:
     """The demo memo with the most findings (the informative one to screenshot)."""
     from pe_eval_core.memo import find_memo_pairs, grade_memo
@@ -201,7 +213,8 @@ def test_scorecard_page_in_the_browser(page, demo_server):
     page.locator(".pe-prose .m").first.wait_for()
     _settle(page)
     for text in ("Memo scorecard", "Citation accuracy", "Hallucination rate", "Coverage"):
-        page.get_by_text(text, exact=False).first.wait_for(state="visible")
+        # (The closed glossary holds the same words, hidden: wait for a visible one.)
+        page.locator(f"text={text} >> visible=true").first.wait_for()
     page.get_by_text("Scorecard HTML").wait_for(state="visible")
     portco, audience = _most_findings()
     page.get_by_test_id("stSelectbox").first.click()
@@ -230,21 +243,14 @@ def test_portfolio_page_in_the_browser(page, demo_server):
     page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
     page.get_by_test_id("stDataFrame").last.wait_for()
     _shot(page, "portfolio.png")
-    # Select the last row of the table (its checkbox column), then open that scorecard.
+    # Click the last row of the table (its selection column): that scorecard opens, by link.
     from pe_eval_core.memo import find_memo_pairs
 
     last = find_memo_pairs(DEMO_DATA)[-1]
-    grid = page.get_by_test_id("stDataFrame").last
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    rows = len(find_memo_pairs(DEMO_DATA))
-    row_h = (box["height"] - 2) / (rows + 1)  # header + one line per memo, no scrolling
-    page.mouse.move(box["x"] + 14, box["y"] + row_h * (rows + 0.5))
-    page.mouse.click(box["x"] + 14, box["y"] + row_h * (rows + 0.5))
-    name = f"Open {last.portco_id} · {last.audience} scorecard"
-    page.get_by_role("button", name=name).click()
+    _click_row(page, page.get_by_test_id("stDataFrame").last, len(find_memo_pairs(DEMO_DATA)) - 1)
     page.get_by_role("heading", name=f"{last.portco_id} · {last.audience}").wait_for()
     page.get_by_role("heading", name="Memo scorecard").wait_for(state="visible")
+    assert f"portco={last.portco_id}" in page.url and f"audience={last.audience}" in page.url
 
 
 def test_scenario_page_runs_the_recorded_demo(page, demo_server):
@@ -337,12 +343,8 @@ def test_narrow_window_truncates_no_tile_and_overflows_no_chart(browser, demo_se
     page.set_default_timeout(WAIT_MS)
     try:
         portco, audience = _most_findings()
-        page.goto(demo_server.url)
-        page.get_by_text("Biggest finding.").wait_for()
-        _settle(page)  # a rerun still in flight closes the dropdown the click opens
-        page.get_by_test_id("stSelectbox").first.click()
-        page.get_by_role("option", name=portco, exact=True).click()
-        page.get_by_text(audience, exact=True).first.click()
+        # By its link: a dropdown click can be closed by a rerun still in flight on a busy host.
+        page.goto(f"{demo_server.url}/?page=scorecard&portco={portco}&audience={audience}")
         page.get_by_role("heading", name=f"{portco} · {audience}").wait_for()
         _settle(page)
         page.locator("[data-testid='stVegaLiteChart'] svg").nth(1).wait_for()
@@ -397,3 +399,296 @@ def test_html_scorecard_never_overflows_horizontally(browser, tmp_path, width, h
         assert page.locator("#verdict").inner_text().startswith("Not ready")
     finally:
         context.close()
+
+
+# --- issue 12: links, any screen, no network ---------------------------------------------------
+
+
+PAGES = (
+    # (path, a text the page shows once rendered)
+    ("/?page=scorecard&portco=southeast_lender&audience=board", "Biggest finding."),
+    ("/portfolio", "Weakest memo"),
+    ("/scenario_eval", "Loaded 19 scenarios"),
+    ("/run_history", "Compare two runs"),
+)
+
+
+def _record_demo_runs(home: Path) -> tuple[int, str, int]:
+    """A recorded scenario run and a memo run in ``home``'s history: (scenario run id, a failing
+    scenario's name, memo run id)."""
+    from pe_eval_core.history.store import RunStore
+    from pe_eval_core.memo import grade_memo, resolve_pair
+    from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
+    from pe_eval_core.scenarios.setup import choose_judge, make_target
+
+    scenarios = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
+    run = run_scenarios_sync(
+        load_scenarios(scenarios),
+        make_target("recorded", scenarios_path=scenarios),
+        judge=choose_judge(scenarios_path=scenarios, recorded_target=True),
+        scenarios_path=str(scenarios),
+    )
+    home.mkdir(parents=True, exist_ok=True)
+    store = RunStore(home / "history.sqlite")
+    rid = store.record_scenario_run(run, origin="test")
+    failing = [r.name for r in run.results if r.status != "pass"]
+    pair = resolve_pair(DEMO_DATA, "southeast_lender", "board")
+    mid = store.record_memo_evaluation(grade_memo(pair.memo_path, pair.source_path))
+    return rid, failing[-1], mid
+
+
+@pytest.fixture(scope="module")
+def history_server(browser, tmp_path_factory) -> Iterator[tuple[Server, int, str, int]]:
+    """A fresh server whose history holds a scenario run and a memo run."""
+    home = tmp_path_factory.mktemp("links-home")
+    rid, failing, mid = _record_demo_runs(home)
+    for server in _serve(None, home):
+        yield server, rid, failing, mid
+
+
+def test_deep_links_open_their_view_on_a_fresh_server(browser, history_server):
+    server, rid, failing, _ = history_server
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        # The first request this server sees is a scenario drill-down link.
+        page.goto(f"{server.url}/?run={rid}&scenario={failing}")
+        page.get_by_role("heading", name=re.compile(rf"Run #{rid} ")).wait_for()
+        page.get_by_text("Failure drill-down").wait_for()
+        _settle(page)
+        picked = page.get_by_test_id("stSelectbox").filter(has_text="Non-passing scenario")
+        shown = picked.evaluate(
+            "e => e.textContent + ' ' + [...e.querySelectorAll('input')].map(i => i.value).join()"
+        )
+        assert failing in shown, shown
+        assert f"run={rid}" in page.url and f"scenario={failing}" in page.url
+        # A memo scorecard link, in a new tab (a new session).
+        other = context.new_page()
+        other.set_default_timeout(WAIT_MS)
+        other.goto(f"{server.url}/?page=scorecard&portco=southeast_lender&audience=operator")
+        other.get_by_role("heading", name="southeast_lender · operator").wait_for()
+        other.goto(f"{server.url}/?page=portfolio")
+        other.get_by_text("Weakest memo", exact=False).wait_for()
+        assert other.get_by_role("heading", name="Portfolio").is_visible()
+    finally:
+        context.close()
+
+
+def test_history_row_reopens_a_run(browser, history_server):
+    server, rid, _, _ = history_server
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(f"{server.url}/run_history")
+        page.get_by_text("Compare two runs").wait_for()
+        _settle(page)
+        # Other tests' page visits record memo runs too: list the scenario runs only.
+        page.get_by_test_id("stSelectbox").filter(has_text="Kind").click()
+        page.get_by_role("option", name="scenarios", exact=True).click()
+        _settle(page)
+        _click_row(page, page.get_by_test_id("stDataFrame").first, 0)
+        page.get_by_role("heading", name=re.compile(rf"Run #{rid} ")).wait_for()
+        page.get_by_text("Failure drill-down").wait_for()
+        assert f"run={rid}" in page.url
+        page.get_by_role("button", name="All runs").click()
+        page.get_by_text("Compare two runs").wait_for()
+        _settle(page)
+        page.get_by_test_id("stSelectbox").filter(has_text="Kind").click()
+        page.get_by_role("option", name="memo", exact=True).click()
+        _settle(page)
+        _click_row(page, page.get_by_test_id("stDataFrame").first, 0)
+        page.get_by_role("heading", name=re.compile(r"Run #\d+ · memo")).wait_for()
+        page.get_by_role("heading", name="Findings").wait_for()
+        page.get_by_test_id("stMetricLabel").filter(has_text="Citation accuracy").wait_for()
+        assert "run=" in page.url
+    finally:
+        context.close()
+
+
+def _sideways(page) -> list[int]:
+    """[scrollWidth, clientWidth] of the document and of Streamlit's main block."""
+    return page.evaluate(
+        """() => { const m = document.querySelector('[data-testid="stMain"]');
+        return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+                m.scrollWidth, m.clientWidth]; }"""
+    )
+
+
+@pytest.mark.parametrize("width,height", [(1440, 900), (390, 844)])
+def test_no_page_overflows_sideways(browser, history_server, width, height):
+    server, rid, _, _ = history_server
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        for path, text in (*PAGES, (f"/?run={rid}", "Failure drill-down")):
+            page.goto(server.url + path)
+            page.get_by_text(text, exact=False).first.wait_for()
+            _settle(page)
+            page.wait_for_timeout(1200)  # charts size themselves after the run
+            doc_w, doc_client, main_w, main_client = _sideways(page)
+            assert doc_w <= doc_client, (path, width, doc_w, doc_client)
+            assert main_w <= main_client, (path, width, main_w, main_client)
+        if width < 640:
+            # Tables are cards there, leading with the why.
+            page.goto(server.url + PAGES[0][0])
+            page.get_by_text("Biggest finding.").wait_for()
+            _settle(page)
+            cards = page.locator('[class*="st-key-cards-findings"] .pe-cards')
+            cards.locator(".card .lead").first.wait_for(state="visible")
+            assert "matches no source figure" in cards.inner_text()
+            assert page.locator('[class*="st-key-wide-findings"]').is_hidden()
+            assert page.locator('[class*="st-key-wide-opportunities"]').is_hidden()
+    finally:
+        context.close()
+
+
+def test_failing_heatmap_cell_has_the_fail_band_colour(page, demo_server):
+    page.goto(f"{demo_server.url}/portfolio")
+    page.get_by_text("Weakest memo", exact=False).wait_for()
+    _settle(page)
+    chart = page.locator("[data-testid='stVegaLiteChart']").first
+    chart.locator("svg").wait_for()
+    page.wait_for_timeout(1000)
+    cells = chart.locator("path[aria-roledescription='rect mark']")
+    found = cells.evaluate_all(
+        """els => els.map(e => [e.getAttribute('aria-label') || '', getComputedStyle(e).fill])"""
+    )
+    fail = [
+        fill
+        for label, fill in found
+        if "portco: southeast_lender;" in label
+        and "dimension: Consistency;" in label
+        and "audience: board;" in label
+    ]
+    assert fail == ["rgb(198, 40, 40)"], found[:6]  # charts.BAND_INK[Band.FAIL], #c62828
+
+
+def test_sidebar_closes_after_navigating_on_a_phone(browser, demo_server):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(demo_server.url)
+        page.get_by_text("Biggest finding.").wait_for()
+        _settle(page)
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=\"stSidebar\"]')"
+            ".getBoundingClientRect().right > 100"
+        )
+        page.get_by_test_id("stSidebarNav").get_by_text("Portfolio").click()
+        page.get_by_text("Weakest memo", exact=False).wait_for()
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=\"stSidebar\"]')"
+            ".getBoundingClientRect().right <= 0"
+        )  # off-screen: closed over the page the user asked for
+        assert page.get_by_test_id("stExpandSidebarButton").is_visible()
+    finally:
+        context.close()
+
+
+def test_no_request_leaves_localhost(browser, history_server):
+    """Every request the pages make (fonts, icons, scripts, the websocket) goes to the local
+    server: anything else is recorded and refused."""
+    from urllib.parse import urlparse
+
+    server, rid, _, _ = history_server
+    outside: list[str] = []
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+
+    def guard(route) -> None:
+        url = route.request.url
+        if urlparse(url).hostname in ("127.0.0.1",) or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        for path, text in (*PAGES, (f"/?run={rid}", "Failure drill-down")):
+            page.goto(server.url + path)
+            page.get_by_text(text, exact=False).first.wait_for()
+            _settle(page)
+        page.goto(server.url + "/scenario_eval")
+        page.get_by_role("button", name="Run evaluation").click()
+        page.get_by_text("Conclusion.").wait_for()
+        _settle(page)
+        icons = page.evaluate(
+            "() => [...document.querySelectorAll('link[rel*=icon]')].map(l => l.href)"
+        )
+        assert icons and all(urlparse(u).hostname == "127.0.0.1" for u in icons), icons
+    finally:
+        context.close()
+    assert outside == []
+
+
+@pytest.fixture
+def slow_agent() -> Iterator[tuple[str, list[str]]]:
+    """A local agent speaking Mimic's HTTP contract that takes two seconds per answer."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Agent(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body["message"])
+            time.sleep(2.0)  # 19 scenarios, 3 at a time: about 14 s, time enough to press Stop
+            reply = json.dumps({"text": "I cannot say.", "toolCalls": []}).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the run was stopped: the dashboard hung up on this scenario
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/agent", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_server, slow_agent):
+    url, seen = slow_agent
+    page.goto(f"{demo_server.url}/scenario_eval")
+    page.get_by_text("Loaded 19 scenarios", exact=False).wait_for()
+    _settle(page)
+    page.get_by_text("HTTP agent", exact=True).click()
+    box = page.get_by_role("textbox", name="Agent URL")
+    box.fill(url)
+    box.press("Enter")
+    _settle(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    # Our Stop (Streamlit's own header also has one while a script runs).
+    stop = page.locator(".st-key-scenarios-stop button").first
+    stop.wait_for()
+    page.get_by_text(re.compile(r"\b[2-9]/19 scored")).wait_for()
+    assert page.get_by_role("button", name="Run evaluation").is_disabled()
+    stop.click()
+    page.get_by_text("Stopped.", exact=False).wait_for()
+    _settle(page)
+    text = page.get_by_text("scenarios finished before the stop", exact=False).inner_text()
+    finished = int(re.search(r"(\d+) of 19 scenarios finished", text).group(1))
+    assert 2 <= finished < 19, text
+    asked = len(seen)
+    page.wait_for_timeout(2500)
+    assert len(seen) == asked < 19, "the agent keeps being called after Stop"
+    assert page.get_by_role("button", name="Run evaluation").is_enabled()
+    assert page.locator(".st-key-scenarios-stop button").count() == 0

@@ -39,15 +39,21 @@ def worst_pair() -> tuple[str, str, object]:
 # --- memo scorecard: which figure is wrong, and why -----------------------------------------
 
 
-def test_findings_table_puts_figure_nearest_value_and_field_before_the_message(app):
+def test_findings_table_leads_with_the_figure_the_plain_why_and_the_nearest_value(app):
+    from pe_eval_core.memo.verdict import issue_sentence
+
     portco, audience, ev = worst_pair()
     at = app(**{SC.PORTCO: portco, SC.AUDIENCE: audience})
     assert not at.exception
     table = next(d.value for d in at.dataframe if "nearest_path" in d.value.columns)
     cols = list(table.columns)
-    # Visible without scrolling sideways: offending text, nearest source value, its field path.
-    assert cols.index("raw") < cols.index("nearest_value") < cols.index("nearest_path")
-    assert cols[-1] == "message", "the long sentence goes last"
+    # Visible without scrolling sideways: the offending text, why it is wrong in words, the
+    # nearest source value and its field (in words); the raw path and memo field come last.
+    assert cols[:5] == ["what", "raw", "why", "nearest_value", "source_field"]
+    assert cols.index("nearest_path") > cols.index("other_opportunity_id")
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    assert list(table["why"]) == [issue_sentence(f, ids) for f in ev.findings]
+    assert not any("_" in w for w in table["what"]), "kinds in words, not internal names"
     with_source = [f for f in ev.findings if f.nearest_value is not None]
     assert with_source, "the demo should carry findings with a nearest source value"
     f = with_source[0]

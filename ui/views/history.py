@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.errors import PeEvalError
 from pe_eval_core.history.compare import (
     MemoComparison,
     ScenarioChange,
@@ -23,8 +24,10 @@ from pe_eval_core.history.compare import (
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
+from ui import glossary, links
 from ui.columns import as_points, score_column
-from ui.errors import guarded, md_escape
+from ui.errors import guarded, md_escape, show_error
+from ui.responsive import MAX_CARDS, Card, table_or_cards
 from ui.state import History as Keys
 
 ALL = "All"
@@ -71,8 +74,11 @@ TIME_AXIS = alt.Axis(format="%b %d %H:%M", labelAngle=0, labelOverlap=True, tick
 """Run times as the runs table shows them (UTC, 24-hour), not the browser's 12-hour default."""
 
 
-def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
-    """The four memo dimensions over time, one panel per portco/audience."""
+def memo_trend_chart(
+    rows: list[dict[str, Any]], columns: int = 2, width: int = 210, legend_columns: int = 4
+) -> alt.FacetChart:
+    """The four memo dimensions over time, one panel per portco/audience (``columns`` panels
+    a row: two at a desk, one on a phone, with the legend on two lines)."""
     long = [
         {
             "run": r["id"],
@@ -97,12 +103,12 @@ def memo_trend_chart(rows: list[dict[str, Any]]) -> alt.FacetChart:
             color=alt.Color(
                 "dimension:N",
                 sort=list(DIMENSION_LABELS.values()),
-                legend=alt.Legend(orient="bottom", title=None),
+                legend=alt.Legend(orient="bottom", title=None, columns=legend_columns),
             ),
             tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("text:N", title="score")],
         )
-        .properties(width=210, height=160)
-        .facet(facet=alt.Facet("memo:N", title=None), columns=2)
+        .properties(width=width, height=160)
+        .facet(facet=alt.Facet("memo:N", title=None), columns=columns)
     )
 
 
@@ -187,19 +193,57 @@ def render_filters(store: RunStore) -> RunFilters:
     return RunFilters(**values)
 
 
-def render_runs(runs: list[RunSummary], total: int) -> None:
+def run_card(r: RunSummary) -> Card:
+    """A run on a phone: what, when, the headline numbers; a link that reopens it."""
+    if r.kind == "memo":
+        lead = " · ".join(
+            f"{DIMENSION_LABELS[d]} {fmt_pct(getattr(r, d))}"
+            for d in DIMENSIONS
+            if getattr(r, d) is not None
+        )
+    else:
+        lead = (
+            f"{fmt_ratio(r.n_passed or 0, r.n_total)} passed"
+            if r.n_total
+            else "no scenarios scored"
+        ) + (f", {r.n_errors} errored" if r.n_errors else "")
+    return Card(
+        title=f"#{r.id} · {r.kind} · {r.subject}",
+        lead=lead,
+        details=[
+            ("created (UTC)", r.created_at[:16].replace("T", " ")),
+            ("model", r.model or ""),
+            ("from", r.origin),
+        ],
+        href=links.link(run=r.id),
+    )
+
+
+def render_runs(runs: list[RunSummary], total: int) -> int | None:
+    """The runs table; returns the id of the run whose row was clicked."""
     scores = [RUN_SCORES.get(d, d) for d in DIMENSIONS] + ["pass rate"]
-    st.dataframe(
-        as_points(runs_frame(runs), scores),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "id": st.column_config.NumberColumn("id", format="%d"),
-            **{column: score_column(column) for column in scores},
-        },
+    st.caption("Click a run to reopen it: a memo run's scorecard, a scenario run's results.")
+    event = table_or_cards(
+        "runs",
+        lambda: st.dataframe(
+            as_points(runs_frame(runs), scores),
+            hide_index=True,
+            width="stretch",
+            key=Keys.RUNS,
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={
+                "id": st.column_config.NumberColumn("id", format="%d"),
+                **{column: score_column(column, bar=False) for column in scores},
+            },
+        ),
+        [run_card(r) for r in runs[:MAX_CARDS]],
+        total=len(runs),
     )
     if total > len(runs):
         st.caption(f"Showing the newest {len(runs)} of {total} matching runs.")
+    rows = event.selection.rows if event is not None else []
+    return runs[rows[0]].id if rows and rows[0] < len(runs) else None
 
 
 def render_trends(store: RunStore, filters: RunFilters) -> None:
@@ -210,7 +254,10 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
         else:
             rows = store.memo_trend(filters.portco_id, filters.audience)
             if rows:
-                st.altair_chart(memo_trend_chart(rows))
+                with st.container(key="wide-memo-trend"):
+                    st.altair_chart(memo_trend_chart(rows))
+                with st.container(key="cards-memo-trend"):
+                    st.altair_chart(memo_trend_chart(rows, columns=1, width=280, legend_columns=2))
             else:
                 st.info("No memo evaluations recorded for these filters.")
     with scen_tab:
@@ -374,10 +421,54 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
             st.caption("None.")
 
 
+def opened_run() -> tuple[str | None, str | None]:
+    """(run reference, scenario) to open: a new link's (``?run=..&scenario=..``), else the run
+    opened earlier in this session (None: the list)."""
+    if links.is_new("history"):
+        params = links.current()
+        st.session_state[Keys.OPEN] = links.run_ref(params)
+        return st.session_state[Keys.OPEN], params.get("scenario")
+    return st.session_state.get(Keys.OPEN), None
+
+
+def render_open_run(store: RunStore, ref: str, scenario: str | None) -> None:
+    """One recorded run's full view, with the way back to the list."""
+    from ui.views import run_view
+
+    if st.button("All runs", key=Keys.BACK, icon=":material/arrow_back:"):
+        st.session_state[Keys.OPEN] = None
+        links.sync("history")
+        st.rerun()
+    try:
+        record = store.get_run(ref)
+    except PeEvalError as err:
+        show_error(
+            err,
+            fix="Open a run from the list (All runs above); the link may name a "
+            "run recorded in another history database.",
+        )
+        links.sync("history", run=ref)
+        return
+    s = record.summary
+    st.markdown(f"### Run #{s.id} · {md_escape(s.kind)} · {md_escape(s.subject)}")
+    if s.kind == "memo":
+        run_view.render_memo_run(record)
+        links.sync("history", run=s.id)
+    else:
+        picked = run_view.render_scenario_run(record, scenario)
+        links.sync("history", run=s.id, scenario=picked)
+
+
 def render() -> None:
     st.title("History")
     store = RunStore()
     st.caption(f"Run history: {md_escape(store.location)}")
+    glossary.render("history")
+    ref, scenario = opened_run()
+    if ref is not None and store.exists():
+        render_open_run(store, ref, scenario)
+        return
+    links.sync("history")
     with guarded():
         if not store.exists() or store.count_runs() == 0:  # reading never creates it
             st.info(
@@ -389,7 +480,11 @@ def render() -> None:
             return
         filters = render_filters(store)
         runs = store.list_runs(filters, limit=500)
-        render_runs(runs, store.count_runs(filters))
+        clicked = render_runs(runs, store.count_runs(filters))
+        if clicked is not None:
+            st.session_state[Keys.OPEN] = str(clicked)
+            links.sync("history", run=clicked)
+            st.rerun()
         if not runs:
             st.info("No runs match these filters.")
             return

@@ -14,13 +14,15 @@ from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
     LOWER_IS_BETTER,
+    Band,
     band,
     fmt_pct,
     quality,
 )
-from ui import charts, data, state
+from ui import charts, data, glossary, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape
+from ui.responsive import Card, table_or_cards
 
 K = state.Portfolio
 
@@ -61,16 +63,17 @@ def weakest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def open_scorecard(portco: str, audience: str) -> None:
-    """Hand the pair to the scorecard page and go there."""
-    st.session_state[state.Scorecard.REQUEST] = {"portco": portco, "audience": audience}
-    st.switch_page("app_pages/memo_scorecard.py")
+    """Go to the pair's scorecard by its link (``?page=scorecard&portco=..&audience=..``)."""
+    links.go("scorecard", portco=portco, audience=audience)
 
 
 def render() -> None:
     """The whole page."""
     st.title("Portfolio")
+    links.sync("portfolio")
     folder = state.data_dir()
     st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
+    glossary.render("portfolio")
     with guarded():
         rows = data.portfolio(folder)
     if not rows:
@@ -103,49 +106,81 @@ def render() -> None:
         )
     if scored:
         st.markdown("##### Portco × audience × dimension")
-        charts.show(charts.portfolio_heatmap, heatmap_rows(scored))
+        st.caption("Click a cell to open that memo's scorecard.")
+        cells = heatmap_rows(scored)
+        with st.container(key="wide-heatmap"):
+            event = charts.show(charts.portfolio_heatmap, cells, key=K.HEATMAP)
+        with st.container(key="cards-heatmap"):
+            phone = charts.show(charts.portfolio_heatmap_phone, cells, key=K.HEATMAP_PHONE)
+        cell = charts.selected_point(event, charts.HEATMAP_SELECTION) or charts.selected_point(
+            phone, charts.HEATMAP_SELECTION
+        )
+        if cell and cell.get("portco") and cell.get("audience"):
+            open_scorecard(str(cell["portco"]), str(cell["audience"]))
     render_table(rows)
 
 
+def memo_card(row: dict[str, Any]) -> Card:
+    """A portfolio row on a phone: the memo, its biggest finding, its scores; a link to it."""
+    scored = not row.get("error")
+    bands = {band(f, row[f]) for f in DIMENSIONS} if scored else {Band.FAIL}
+    worst = next(b for b in (Band.FAIL, Band.WATCH, Band.PASS) if b in bands or b is Band.PASS)
+    return Card(
+        title=f"{row['portco']} · {row['audience']}",
+        lead=str(row.get("error") or row.get("biggest_finding") or ""),
+        details=[
+            (DIMENSION_LABELS[f], fmt_pct(row[f]))
+            for f in DIMENSIONS
+            if scored and row.get(f) is not None
+        ]
+        + ([("findings", str(row["findings"]))] if scored else []),
+        href=links.link(page="scorecard", portco=row["portco"], audience=row["audience"]),
+        tone=worst.value,
+    )
+
+
 def render_table(rows: list[dict[str, Any]]) -> None:
-    """The sortable table; selecting a row offers its scorecard."""
+    """The sortable table; clicking a row opens its scorecard (a card's link on a phone)."""
     st.markdown("##### All memos")
-    st.caption("Click a column header to sort; select a row to open its scorecard.")
+    st.caption("Click a column header to sort; click a row to open its scorecard.")
     frame = pd.DataFrame(rows)
     columns = [
         "portco",
         "audience",
+        "biggest_finding",
         *DIMENSIONS,
+        "findings",
         "figures",
         "entities",
         "opportunities",
-        "findings",
-        "biggest_finding",
         "error",
     ]
     frame = as_points(frame.reindex(columns=columns), DIMENSIONS)
     scores = {
-        field: score_column(label + (" (lower is better)" if field in LOWER_IS_BETTER else ""))
+        field: score_column(
+            label,
+            bar=False,
+            help=label + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
+        )
         for field, label in DIMENSION_LABELS.items()
     }
-    event = st.dataframe(
-        frame,
-        hide_index=True,
-        key=K.TABLE,
-        on_select="rerun",
-        selection_mode="single-row",
-        column_config={
-            **scores,
-            "biggest_finding": st.column_config.TextColumn("biggest finding", width="large"),
-        },
+    event = table_or_cards(
+        "portfolio",
+        lambda: st.dataframe(
+            frame,
+            hide_index=True,
+            width="stretch",
+            key=K.TABLE,
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={
+                **scores,
+                "biggest_finding": st.column_config.TextColumn("biggest finding", width="large"),
+            },
+        ),
+        [memo_card(r) for r in rows],
     )
     selected = event.selection.rows if event is not None else []
     if selected:
         row = frame.iloc[selected[0]]
-        if st.button(
-            f"Open {row['portco']} · {row['audience']} scorecard",
-            key=f"{K.OPEN}.selected",
-            type="primary",
-            icon=":material/open_in_new:",
-        ):
-            open_scorecard(str(row["portco"]), str(row["audience"]))
+        open_scorecard(str(row["portco"]), str(row["audience"]))

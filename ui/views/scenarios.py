@@ -6,6 +6,7 @@ The run is kept in session state as a JSON-mode dict; views of it are cached by 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -19,9 +20,11 @@ import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.checks import meets_pass_ratio
+from pe_eval_core.scenarios.runner import CANCELLED
 from pe_eval_core.wording import fmt_pct
-from ui import charts, data, state
+from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
@@ -217,52 +220,89 @@ def live_row(result: ScenarioResult) -> dict[str, Any]:
 def run(
     scenarios: list[Scenario], target: Target, judge: Judge | None, origin: dict[str, Any]
 ) -> None:
-    """Run inside st.status: a progress bar and a table filling as results arrive."""
+    """Run inside st.status: a progress bar and a table filling as results arrive.
+
+    The runner works on a helper thread while this script thread draws its progress. A click
+    during the run (the Stop button) makes Streamlit interrupt the script at its next draw:
+    that sets the runner's cancel signal, the runner cancels the scenarios in flight and
+    returns the finished ones, and the stopped run is kept and reported before the rerun.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     from pe_eval_core.scenarios import run_scenarios_sync
 
     concurrency = int(st.session_state.get(K.CONCURRENCY, 3))
     confirmed = bool(st.session_state.get(K.CONFIRM_LIVE))
-    rows: list[dict[str, Any]] = []
-    with st.status(
-        f"Running {len(scenarios)} scenarios against {target.name}…", expanded=True
-    ) as box:
+    finished: list[ScenarioResult] = []
+    cancel = threading.Event()
+    total = len(scenarios)
+    with st.status(f"Running {total} scenarios against {target.name}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting…")
         table = st.empty()
-        last_draw = [0.0]
-
-        def progress(done: int, total: int, latest: ScenarioResult | None) -> None:
-            if latest is not None:
-                rows.append(live_row(latest))
-            bar.progress(done / total if total else 1.0, text=f"{done}/{total} scored")
-            now = time.monotonic()
-            if done == total or now - last_draw[0] > 0.25:
-                table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
-                last_draw[0] = now
-
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pe-eval-run")
+        future = pool.submit(
+            run_scenarios_sync,
+            scenarios,
+            target,
+            judge=judge,
+            concurrency=concurrency,
+            progress=lambda done, n, latest: finished.append(latest) if latest else None,
+            confirm_live=confirmed,
+            cancel=cancel,
+            scenarios_path=origin["path"],
+            scenarios_sha256=origin["sha256"],
+        )
         try:
-            result = run_scenarios_sync(
-                scenarios,
-                target,
-                judge=judge,
-                concurrency=concurrency,
-                progress=progress,
-                confirm_live=confirmed,
-                scenarios_path=origin["path"],
-                scenarios_sha256=origin["sha256"],
-            )
+            drawn = -1
+            while not future.done():
+                n = len(finished)
+                # Every pass draws (a yield point: a Stop click interrupts here, promptly).
+                bar.progress(n / total if total else 1.0, text=f"{n}/{total} scored")
+                if n != drawn:
+                    table.dataframe(
+                        pd.DataFrame([live_row(r) for r in finished[:n]]),
+                        hide_index=True,
+                        height=240,
+                    )
+                    drawn = n
+                time.sleep(0.25)
+            result = future.result()
         except PeEvalError as err:
             box.update(label="Run stopped", state="error")
             show_error(err)
             return
-        table.dataframe(pd.DataFrame(rows), hide_index=True, height=240)
+        except BaseException:  # Streamlit interrupting the script for a click: stop cleanly
+            cancel.set()
+            # A run that never started has nothing to keep (its error shows on the next Run).
+            with contextlib.suppress(PeEvalError):
+                keep(future.result(), origin, stopped=True)
+            raise
+        finally:
+            st.session_state[K.RUNNING] = False
+            pool.shutdown(wait=False)
+        table.dataframe(pd.DataFrame([live_row(r) for r in finished]), hide_index=True, height=240)
         box.update(
             label=f"Done: {result.passed}/{result.total} passed", state="complete", expanded=False
         )
+    keep(result, origin, stopped=False)
+
+
+def keep(result: ScenarioRun, origin: dict[str, Any], *, stopped: bool) -> None:
+    """Make ``result`` the page's run; a finished run is recorded in the history, a stopped
+    one is not (its unfinished scenarios would read as errors in the trends)."""
     run_json = result.model_dump_json()
     st.session_state[K.RESULT] = run_json
     st.session_state[K.RESULT_VIEW] = build_view(result, run_json)
     st.session_state[K.RESULT_SOURCE] = origin["label"]
-    data.record(result)
+    st.session_state[K.STOPPED] = stopped
+    st.session_state[K.HISTORY_ID] = None if stopped else data.record(result)
+
+
+def start_run() -> None:
+    """The Run button's callback: mark the run as started before the page redraws, so Run is
+    drawn disabled and Stop enabled while it runs."""
+    st.session_state[K.RUNNING] = True
 
 
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
@@ -283,16 +323,28 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
                 key=K.CONFIRM_LIVE,
             )
             blocked = not confirmed
-        clicked = st.button(
+        running = bool(st.session_state.get(K.RUNNING))
+        buttons = st.container(horizontal=True)
+        clicked = buttons.button(
             "Run evaluation",
             type="primary",
             key=K.RUN,
             icon=":material/play_arrow:",
-            disabled=blocked,
+            disabled=blocked or running,
+            on_click=start_run,
         )
-    if clicked:
+        if running:
+            buttons.button(
+                "Stop",
+                key=K.STOP,
+                icon=":material/stop:",
+                help="Cancel the scenarios in flight; the finished results are kept.",
+            )
+    if clicked or running:
         with guarded(stop=False):
             run(load(), make_target(), judge, origin)
+        st.session_state[K.RUNNING] = False
+        st.rerun()  # redraw Run enabled, Stop gone, the results below
 
 
 TABLE_COLUMNS = (
@@ -346,6 +398,8 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
     return {
         "key": view_key(run_json),
         "run_id": model.run_id,
+        "cancelled": model.cancelled,
+        "finished": sum(1 for r in model.results if r.error != CANCELLED),
         "total": model.total,
         "passed": model.passed,
         "failed": model.failed,
@@ -385,12 +439,23 @@ def view_key(run_json: str) -> str:
     return f"{run_json[:96]}|{len(run_json)}"
 
 
-def render_results(v: dict[str, Any]) -> None:
-    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads."""
+def render_results(
+    v: dict[str, Any], run_json: str, source: str, keys: Any = K, history_id: int | None = None
+) -> str | None:
+    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads.
+
+    ``keys``: the widget keys (``state.Scenarios`` here, ``state.RunView`` for a run reopened
+    on the History page). Returns the scenario drilled into (for the page's link).
+    """
     st.markdown(f"#### Run {md_code(v['run_id'])}")
     st.caption(
         f"Target {md_escape(v['target'])} · judge {md_escape(v['judge'] or 'off')} · "
-        f"scenarios from {md_escape(st.session_state.get(K.RESULT_SOURCE, '?'))}"
+        f"scenarios from {md_escape(source)}"
+        + (
+            ""
+            if history_id is None
+            else f" · link to this run: {md_code(links.link(run=history_id))}"
+        )
     )
     cols = st.columns(4)
     cols[0].metric("Scenarios", v["total"], border=True)
@@ -406,7 +471,14 @@ def render_results(v: dict[str, Any]) -> None:
         border=True,
     )
     cols[3].metric("Pass rate", fmt_pct(v["pass_rate"]), border=True)
-    if v["total"] and v["errors"] == v["total"]:
+    if v.get("cancelled"):
+        st.warning(
+            f"**Stopped.** {v['finished']} of {v['total']} scenarios finished before the stop; "
+            "their results are below, the rest are marked cancelled. A stopped run is not "
+            "recorded in the history.",
+            icon=":material/stop_circle:",
+        )
+    elif v["total"] and v["errors"] == v["total"]:
         st.error(
             "**Every scenario errored:** the target never answered, so these numbers say "
             "nothing about the agent. First error: " + md_escape(v.get("first_error") or "unknown"),
@@ -415,20 +487,53 @@ def render_results(v: dict[str, Any]) -> None:
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
-    render_table(pd.DataFrame(v["table"]))
-    render_failure(v["failing"])
-    render_downloads(v["run_id"])
+    href = None if history_id is None or keys is K else history_id
+    shown, clicked = render_table(pd.DataFrame(v["table"]), keys, v["failing"], href)
+    picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
+    render_downloads(v["run_id"], run_json, keys)
+    return picked
 
 
-def render_table(table: pd.DataFrame) -> None:
-    """The per-scenario table, filterable by tier, result, platform and source fact."""
+def scenario_card(row: dict[str, Any], failing: dict[str, str], run: int | None) -> Card:
+    """A scenario row on a phone: its name, why it did not pass (or that it passed), then its
+    checks; on a reopened run, a link to its drill-down."""
+    name = str(row["Scenario"])
+    latency = row["Latency (ms)"]
+    why = failure_reasons(json.loads(failing[name])) if name in failing else "passed"
+    return Card(
+        title=f"{name} · {row['Result']}",
+        lead=why,
+        details=[
+            ("tier", str(row["Tier"])),
+            ("expected phrases found", str(row["Strict"])),
+            ("paraphrases accepted", str(row["Paraphrase"])),
+            ("number in range", str(row["Numeric"])),
+            ("latency", f"{float(latency):.0f} ms" if text(latency) else ""),
+        ],
+        href=None if run is None or name not in failing else links.link(run=run, scenario=name),
+        tone="pass" if row["Result"] == "pass" else "fail",
+    )
+
+
+def render_table(
+    table: pd.DataFrame,
+    keys: Any = K,
+    failing: dict[str, str] | None = None,
+    run: int | None = None,
+) -> tuple[list[str], str | None]:
+    """The per-scenario table, filterable by tier, result, platform and source fact (cards on
+    a phone; ``run``: the history id whose links the cards carry).
+
+    Returns the names the filters leave (the drill-down offers only those) and the scenario
+    whose row was clicked, if any.
+    """
     st.markdown("##### Scenarios")
     cols = st.columns(4)
     filters = [
-        (cols[0], "Tier", K.F_TIER),
-        (cols[1], "Result", K.F_RESULT),
-        (cols[2], "Platform", K.F_PLATFORM),
-        (cols[3], "Fact", K.F_FACT),
+        (cols[0], "Tier", keys.F_TIER),
+        (cols[1], "Result", keys.F_RESULT),
+        (cols[2], "Platform", keys.F_PLATFORM),
+        (cols[3], "Fact", keys.F_FACT),
     ]
     mask = pd.Series(True, index=table.index)
     for col, name, key in filters:
@@ -436,16 +541,27 @@ def render_table(table: pd.DataFrame) -> None:
         chosen = col.multiselect(name, options, key=key, placeholder="All")
         if chosen:
             mask &= table[name].isin(chosen)
-    shown = table[mask]
-    st.caption(f"{len(shown)} of {len(table)} scenarios")
-    st.dataframe(
-        shown,
-        hide_index=True,
-        column_config={
-            "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
-            "Latency warning": st.column_config.CheckboxColumn("Over budget"),
-        },
+    shown = table[mask].reset_index(drop=True)
+    st.caption(f"{len(shown)} of {len(table)} scenarios · click a row to drill into it")
+    event = table_or_cards(
+        f"scenarios-{keys.TABLE}",
+        lambda: st.dataframe(
+            shown,
+            hide_index=True,
+            key=keys.TABLE,
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={
+                "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
+                "Latency warning": st.column_config.CheckboxColumn("Over budget"),
+            },
+        ),
+        [scenario_card(r, failing or {}, run) for r in shown.head(MAX_CARDS).to_dict("records")],
+        total=len(shown),
     )
+    rows = event.selection.rows if event is not None else []
+    clicked = str(shown["Scenario"].iloc[rows[0]]) if rows and rows[0] < len(shown) else None
+    return [str(n) for n in shown["Scenario"]], clicked
 
 
 def expectation_marks(
@@ -483,16 +599,37 @@ def expectation_marks(
     return marks
 
 
-def render_failure(failing: dict[str, str]) -> None:
-    """Drill into one non-passing scenario: each expectation, excludes, numbers vs range."""
+def render_failure(
+    failing: dict[str, str],
+    keys: Any = K,
+    shown: list[str] | None = None,
+    clicked: str | None = None,
+) -> str | None:
+    """Drill into one non-passing scenario: each expectation, excludes, numbers vs range.
+
+    ``shown``: the names the table's filters leave (None: all); ``clicked``: a table row the
+    user clicked, drilled into when it did not pass. Returns the scenario drilled into.
+    """
     st.markdown("##### Failure drill-down")
     if not failing:
         st.success("Every scenario passed.")
-        return
-    names = list(failing)
-    if st.session_state.get(K.FAILURE) not in failing:
-        st.session_state[K.FAILURE] = names[0]
-    name = st.selectbox(f"Non-passing scenario ({len(failing)})", names, key=K.FAILURE)
+        return None
+    keep = None if shown is None else set(shown)
+    names = [n for n in failing if keep is None or n in keep]
+    if not names:
+        st.info("No non-passing scenario matches the table's filters.")
+        return None
+    if clicked is not None:
+        if clicked in names:
+            st.session_state[keys.FAILURE] = clicked
+        else:
+            st.caption(f"{md_code(clicked)} passed: nothing to drill into.")
+    if st.session_state.get(keys.FAILURE) not in names:
+        st.session_state[keys.FAILURE] = names[0]
+    label = f"Non-passing scenario ({len(names)}" + (
+        f" of {len(failing)})" if len(names) != len(failing) else ")"
+    )
+    name = st.selectbox(label, names, key=keys.FAILURE)
     r = json.loads(failing[name])
     meta = (
         f"{r['tier']} · {r.get('platform') or 'no platform'} · {r.get('source_fact') or 'no fact'}"
@@ -556,6 +693,7 @@ def render_failure(failing: dict[str, str]) -> None:
         else:
             st.caption("No response text (the target errored).")
     render_tool_trace(r.get("trace"))
+    return str(name)
 
 
 RESPONSE_MARKS = {
@@ -651,7 +789,7 @@ def failure_reasons(r: dict[str, Any]) -> str:
     return "; ".join(reasons) or f"status {r['status']}"
 
 
-def render_downloads(run_id: str) -> None:
+def render_downloads(run_id: str, run_json: str, keys: Any = K) -> None:
     """Markdown report, JSON, CSV and JUnit XML, all through the core's report writers."""
     from pe_eval_core.scenarios import (
         ScenarioRun,
@@ -660,8 +798,6 @@ def render_downloads(run_id: str) -> None:
         run_to_json,
         run_to_junit_xml,
     )
-
-    run_json = st.session_state[K.RESULT]
 
     def model() -> ScenarioRun:
         return ScenarioRun.model_validate_json(run_json)
@@ -686,16 +822,19 @@ def render_downloads(run_id: str) -> None:
             mime=mime,
             on_click="ignore",
             icon=":material/download:",
+            key=f"{keys.DOWNLOADS}.{ext}",
         )
 
 
 def render() -> None:
     """The whole page."""
     st.title("Scenario evaluation")
+    links.sync("scenarios")
     st.caption(
         "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
         "LLM judge on the remaining misses, and numeric ranges."
     )
+    glossary.render("scenarios")
     loaded = load_inputs()
     if loaded is None:
         return
@@ -704,7 +843,12 @@ def render() -> None:
     render_controls(load, origin)
     v = current_view()
     if v is not None:
-        render_results(v)
+        render_results(
+            v,
+            st.session_state[K.RESULT],
+            st.session_state.get(K.RESULT_SOURCE, "?"),
+            history_id=st.session_state.get(K.HISTORY_ID),
+        )
 
 
 def agent_toolbox() -> Any:

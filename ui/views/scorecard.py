@@ -23,6 +23,8 @@ from pe_eval_core.memo.verdict import (
     NOT_COUNTED,
     Verdict,
     VerdictThresholds,
+    field_label,
+    issue_sentence,
     memo_verdict,
 )
 from pe_eval_core.wording import (
@@ -35,9 +37,10 @@ from pe_eval_core.wording import (
     fmt_pct,
     fmt_usd,
 )
-from ui import charts, data, state
+from ui import charts, data, glossary, links, state
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.responsive import Card, table_or_cards
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import Mark, MemoEvaluation, ProseBlock
@@ -104,7 +107,7 @@ def render_verdict(ev: MemoEvaluation) -> Verdict:
             key=K.VERDICT_SPEC,
             placeholder="citation=1.0,coverage=90%,hallucination=0.05",
             help="Same syntax as `pe-eval gate --memo-thresholds`. Blank: every dimension "
-            "must be perfect (the pass band).",
+            "must be perfect (the green band).",
         )
     return verdict
 
@@ -123,13 +126,19 @@ def prose_style() -> str:
     )
 
 
-def apply_request() -> None:
-    """Honour a click-through from another page (set before the widgets exist)."""
-    request = st.session_state.pop(K.REQUEST, None)
-    if request:
+def apply_link() -> None:
+    """Honour a link (``?page=scorecard&portco=X&audience=Y``: pasted, or a click-through from
+    another page) before the widgets exist; a link already applied is left alone."""
+    if not links.is_new("scorecard"):
+        return
+    params = links.current()
+    if params.get("portco"):
         st.session_state[K.MODE] = FOLDER
-        st.session_state[K.PORTCO] = request["portco"]
-        st.session_state[K.AUDIENCE] = request["audience"]
+        st.session_state[K.PORTCO] = params["portco"]
+        if params.get("audience"):
+            st.session_state[K.AUDIENCE] = params["audience"]
+        else:
+            st.session_state.pop(K.AUDIENCE, None)
 
 
 def pick_from_folder() -> MemoEvaluation | None:
@@ -145,7 +154,14 @@ def pick_from_folder() -> MemoEvaluation | None:
         )
         return None
     portcos = sorted({p["portco_id"] for p in pairs})
-    if st.session_state.get(K.PORTCO) not in portcos:
+    asked = st.session_state.get(K.PORTCO)
+    if asked not in portcos:
+        if asked is not None:
+            st.warning(
+                f"No memo for {md_code(asked)} in {md_code(folder)}: showing "
+                f"{md_code(portcos[0])} instead. Pick another portfolio company below.",
+                icon=":material/link_off:",
+            )
         st.session_state[K.PORTCO] = portcos[0]
     left, right = st.columns([2, 3])
     portco = left.selectbox("Portfolio company", portcos, key=K.PORTCO)
@@ -153,6 +169,7 @@ def pick_from_folder() -> MemoEvaluation | None:
     if st.session_state.get(K.AUDIENCE) not in audiences:
         st.session_state[K.AUDIENCE] = "board" if "board" in audiences else audiences[0]
     audience = right.radio("Audience", audiences, key=K.AUDIENCE, horizontal=True)
+    links.sync("scorecard", portco=portco, audience=audience)
     pair = next(p for p in pairs if p["portco_id"] == portco and p["audience"] == audience)
     with guarded():
         return data.grade_pair(pair)
@@ -161,19 +178,32 @@ def pick_from_folder() -> MemoEvaluation | None:
 def pick_from_upload() -> MemoEvaluation | None:
     """Two uploads: the memo sidecar and its OpportunityMap."""
     left, right = st.columns(2)
-    memo = left.file_uploader("Memo sidecar (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
+    memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
     source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
+    others = st.file_uploader(
+        "Other memos on the same company (optional: their headlines are checked for "
+        "consistency, as in a data folder)",
+        type=["json"],
+        accept_multiple_files=True,
+        key=K.SIBLING_UPLOADS,
+    )
     if memo is None or source is None:
-        st.info("Upload both the memo sidecar and the OpportunityMap it was written from.")
+        st.info(
+            "Upload both the memo file and the source file (the opportunity map) it was "
+            "written from."
+        )
         return None
+    siblings = tuple((f.name, f.getvalue()) for f in others or [] if f.name != memo.name)
     try:
-        return data.grade_upload(memo.getvalue(), memo.name, source.getvalue(), source.name)
+        return data.grade_upload(
+            memo.getvalue(), memo.name, source.getvalue(), source.name, siblings
+        )
     except PeEvalError as err:
         show_error(err)
         if looks_swapped(memo.getvalue(), source.getvalue()):
             st.info(
                 f"{md_code(memo.name)} looks like an OpportunityMap and {md_code(source.name)} "
-                "like a memo sidecar: did you swap the two uploads?",
+                "like a memo file: did you swap the two uploads?",
                 icon=":material/swap_horiz:",
             )
         st.stop()
@@ -245,7 +275,7 @@ def render_charts(ev: MemoEvaluation) -> None:
     bands = charts.band_rows([(label, field) for field, label in DIMENSION_LABELS.items()])
     left, right = st.columns(2)
     with left:
-        st.markdown("##### Dimensions against pass bands")
+        st.markdown("##### Scores against the colour bands")
         charts.show(charts.dimension_chart, rows, bands, width="stretch")
     opp_rows: list[dict[str, Any]] = []
     for o in ev.opportunities:
@@ -285,26 +315,84 @@ def render_opportunity_table(ev: MemoEvaluation) -> None:
                 "findings": o.findings,
             }
         )
-    st.dataframe(
-        as_points(pd.DataFrame(rows), ("cited", "grounded")),
-        hide_index=True,
-        column_config={
-            "cited": score_column("figures cited"),
-            "grounded": score_column("entities grounded"),
-            "in source": st.column_config.CheckboxColumn(),
-            "addressed": st.column_config.CheckboxColumn(),
-        },
+    cards = [
+        Card(
+            title=f"{o.id}" + (f" · {o.archetype}" if o.archetype else ""),
+            lead=(
+                "Not in the source."
+                if not o.in_source
+                else ("Left out of the memo." if not o.addressed else o.cohort)
+            ),
+            details=[
+                ("figures cited", f"{o.figures_cited}/{o.figures_total}"),
+                ("entities grounded", f"{o.entities_grounded}/{o.entities_total}"),
+                ("findings", str(o.findings)),
+            ],
+            tone="fail" if o.findings or not o.in_source or not o.addressed else "pass",
+        )
+        for o in ev.opportunities
+    ]
+    table_or_cards(
+        "opportunities",
+        lambda: st.dataframe(
+            as_points(pd.DataFrame(rows), ("cited", "grounded")),
+            hide_index=True,
+            column_config={
+                "cited": score_column("figures cited"),
+                "grounded": score_column("entities grounded"),
+                "in source": st.column_config.CheckboxColumn(),
+                "addressed": st.column_config.CheckboxColumn(),
+            },
+        ),
+        cards,
     )
 
 
+def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
+    """One row per finding in reading order: what is wrong in plain words (the verdict's own
+    sentence), the offending text and the nearest source value, then where it sits."""
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    return [
+        {
+            "kind": str(f.kind),
+            "what": kind_label(str(f.kind)),
+            "raw": f.raw,
+            "why": issue_sentence(f, ids),
+            "nearest_value": fmt_number(f.nearest_value) if f.nearest_value is not None else "",
+            "source_field": field_label(f.nearest_path) if f.nearest_path else "",
+            "nearest_path": f.nearest_path or "",
+            "other_opportunity_id": f.other_opportunity_id or "",
+            "opportunity_id": f.opportunity_id or "(memo)",
+            "field": f.field or "",
+            "counted": f.kind not in NOT_COUNTED,
+        }
+        for f in ev.findings
+    ]
+
+
+FINDING_COLUMNS = {
+    # column: its header (the table's reading order: the why and the nearest value first)
+    "what": "what",
+    "raw": "offending text",
+    "why": st.column_config.TextColumn("why", width="large"),
+    "nearest_value": "nearest source value",
+    "source_field": "source field",
+    "other_opportunity_id": "belongs to",
+    "opportunity_id": "opportunity",
+    "nearest_path": st.column_config.TextColumn("source field path", width="small"),
+    "field": "memo field",
+}
+
+
 def render_findings(ev: MemoEvaluation) -> None:
-    """Every finding, filterable by kind and opportunity."""
-    frame = pd.DataFrame([f.model_dump(mode="json") for f in ev.findings])
-    if frame.empty:
+    """Every finding, filterable by kind and opportunity; cards on a phone."""
+    rows = finding_rows(ev)
+    if not rows:
         st.success("No findings: every figure and entity traces to the source.")
         return
-    kinds = sorted(frame["kind"].astype(str).unique())
-    opps = sorted(frame["opportunity_id"].fillna("(memo)").astype(str).unique())
+    frame = pd.DataFrame(rows)
+    kinds = sorted(frame["kind"].unique())
+    opps = sorted(frame["opportunity_id"].unique())
     left, right = st.columns(2)
     chosen_kinds = left.multiselect(
         "Kind",
@@ -318,49 +406,38 @@ def render_findings(ev: MemoEvaluation) -> None:
     )
     mask = pd.Series(True, index=frame.index)
     if chosen_kinds:
-        mask &= frame["kind"].astype(str).isin(chosen_kinds)
+        mask &= frame["kind"].isin(chosen_kinds)
     if chosen_opps:
-        mask &= frame["opportunity_id"].fillna("(memo)").astype(str).isin(chosen_opps)
-    shown = frame[mask].copy()
-    shown["opportunity_id"] = shown["opportunity_id"].fillna("(memo)")
-    if "other_opportunity_id" in shown:
-        shown["other_opportunity_id"] = shown["other_opportunity_id"].fillna("")
-    if "nearest_value" in shown:
-        shown["nearest_value"] = shown["nearest_value"].map(fmt_number)
-    # What is wrong and where it should have come from first; the long message last.
-    columns = [
-        c
-        for c in (
-            "kind",
-            "opportunity_id",
-            "field",
-            "raw",
-            "nearest_value",
-            "nearest_path",
-            "other_opportunity_id",
-            "message",
-        )
-        if c in shown.columns
-    ]
-    counted = ~frame["kind"].astype(str).isin([str(k) for k in NOT_COUNTED])
+        mask &= frame["opportunity_id"].isin(chosen_opps)
+    shown = frame[mask]
     st.caption(
-        f"{len(shown)} of {len(frame)} findings shown; {int(counted.sum())} count against the "
-        "memo (template wording and unreadable other memos are shown, never counted)."
+        f"{len(shown)} of {len(frame)} findings shown; {int(frame['counted'].sum())} count "
+        "against the memo (template wording and unreadable other memos are shown, never "
+        "counted)."
     )
-    shown["kind"] = shown["kind"].astype(str).map(kind_label)
-    st.dataframe(
-        shown[columns],
-        hide_index=True,
-        column_config={
-            "kind": "what",
-            "opportunity_id": "opportunity",
-            "field": "memo field",
-            "raw": "offending text",
-            "nearest_value": "nearest source value",
-            "nearest_path": st.column_config.TextColumn("source field", width="large"),
-            "other_opportunity_id": "belongs to",
-            "message": st.column_config.TextColumn("why", width="large"),
-        },
+    cards = [
+        Card(
+            title=f"{r['opportunity_id']} · {r['what']}",
+            lead=r["why"],
+            details=[
+                ("nearest source value", r["nearest_value"]),
+                ("source field", r["source_field"]),
+                ("belongs to", r["other_opportunity_id"]),
+                ("memo field", r["field"]),
+            ],
+            tone="fail" if r["counted"] else "",
+        )
+        for r in shown.to_dict("records")
+    ]
+    table_or_cards(
+        "findings",
+        lambda: st.dataframe(
+            shown[list(FINDING_COLUMNS)],
+            hide_index=True,
+            width="stretch",
+            column_config=FINDING_COLUMNS,
+        ),
+        cards,
     )
 
 
@@ -463,7 +540,7 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
     cols = st.columns(4)
     downloads = (
         ("Scorecard HTML", render_scorecard_html, f"{stem}.html", "text/html"),
-        ("JSON sidecar", evaluation_to_json, f"{stem}.json", "application/json"),
+        ("Scorecard data (JSON)", evaluation_to_json, f"{stem}.json", "application/json"),
         ("Findings CSV", findings_to_csv, f"{stem}_findings.csv", "text/csv"),
     )
     for col, (label, serialise, file_name, mime) in zip(cols, downloads, strict=False):
@@ -500,14 +577,19 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
 
 def render() -> None:
     """The whole page."""
-    apply_request()
+    apply_link()
     st.title("Memo scorecard")
     st.caption(
         "An AI-written memo graded against the OpportunityMap it was drawn from: every figure "
         "traced to a source field, every named cohort checked, every opportunity accounted for."
     )
+    glossary.render("scorecard")
     mode = st.radio("Memo from", [FOLDER, UPLOAD], key=K.MODE, horizontal=True)
-    ev = pick_from_folder() if mode == FOLDER else pick_from_upload()
+    if mode == FOLDER:
+        ev = pick_from_folder()
+    else:
+        links.sync("scorecard")  # an upload has no link: nobody else can open it
+        ev = pick_from_upload()
     if ev is None:
         return
     st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
