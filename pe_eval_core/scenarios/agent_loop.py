@@ -53,7 +53,6 @@ from pe_eval_core.scenarios.mcp_config import (
 )
 from pe_eval_core.scenarios.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.trace import (
-    EXCERPT_CHARS,
     StopStatus,
     TokenUsage,
     ToolTrace,
@@ -102,19 +101,26 @@ class AgentBounds:
     """Longest tool result sent back to the model; the cut is stated to it."""
     max_tokens: int = 4096
     """Per model reply; a reply cut there is a scenario error ("response truncated")."""
-    excerpt_chars: int = EXCERPT_CHARS
-    """Result excerpt kept in the trace."""
+    excerpt_chars: int | None = None
+    """Result kept in the trace; None: as much as the model is sent (``result_cap_chars``),
+    so ``no_hallucination`` checks the response against every figure the agent could read,
+    and a re-score from the recorded trace decides the same way."""
     cache: bool = True
     """``cache_control`` on the system prompt and the last tool definition."""
 
     def __post_init__(self) -> None:
         for name in ("max_turns", "max_tokens", "result_cap_chars", "excerpt_chars"):
-            if getattr(self, name) < 1:
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise AgentBoundsError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.max_tool_calls is not None and self.max_tool_calls < 0:
             raise AgentBoundsError(f"max_tool_calls must be >= 0, not {self.max_tool_calls}")
         if self.tool_timeout_s <= 0:
             raise AgentBoundsError(f"tool_timeout_s must be positive, not {self.tool_timeout_s}")
+
+    @property
+    def kept_chars(self) -> int:
+        """How much of each tool result the trace keeps."""
+        return self.result_cap_chars if self.excerpt_chars is None else self.excerpt_chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +395,7 @@ class McpToolbox:
                 server=spec.server,
                 tool=spec.name,
                 arguments=args,
-                result_excerpt=bounded(text, bounds.excerpt_chars),
+                result_excerpt=bounded(text, bounds.kept_chars),
                 is_error=True,
                 latency_ms=0.0,
                 turn=turn,
@@ -428,7 +434,7 @@ class McpToolbox:
             server=spec.server,
             tool=spec.name,
             arguments=args,
-            result_excerpt=bounded(text, bounds.excerpt_chars),
+            result_excerpt=bounded(text, bounds.kept_chars),
             is_error=is_error,
             latency_ms=latency_ms,
             turn=turn,

@@ -178,6 +178,8 @@ def _is_figure(n: NumberRead, text: str) -> bool:
         return False
     if n.word and n.value == 0:  # "no", "none", "zero": a claim of absence, not a figure
         return False
+    if n.word and n.raw.lower() == "one":  # "the last one", "one of them", "no one": a pronoun
+        return False
     if _ORDINAL.match(text, n.end):  # "3rd", "21st": a position, not a quantity
         return False
     before = text[: n.start]

@@ -13,8 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-EXCERPT_CHARS = 500
-"""Default bound on a call's result excerpt kept in the trace (not what the model sees)."""
+EXCERPT_CHARS = 20_000
+"""Default bound on a call's result kept in the trace: as much as the agent loop sends the
+model by default (``AgentBounds.result_cap_chars``), so ``no_hallucination`` can ground a
+figure anywhere in what the agent read; longer results are kept cut, and then it defers."""
 
 StopStatus = Literal[
     "end_turn",  # the model finished

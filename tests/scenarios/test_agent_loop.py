@@ -371,3 +371,29 @@ def test_tool_names_are_prefixed_and_unique(servers):
     assert all(n.startswith(("mimic-database__", "mimic-stripe__")) for n in names)
     assert "`mimic-database`, `mimic-stripe`" in instruction
     assert api_tool_name("a", "b", taken={"a__b"}) != "a__b"
+
+
+def test_the_trace_keeps_what_the_model_saw_so_no_hallucination_decides(servers):
+    from pe_eval_core.scenarios.behaviour import hallucination_check
+
+    bounds = AgentBounds(result_cap_chars=70_000)
+    assert (
+        bounds.kept_chars == 70_000 and AgentBounds().kept_chars == AgentBounds().result_cap_chars
+    )
+    result, _, _ = drive(
+        servers,
+        reply(use("mimic-stripe__dump_payments")),
+        reply("Payment ch_01999, the last one, was 100.00 USD and succeeded."),
+        bounds=bounds,
+    )
+    (call,) = result.trace.calls
+    assert not call.truncated and len(call.result_excerpt) == 60_000  # the whole result
+    from scenario_helpers import make_scenario
+
+    check = hallucination_check(result.text, result.trace, make_scenario(no_hallucination=True))
+    assert check.method == "trace" and check.satisfied, check.detail
+    invented = hallucination_check(
+        "Payments totalled 123.45 USD.", result.trace, make_scenario(no_hallucination=True)
+    )
+    assert invented.method == "trace" and not invented.satisfied
+    assert invented.findings == ["123.45 USD"]

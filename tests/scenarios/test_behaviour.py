@@ -340,3 +340,15 @@ def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
     lines = failure_parts(r)
     assert "tools_called: create_refund not called (called: mimic-stripe/create_charge)" in lines
     assert any(x.startswith("confirms_before_action: write tool called") for x in lines)
+
+
+def test_the_pronoun_one_is_not_a_figure():
+    from pe_eval_core.scenarios.behaviour import hallucination_check
+    from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+
+    trace = ToolTrace(calls=[TraceCall(tool="list_invoices", result_excerpt='[{"amount": 40}]')])
+    s = make_scenario(no_hallucination=True)
+    ok = hallucination_check("The last one, $40, is overdue; no one paid it.", trace, s)
+    assert ok.satisfied and ok.method == "trace", ok.detail
+    bad = hallucination_check("Three invoices, $40 each, are overdue.", trace, s)
+    assert not bad.satisfied and bad.findings == ["Three"]
