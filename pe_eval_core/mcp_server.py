@@ -213,7 +213,11 @@ class PeEvalTools:
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
-            "warnings": [*loaded.warnings, *getattr(judge, "warnings", [])],
+            "target_label": run.label,
+            "errors_apart": run.error_summary() if run.errors else None,
+            # per-tier 95% intervals, per-scenario pass@k / pass^k / flaky: as in report.json
+            "statistics": run.statistics_summary(),
+            "warnings": run.warnings,
         }
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 

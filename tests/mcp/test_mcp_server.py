@@ -146,6 +146,11 @@ def test_score_scenarios_returns_summary_and_markdown_report(root: Path, tmp_pat
     tiers = {t["tier"]: (t["passed"], t["total"]) for t in summary["by_tier"]}
     assert tiers == {"smoke": (6, 6), "functional": (6, 8), "adversarial": (3, 5)}
     assert "adversarial" in summary["conclusion"]
+    assert summary["target_label"] == "recorded:recorded-responses.json"
+    assert summary["errors_apart"] == "1 error: " + summary["errors_apart"].split(": ", 1)[1]
+    stats = {t["tier"]: t for t in summary["statistics"]["tiers"]}
+    assert stats["smoke"]["passes"] == 6 and stats["smoke"]["low"] < 1.0 <= stats["smoke"]["high"]
+    assert summary["statistics"]["repeats"] == 1 and summary["warnings"] == []
     report = result.structured_content["report_markdown"]
     assert report.startswith("## Mimic Eval Report")
     assert "**Scenarios:** 19  |  **Passed:** 15" in report
