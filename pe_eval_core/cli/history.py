@@ -135,6 +135,11 @@ def register(subparsers: Subparsers) -> None:
         "--judge-verdicts", help="recorded judge verdicts JSON for --scenarios (no network)"
     )
     gate.add_argument(
+        "--judge-cache",
+        help="judge verdict cache (default $PE_EVAL_HOME/judge_cache.sqlite3; the team store "
+        "with --database-url)",
+    )
+    gate.add_argument(
         "--min-pass-rate",
         help="minimum pass rate per tier, e.g. smoke=1.0,functional=0.9 (overall=X for all)",
     )
@@ -372,6 +377,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         scenarios=args.scenarios,
         responses=args.responses,
         judge_verdicts=args.judge_verdicts,
+        judge_cache=args.judge_cache or getattr(args, "database_url", None),
         min_pass_rate=parse_thresholds(args.min_pass_rate, input="min_pass_rate"),
         baseline=args.baseline,
         on=args.on,

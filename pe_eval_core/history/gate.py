@@ -421,6 +421,7 @@ def run_recorded_scenarios(
     *,
     repeat: int = 1,
     confirm: bool = False,
+    judge_cache: str | None = None,
 ) -> ScenarioRun:
     """Score a scenarios file against recorded responses. The judge is the one every surface
     chooses (:func:`pe_eval_core.scenarios.setup.choose_judge`): the recorded verdicts given
@@ -429,7 +430,7 @@ def run_recorded_scenarios(
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
     from pe_eval_core.scenarios.setup import choose_judge
 
-    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path)
+    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache)
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
         RecordedTarget(responses_path),
@@ -462,6 +463,8 @@ class GateRequest(BaseModel):
     responses: str | None = None
     judge_verdicts: str | None = None
     """Recorded judge verdicts for ``scenarios`` (no network)."""
+    judge_cache: str | None = None
+    """The judge verdict cache (a file or a database URL; None: the default cache)."""
     min_pass_rate: dict[str, float] = Field(default_factory=dict)
     """Tier (or ``overall``) -> minimum pass rate."""
     baseline: str | None = None
@@ -571,6 +574,7 @@ def _gate_scenario_request(result: GateResult, request: GateRequest, store: RunS
                 request.responses,
                 request.judge_verdicts,
                 confirm=request.confirm,
+                judge_cache=request.judge_cache,
             )
             current = _current_record(run, store, record=request.record)
         else:

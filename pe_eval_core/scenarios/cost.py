@@ -208,9 +208,10 @@ def judge_cost_usd(model: str | None, calls: int) -> float | None:
 
 
 def judge_call_upper_bound(expects: list[tuple[int, int]], repeat: int = 1) -> int:
-    """One judge call per scenario run that has any expected or excluded phrase.
+    """One judge call per scenario run that has any expected or excluded phrase or a
+    judge-decided behaviour check (all of a scenario's go in one call).
 
-    ``expects``: (expected phrases, excluded phrases) per scenario.
+    ``expects``: (expected phrases, excluded phrases + judge-decided checks) per scenario.
 
     >>> judge_call_upper_bound([(3, 0), (0, 0), (0, 1)], repeat=5)
     10

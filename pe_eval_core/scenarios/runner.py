@@ -472,9 +472,7 @@ async def count_paid_calls(
     judge_live = judge is not None and bool(getattr(judge, "live", False))
     judge_calls, measured = 0, False
     if judge_live and live:
-        expects = [
-            (len(s.expect.response_contains), len(s.expect.response_excludes)) for s in scenarios
-        ]
+        expects = [(len(s.expect.response_contains), _judged(s)) for s in scenarios]
         judge_calls = judge_call_upper_bound(expects, repeat)
     elif judge_live and judge is not None:
         probe = _ProbeJudge(judge)
@@ -497,6 +495,15 @@ async def count_paid_calls(
     )
     usd = None if target_usd is None or judge_usd is None else round(target_usd + judge_usd, 4)
     return PaidCalls(target_calls, judge_calls, measured, usd)
+
+
+def _judged(scenario: Scenario) -> int:
+    """What of a scenario the judge may be asked about besides its expected phrases: the
+    excluded phrases and the judge-decided behaviour checks (``no_hallucination`` defers to
+    the judge when the trace cannot decide it)."""
+    e = scenario.expect
+    checks = bool(e.response_accurate) + bool(e.no_hallucination) + len(e.custom or {})
+    return len(e.response_excludes) + checks
 
 
 def count_paid_calls_sync(

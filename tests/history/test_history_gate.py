@@ -292,3 +292,22 @@ def test_a_run_that_stopped_on_an_unreachable_target_cannot_be_gated(
     assert _gate("--scenario-run", str(run_json), "--min-pass-rate", "smoke=1", db=db) == 2
     out = capsys.readouterr().out
     assert "the run stopped: agent unreachable" in out and "(option --target)" in out
+
+
+def test_the_gate_honours_judge_cache(
+    tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pe_eval_core.scenarios import setup
+
+    seen: list[object] = []
+    real = setup.choose_judge
+
+    def spy(**kwargs: object) -> object:
+        seen.append(kwargs.get("cache"))
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(setup, "choose_judge", spy)
+    cache = tmp_path / "verdicts.sqlite3"
+    args = ("--scenarios", str(DEMO_SCENARIOS), "--responses", str(DEMO_RESPONSES))
+    assert _gate(*args, "--min-pass-rate", "smoke=1", "--judge-cache", str(cache), db=db) == 0
+    assert seen == [str(cache)]

@@ -386,6 +386,16 @@ def test_more_than_20_judge_calls_need_confirmation(tmp_path):
     assert run_scenarios_sync(scenarios, target, save_responses=False).total == 11
 
 
+def test_judge_decided_behaviour_checks_count_toward_the_guard(tmp_path):
+    # no phrase at all, but the judge may be asked whether the answer is accurate
+    accurate = [make_scenario(f"a{i}", response_accurate=True) for i in range(4)]
+    custom = [make_scenario("c", custom={"tone": "polite"}), make_scenario("n")]
+    target = Flaky(wrong=set())
+    target.live = True  # type: ignore[misc]
+    paid = count_paid_calls_sync(accurate + custom, target, JudgeApi().judge(tmp_path / "c"))
+    assert (paid.target, paid.judge) == (6, 5)  # the scenario asserting nothing asks nothing
+
+
 def test_score_with_a_cold_live_judge_asks_for_confirmation(tmp_path, monkeypatch, capsys):
     """``scenarios score`` of 25 recorded answers that all need the judge: 25 > 20."""
     scen = write_scenarios(tmp_path / "s.json", 25)
