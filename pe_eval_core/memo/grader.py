@@ -99,6 +99,11 @@ _OF_LOSS_BEFORE = re.compile(
     r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
 )
 
+# "a gain of $1.08M (40%)": a percent alone in brackets right after a USD figure, in a
+# sentence about a loss, is that figure as a share of the loss (a recovery ratio)
+_BRACKETED_AFTER_USD = re.compile(r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm)?[ \t]*\($")
+_LOSS_WORD = re.compile(r"\b(?:loss|losses|leakage|write-offs?|shortfall)\b", re.IGNORECASE)
+
 
 _SUM_WORDS = re.compile(
     r"\b(?:together|combined|add(?:s|ing)?|make[s]?[ \t]+up|between[ \t]+them"
@@ -113,7 +118,9 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
     loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
     word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
-    a percent "of the total", "of EBITDA", "of the programme" gets ``of_total`` (a share:
+    a percent in brackets right after a USD figure in a sentence about a loss ("a gain of
+    $1.08M (40%)") gets ``of_loss`` too; a percent "of the total", "of EBITDA", "of the
+    programme" gets ``of_total`` (a share:
     its own derivations are tried before another opportunity's field); a USD or percent figure
     in a sentence that says it adds things up ("together", "combined", "add(s)", "make
     up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
@@ -126,6 +133,15 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
     >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
     [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
+    >>> text = "improves the outcome to $1.6M of loss, a gain of $1.08M (40%)."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.6M', ''), ('$1.08M', ''), ('40%', 'of_loss')]
+    >>> text = "Revenue reached $1.08M (40%) this year; $2M (4% of EBITDA) of loss."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.08M', ''), ('40%', ''), ('$2M', ''), ('4%', 'of_total')]
+    >>> text = "Revenue reached $1.08M (40%) this year."  # no loss in the sentence
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.08M', ''), ('40%', '')]
     >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
     >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
     [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
@@ -139,6 +155,11 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
             _OF_LOSS_AFTER.match(text, f.end) is not None
             or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
             or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
+            or (
+                _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
+                and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
+                and _LOSS_WORD.search(_sentence(text, f.start, f.end)) is not None
+            )
         ):
             roles.append("of_loss")
         elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:

@@ -18,8 +18,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import bench_freeform as bench  # noqa: E402
 
 KNOWN_FALSE_FLAGS = {
-    # "a gain of $1.08M (40%)": a recovery ratio with no share-of-loss wording (left flagged)
-    "freeform": {("explain_KeystoneSMB_board.json", "opp_03", "40%")},
+    "freeform": set(),
     "freeform_holdout": set(),
 }
 

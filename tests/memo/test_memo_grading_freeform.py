@@ -200,6 +200,9 @@ def test_number_words(tmp_path, text, raw, status):
         # 3,460,800 / 8,652,000 = 40%: a recovery ratio, licensed by "of the loss"
         ("It recovers 40% of the cohort's loss.", "40%", "derived", "opp_01"),
         ("It recovers 55% of the cohort's loss.", "55%", "ungrounded", "opp_01"),
+        # a percent alone in brackets after a USD figure, in a sentence about the loss
+        ("It trims the loss, a gain of $3.5M (40%).", "40%", "derived", "opp_01"),
+        ("It trims the loss, a gain of $3.5M (55%).", "55%", "ungrounded", "opp_01"),
         # 2,187,750 / 4,375,500 = 50%
         ("It cuts the loss in half.", "half", "derived", "opp_02"),
         ("It cuts the loss by a third.", "a third", "ungrounded", "opp_02"),
