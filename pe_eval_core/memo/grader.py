@@ -16,6 +16,7 @@ Definitions (every score comes with its n/total):
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -147,6 +148,7 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
     """
     out = figures
+    sentences = _Sentences(text)
     for j, f in enumerate(figures):
         if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
             continue
@@ -158,7 +160,7 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
             or (
                 _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
                 and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
-                and _LOSS_WORD.search(_sentence(text, f.start, f.end)) is not None
+                and sentences.says(_LOSS_WORD, f.start, f.end)
             )
         ):
             roles.append("of_loss")
@@ -166,7 +168,7 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
             roles.append("of_quarters")
         elif f.kind is FigureKind.PERCENT and _OF_TOTAL.match(text, f.end) is not None:
             roles.append("of_total")
-        if _SUM_WORDS.search(_sentence(text, f.start, f.end)):
+        if sentences.says(_SUM_WORDS, f.start, f.end):
             roles.append("sum")
         if roles:
             if out is figures:
@@ -188,13 +190,41 @@ def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Fi
     ]
 
 
-def _sentence(text: str, start: int, end: int) -> str:
-    """The sentence holding ``text[start:end]`` (split on . ; ! ? and newlines)."""
-    begin = 0
-    for m in _SENTENCE_END.finditer(text, 0, start):
-        begin = m.end()
-    stop = _SENTENCE_END.search(text, end)
-    return text[begin : stop.start() if stop else len(text)]
+class _Sentences:
+    """The sentences of one text (split on . ; ! ? and newlines), found in one pass, so
+    looking up the sentence of each of a block's figures stays linear in the block."""
+
+    def __init__(self, text: str):
+        self.text = text
+        bounds = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)]
+        self._starts = [b[0] for b in bounds]
+        self._ends = [b[1] for b in bounds]
+
+        self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
+
+    def around(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the sentence holding ``text[start:end]``.
+
+        >>> t = "One. Two $5M here; three."
+        >>> t.__getitem__(slice(*_Sentences(t).around(9, 12)))
+        'Two $5M here'
+        """
+        i = bisect.bisect_right(self._ends, start)  # boundaries ending at or before start
+        begin = self._ends[i - 1] if i else 0
+        j = bisect.bisect_left(self._starts, end)  # the first boundary at or after end
+        stop = self._starts[j] if j < len(self._starts) else len(self.text)
+        return begin, stop
+
+    def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
+        sentence is searched once per pattern (a block of one long "sentence" of thousands of
+        figures stays linear)."""
+        begin, stop = self.around(start, end)
+        key = (pattern, begin, stop)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
+        return found
 
 
 def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:

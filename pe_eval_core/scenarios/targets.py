@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
+from pe_eval_core.limits import RESPONSE_CHARS
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
@@ -44,6 +45,20 @@ EXCERPT_CHARS = 300
 def default_model() -> str:
     """``$PE_EVAL_MODEL`` if set, else the current Sonnet (``claude-sonnet-5-5``)."""
     return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+
+
+REPLY_BYTES_PER_CHAR = 8
+"""Bytes of an HTTP agent's JSON reply allowed per character of the response length limit:
+room for UTF-8, JSON escapes and the ``toolCalls`` it reports alongside the text."""
+
+
+def reply_byte_cap() -> int:
+    """The most an HTTP agent's reply is read before it is refused (never read in full).
+
+    >>> reply_byte_cap() == REPLY_BYTES_PER_CHAR * RESPONSE_CHARS.value()
+    True
+    """
+    return REPLY_BYTES_PER_CHAR * RESPONSE_CHARS.value()
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -357,8 +372,21 @@ class HttpTarget:
         import httpx2
 
         client = self._client or self._new_client()
+        cap = reply_byte_cap()
         try:
-            reply = await client.post(self.url, json={"message": scenario.input})
+            async with client.stream("POST", self.url, json={"message": scenario.input}) as reply:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in reply.aiter_bytes():
+                    size += len(chunk)
+                    if size > cap:  # stop reading: a reply this size can only be refused
+                        return TargetResponse(
+                            error=f"the reply of agent at {self.url} is over {cap:,} bytes, "
+                            f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
+                            f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
+                        )
+                    chunks.append(chunk)
+                raw = b"".join(chunks)
         except httpx2.TimeoutException:
             return TargetResponse(error=f"agent at {self.url} timed out after {self.timeout_s:g}s")
         except httpx2.HTTPError as exc:
@@ -370,7 +398,7 @@ class HttpTarget:
         finally:
             if client is not self._client:
                 await client.aclose()
-        body = reply.text
+        body = raw.decode(reply.encoding or "utf-8", errors="replace")
         if not 200 <= reply.status_code < 300:
             return TargetResponse(
                 error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}",

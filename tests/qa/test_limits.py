@@ -7,6 +7,7 @@ runs at the default limits. Timings live in ``benchmarks/bench_hostile.py``, not
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import shutil
@@ -274,3 +275,47 @@ def test_a_live_response_over_the_limit_is_an_error_not_scored(tmp_path, capsys,
     assert len(cut) == errors and all(r["status"] != "pass" and not r["response"] for r in cut)
     if not errors:
         assert all(r["response"] for r in results)
+
+
+class _EndlessAgent(http.server.BaseHTTPRequestHandler):
+    """Streams a reply far over the cap; counts how much it managed to send."""
+
+    sent = 0
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        chunk = b"9" * 65536
+        try:
+            self.wfile.write(b'{"text": "')
+            for _ in range(2000):  # 128 MB if it were all read
+                self.wfile.write(chunk)
+                type(self).sent += len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_huge_live_reply_is_refused_without_reading_it_all(monkeypatch):
+    from scenario_helpers import make_scenario
+
+    from pe_eval_core.scenarios.targets import HttpTarget, reply_byte_cap
+
+    monkeypatch.setenv("PE_EVAL_MAX_RESPONSE_CHARS", "1000")
+    assert reply_byte_cap() == 8000
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EndlessAgent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = HttpTarget(f"http://127.0.0.1:{server.server_port}/chat")
+        response = asyncio.run(target.respond(make_scenario(response_contains=["x"])))
+    finally:
+        server.shutdown()
+    assert response.text is None
+    assert "over 8,000 bytes" in (response.error or "") and "PE_EVAL_MAX_RESPONSE_CHARS" in (
+        response.error or ""
+    )
+    assert _EndlessAgent.sent < 64 * 1024 * 1024  # the client hung up long before the end
