@@ -170,18 +170,34 @@ def grade_upload(
     return evaluation
 
 
-_PORTFOLIOS: dict[tuple[str, str], list[dict[str, Any]]] = {}
-"""Portfolio rows by (folder, folder digest): a plain cache, because st.cache_data cannot
-replay the progress bar drawn while grading; ``clear_caches`` empties it too."""
+_PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
+"""Portfolio (rows, skipped files) by (folder, folder digest): a plain cache, because
+st.cache_data cannot replay the progress bar drawn while grading; ``clear_caches`` empties it."""
 _PORTFOLIOS_KEPT = 16
 
 
-def _portfolio(data_dir: str, progress: Any = None) -> list[dict[str, Any]]:
-    """Every pair graded on the core count's processes."""
-    from pe_eval_core.memo.batch import grade_folder
+def record_many(evaluations: list[MemoEvaluation]) -> list[int] | None:
+    """Add a page's fresh gradings to the history in one transaction (the store skips a grading
+    it already holds); a history problem never breaks the page."""
+    from pe_eval_core.history.store import record_many_or_warn
 
+    return record_many_or_warn(evaluations, origin="dashboard")
+
+
+def _portfolio(
+    data_dir: str, progress: Any = None
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Every usable pair graded on the core count's processes, recorded in one transaction;
+    and the memo-like files skipped, each with its reason."""
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.pairs import scan_memo_pairs
+
+    pairs, skipped = scan_memo_pairs(data_dir)
+    items = grade_pairs(pairs, FolderIndex.scan(Path(data_dir)), progress=progress)
     rows: list[dict[str, Any]] = []
-    for item in grade_folder(data_dir, progress=progress):
+    graded: list[MemoEvaluation] = []
+    for item in items:
         pair = item.pair
         row: dict[str, Any] = {"portco": pair.portco_id, "audience": pair.audience}
         if item.error is not None:
@@ -190,32 +206,40 @@ def _portfolio(data_dir: str, progress: Any = None) -> list[dict[str, Any]]:
             rows.append(row)
             continue
         assert item.evaluation is not None
-        record(item.evaluation)
+        graded.append(item.evaluation)
         row.update(evaluation_summary(item.evaluation))
         rows.append(row)
-    return rows
+    record_many(graded)
+    return rows, [{"file": s.path.name, "reason": s.reason} for s in skipped]
 
 
-def portfolio(folder: Path) -> list[dict[str, Any]]:
-    """One summary row per memo pair in the folder (errors become rows with ``error``); a
-    progress bar while a cold folder grades."""
+def portfolio_and_skipped(
+    folder: Path,
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """One summary row per memo pair in the folder (errors become rows with ``error``) and the
+    files skipped (``file``, ``reason``); a progress bar while a cold folder grades."""
     from pe_eval_core.memo.folder_index import FolderIndex
 
     require_folder(folder)
     key = (str(folder), FolderIndex.scan(folder).digest())
-    rows = _PORTFOLIOS.get(key)
-    if rows is None:
+    cached = _PORTFOLIOS.get(key)
+    if cached is None:
         bar = st.empty()
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Scoring memo {done} of {total}…")
 
-        rows = _portfolio(key[0], progress)
+        cached = _portfolio(key[0], progress)
         bar.empty()
         while len(_PORTFOLIOS) >= _PORTFOLIOS_KEPT:
             _PORTFOLIOS.pop(next(iter(_PORTFOLIOS)))
-        _PORTFOLIOS[key] = rows
-    return copy.deepcopy(rows)  # callers may not mutate the cached rows
+        _PORTFOLIOS[key] = cached
+    return copy.deepcopy(cached)  # callers may not mutate the cached rows
+
+
+def portfolio(folder: Path) -> list[dict[str, Any]]:
+    """One summary row per memo pair in the folder (see :func:`portfolio_and_skipped`)."""
+    return portfolio_and_skipped(folder)[0]
 
 
 def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:

@@ -218,12 +218,14 @@ def looks_swapped(memo: bytes, source: bytes) -> bool:
     False
     >>> looks_swapped(b'not json', b'{}')
     False
+    >>> looks_swapped(b'[' * 100_000, b'{}')
+    False
     """
 
     def keys(raw: bytes) -> set[str]:
         try:
             doc = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             return set()
         return set(doc) if isinstance(doc, dict) else set()
 
