@@ -111,6 +111,9 @@ class History:
     RUNS = "history.runs"  # the runs table (click a row to open the run)
     OPEN = "history.open"  # the id of the run opened on this page (None: the list)
     BACK = "history.back"
+    MANAGE = "history.manage"  # the run the list's "Delete or pin a run" actions apply to
+    CONFIRM_DELETE = "history.confirm_delete"  # the id of the run awaiting delete confirmation
+    FLASH = "history.flash"  # what the last delete/pin/unpin did, shown after its rerun
 
 
 class RunView:
