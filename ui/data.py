@@ -100,17 +100,34 @@ def memo_pairs(folder: Path) -> list[dict[str, str]]:
     return _memo_pairs(str(folder), folder_fingerprint(folder))
 
 
+Graded = tuple["MemoEvaluation", int | None]
+"""A grading and its history run id (None: not recorded)."""
+
+
+def record_many(evaluations: list[MemoEvaluation]) -> list[int] | None:
+    """Add a page's fresh gradings to the history in one transaction (a grading the store
+    already holds keeps its run id, nothing is added); a history problem never breaks the
+    page."""
+    from pe_eval_core.history.store import record_many_or_warn
+
+    return record_many_or_warn(evaluations, origin="dashboard")
+
+
+def _recorded(evaluation: MemoEvaluation) -> Graded:
+    ids = record_many([evaluation])
+    return evaluation, ids[0] if ids else None
+
+
 @st.cache_data(show_spinner="Grading memo…", max_entries=256)
-def _grade(memo_path: str, source_path: str, fingerprint: Fingerprint) -> MemoEvaluation:
+def _grade(memo_path: str, source_path: str, fingerprint: Fingerprint) -> Graded:
     from pe_eval_core.memo import grade_memo
 
-    evaluation = grade_memo(memo_path, source_path)
-    record(evaluation)
-    return evaluation
+    return _recorded(grade_memo(memo_path, source_path))
 
 
-def grade_pair(pair: dict[str, str]) -> MemoEvaluation:
-    """Grade one pair; cached on the whole folder's fingerprint (siblings affect consistency)."""
+def grade_pair(pair: dict[str, str]) -> Graded:
+    """Grade one pair and record it (its run id alongside); cached on the whole folder's
+    fingerprint (siblings affect consistency)."""
     memo = Path(pair["memo_path"])
     fp = (
         folder_fingerprint(memo.parent)
@@ -141,7 +158,7 @@ def grade_upload(
     source_bytes: bytes,
     source_name: str,
     siblings: tuple[tuple[str, bytes], ...] = (),
-) -> MemoEvaluation:
+) -> Graded:
     """Grade an uploaded memo against an uploaded source, via a scratch folder removed after.
 
     ``siblings``: other uploaded memos (name, bytes), put beside the memo so the grader's
@@ -166,22 +183,13 @@ def grade_upload(
         except PeEvalError as err:
             err = _renamed(err, str(memo), f"uploaded memo {memo_name}")
             raise _renamed(err, str(source), f"uploaded source {source_name}") from None
-    record(evaluation)
-    return evaluation
+    return _recorded(evaluation)
 
 
 _PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
 """Portfolio (rows, skipped files) by (folder, folder digest): a plain cache, because
 st.cache_data cannot replay the progress bar drawn while grading; ``clear_caches`` empties it."""
 _PORTFOLIOS_KEPT = 16
-
-
-def record_many(evaluations: list[MemoEvaluation]) -> list[int] | None:
-    """Add a page's fresh gradings to the history in one transaction (the store skips a grading
-    it already holds); a history problem never breaks the page."""
-    from pe_eval_core.history.store import record_many_or_warn
-
-    return record_many_or_warn(evaluations, origin="dashboard")
 
 
 def _portfolio(
