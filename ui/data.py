@@ -144,6 +144,20 @@ def _renamed(err: PeEvalError, scratch: str, shown: str) -> PeEvalError:
     return err
 
 
+def _as_uploaded(ev: MemoEvaluation, folder: str) -> MemoEvaluation:
+    """The evaluation of an upload with its memo and source named ``uploads/<folder>/<file>``
+    instead of the scratch paths they were graded from: what the history stores and groups
+    trends by, the same every time the same files are uploaded (so a re-upload of the same
+    grading adds no run), and never a server path."""
+    base = Path("uploads", folder) if folder else Path("uploads")
+    return ev.model_copy(
+        update={
+            "memo_path": str(base / Path(ev.memo_path).name),
+            "source_path": str(base / Path(ev.source_path).name),
+        }
+    )
+
+
 def _upload_name(name: str, fallback: str) -> str:
     try:
         return safe_name(Path(name).name, "file name")
@@ -183,7 +197,45 @@ def grade_upload(
         except PeEvalError as err:
             err = _renamed(err, str(memo), f"uploaded memo {memo_name}")
             raise _renamed(err, str(source), f"uploaded source {source_name}") from None
-    return _recorded(evaluation)
+    return _recorded(_as_uploaded(evaluation, ""))
+
+
+@st.cache_data(show_spinner="Grading the uploaded folder…", max_entries=8)
+def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
+    """Grade every memo pair in an uploaded zip of a folder, each with its siblings (the
+    folder's other memos of the portco), exactly as in a data folder; record them in one
+    transaction. Returns ``graded`` (evaluation, run id) per pair, ``errors`` (portco,
+    audience, message) for pairs that could not be graded and ``skipped`` (file, reason).
+
+    The zip is unpacked (``ui.uploads.extract_zip``: its hostile-archive guards) into a scratch
+    folder named after it, removed after; messages name the upload, not the scratch path."""
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.pairs import scan_memo_pairs
+    from ui.uploads import extract_zip
+
+    stem = _upload_name(Path(zip_name).stem, "upload")
+    with tempfile.TemporaryDirectory(prefix="pe-eval-zip-") as tmp:
+        folder = Path(tmp, stem)  # the history's trend series: <zip name>/explain_X_Y.json
+        folder.mkdir()
+        skipped = extract_zip(raw, zip_name, folder)
+        pairs, unusable = scan_memo_pairs(folder)
+        items = grade_pairs(pairs, FolderIndex.scan(folder))
+    shown = f"uploaded zip {zip_name}"
+    graded = [_as_uploaded(i.evaluation, stem) for i in items if i.evaluation is not None]
+    ids = record_many(graded) or [None] * len(graded)
+    errors = [
+        {
+            "portco": i.pair.portco_id,
+            "audience": i.pair.audience,
+            "error": _renamed(i.error, str(folder), shown).message
+            + f" ({i.error.diagnosis}). Fix: {i.error.fix}",
+        }
+        for i in items
+        if i.error is not None
+    ]
+    skipped += [{"file": u.path.name, "reason": u.reason} for u in unusable]
+    return {"graded": list(zip(graded, ids, strict=True)), "errors": errors, "skipped": skipped}
 
 
 _PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}

@@ -46,6 +46,8 @@ class Scorecard:
     MEMO_UPLOAD = "scorecard.memo_upload"
     SOURCE_UPLOAD = "scorecard.source_upload"
     SIBLING_UPLOADS = "scorecard.sibling_uploads"  # other memos on the same portco (consistency)
+    ZIP_UPLOAD = "scorecard.zip_upload"  # a zip of a folder: every pair graded with siblings
+    ZIP_PICK = "scorecard.zip_pick"  # which of the zip's memos the page shows
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
     PROSE_OPP = "scorecard.prose_opp"

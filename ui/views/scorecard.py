@@ -177,8 +177,49 @@ def pick_from_folder() -> data.Graded | None:
         return data.grade_pair(pair)
 
 
+def pick_from_zip(upload: Any) -> data.Graded | None:
+    """A zip of a folder: every pair graded with its siblings; pick the memo to show."""
+    try:
+        result = data.grade_zip_upload(upload.getvalue(), upload.name)
+    except PeEvalError as err:
+        show_error(err)
+        st.stop()
+    if result["skipped"]:
+        st.warning(
+            f"{len(result['skipped'])} file(s) in {md_code(upload.name)} not graded:\n"
+            + "\n".join(
+                f"- {md_code(s['file'])}: {md_escape(s['reason'])}" for s in result["skipped"]
+            ),
+            icon=":material/block:",
+        )
+    for e in result["errors"]:
+        st.error(
+            f"**{md_escape(e['portco'])} · {md_escape(e['audience'])}:** {md_escape(e['error'])}"
+        )
+    graded = result["graded"]
+    if not graded:
+        st.warning(
+            f"No memo pairs ({md_code('explain_<portco>_<audience>.json')} with "
+            f"{md_code('dx_report_<portco>.json')}) could be graded in {md_code(upload.name)}."
+        )
+        return None
+    labels = [f"{ev.portco_id} · {ev.audience}" for ev, _ in graded]
+    if st.session_state.get(K.ZIP_PICK) not in labels:
+        st.session_state[K.ZIP_PICK] = labels[0]
+    picked = st.selectbox(f"Memo ({len(graded)} graded from {upload.name})", labels, key=K.ZIP_PICK)
+    return graded[labels.index(picked)]
+
+
 def pick_from_upload() -> data.Graded | None:
-    """Two uploads: the memo sidecar and its OpportunityMap."""
+    """Two uploads, the memo sidecar and its OpportunityMap (and optional sibling memos); or a
+    zip of a whole folder."""
+    bundle = st.file_uploader(
+        "A zip of a folder (memos and their sources: every memo graded, siblings compared)",
+        type=["zip"],
+        key=K.ZIP_UPLOAD,
+    )
+    if bundle is not None:
+        return pick_from_zip(bundle)
     left, right = st.columns(2)
     memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
     source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
@@ -191,8 +232,8 @@ def pick_from_upload() -> data.Graded | None:
     )
     if memo is None or source is None:
         st.info(
-            "Upload both the memo file and the source file (the opportunity map) it was "
-            "written from."
+            "Upload a zip of a folder, or both the memo file and the source file (the "
+            "opportunity map) it was written from."
         )
         return None
     siblings = tuple((f.name, f.getvalue()) for f in others or [] if f.name != memo.name)
