@@ -193,6 +193,7 @@ def test_reopened_run_can_be_pinned_and_deleted(page, _isolated_home):
     ids = _fill(_isolated_home)
     at = page(**{K.OPEN: str(ids["memo2"])})
     assert any(f"Run #{ids['memo2']}" in m.value for m in at.markdown)
+    assert [b.proto.label for b in at.get("download_button")] == ["Findings CSV"]
     at.button(key=f"history.pin.{ids['memo2']}").click().run()
     assert not at.exception, at.exception
     assert _store(_isolated_home).pinned_baseline("memo") == ids["memo2"]
