@@ -219,6 +219,18 @@ class PathOutsideRootError(PeEvalError):
     fix = "Pass a path inside the allowed roots, or widen the allowed roots explicitly."
 
 
+class UploadArchiveError(PeEvalError):
+    """An uploaded zip that is not one, or holds an entry that could leave its folder (``..``,
+    an absolute name, a symlink), an encrypted entry or two files of one name."""
+
+    diagnosis = "The uploaded zip cannot be unpacked safely"
+    fix = (
+        "Zip the folder itself (its memo and source files, no links), without a password, "
+        "and upload that."
+    )
+    input = "memo"
+
+
 # --- memo grader (the seed's failure table) -----------------------------------------------
 
 

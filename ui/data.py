@@ -100,17 +100,34 @@ def memo_pairs(folder: Path) -> list[dict[str, str]]:
     return _memo_pairs(str(folder), folder_fingerprint(folder))
 
 
+Graded = tuple["MemoEvaluation", int | None]
+"""A grading and its history run id (None: not recorded)."""
+
+
+def record_many(evaluations: list[MemoEvaluation]) -> list[int] | None:
+    """Add a page's fresh gradings to the history in one transaction (a grading the store
+    already holds keeps its run id, nothing is added); a history problem never breaks the
+    page."""
+    from pe_eval_core.history.store import record_many_or_warn
+
+    return record_many_or_warn(evaluations, origin="dashboard")
+
+
+def _recorded(evaluation: MemoEvaluation) -> Graded:
+    ids = record_many([evaluation])
+    return evaluation, ids[0] if ids else None
+
+
 @st.cache_data(show_spinner="Grading memo…", max_entries=256)
-def _grade(memo_path: str, source_path: str, fingerprint: Fingerprint) -> MemoEvaluation:
+def _grade(memo_path: str, source_path: str, fingerprint: Fingerprint) -> Graded:
     from pe_eval_core.memo import grade_memo
 
-    evaluation = grade_memo(memo_path, source_path)
-    record(evaluation)
-    return evaluation
+    return _recorded(grade_memo(memo_path, source_path))
 
 
-def grade_pair(pair: dict[str, str]) -> MemoEvaluation:
-    """Grade one pair; cached on the whole folder's fingerprint (siblings affect consistency)."""
+def grade_pair(pair: dict[str, str]) -> Graded:
+    """Grade one pair and record it (its run id alongside); cached on the whole folder's
+    fingerprint (siblings affect consistency)."""
     memo = Path(pair["memo_path"])
     fp = (
         folder_fingerprint(memo.parent)
@@ -127,6 +144,20 @@ def _renamed(err: PeEvalError, scratch: str, shown: str) -> PeEvalError:
     return err
 
 
+def _as_uploaded(ev: MemoEvaluation, folder: str) -> MemoEvaluation:
+    """The evaluation of an upload with its memo and source named ``uploads/<folder>/<file>``
+    instead of the scratch paths they were graded from: what the history stores and groups
+    trends by, the same every time the same files are uploaded (so a re-upload of the same
+    grading adds no run), and never a server path."""
+    base = Path("uploads", folder) if folder else Path("uploads")
+    return ev.model_copy(
+        update={
+            "memo_path": str(base / Path(ev.memo_path).name),
+            "source_path": str(base / Path(ev.source_path).name),
+        }
+    )
+
+
 def _upload_name(name: str, fallback: str) -> str:
     try:
         return safe_name(Path(name).name, "file name")
@@ -141,7 +172,7 @@ def grade_upload(
     source_bytes: bytes,
     source_name: str,
     siblings: tuple[tuple[str, bytes], ...] = (),
-) -> MemoEvaluation:
+) -> Graded:
     """Grade an uploaded memo against an uploaded source, via a scratch folder removed after.
 
     ``siblings``: other uploaded memos (name, bytes), put beside the memo so the grader's
@@ -166,22 +197,67 @@ def grade_upload(
         except PeEvalError as err:
             err = _renamed(err, str(memo), f"uploaded memo {memo_name}")
             raise _renamed(err, str(source), f"uploaded source {source_name}") from None
-    record(evaluation)
-    return evaluation
+    return _recorded(_as_uploaded(evaluation, ""))
 
 
-_PORTFOLIOS: dict[tuple[str, str], list[dict[str, Any]]] = {}
-"""Portfolio rows by (folder, folder digest): a plain cache, because st.cache_data cannot
-replay the progress bar drawn while grading; ``clear_caches`` empties it too."""
+@st.cache_data(show_spinner="Grading the uploaded folder…", max_entries=8)
+def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
+    """Grade every memo pair in an uploaded zip of a folder, each with its siblings (the
+    folder's other memos of the portco), exactly as in a data folder; record them in one
+    transaction. Returns ``graded`` (evaluation, run id) per pair, ``errors`` (portco,
+    audience, message) for pairs that could not be graded and ``skipped`` (file, reason).
+
+    The zip is unpacked (``ui.uploads.extract_zip``: its hostile-archive guards) into a scratch
+    folder named after it, removed after; messages name the upload, not the scratch path."""
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.pairs import scan_memo_pairs
+    from ui.uploads import extract_zip
+
+    stem = _upload_name(Path(zip_name).stem, "upload")
+    with tempfile.TemporaryDirectory(prefix="pe-eval-zip-") as tmp:
+        folder = Path(tmp, stem)  # the history's trend series: <zip name>/explain_X_Y.json
+        folder.mkdir()
+        skipped = extract_zip(raw, zip_name, folder)
+        pairs, unusable = scan_memo_pairs(folder)
+        items = grade_pairs(pairs, FolderIndex.scan(folder))
+    shown = f"uploaded zip {zip_name}"
+    graded = [_as_uploaded(i.evaluation, stem) for i in items if i.evaluation is not None]
+    ids = record_many(graded) or [None] * len(graded)
+    errors = [
+        {
+            "portco": i.pair.portco_id,
+            "audience": i.pair.audience,
+            "error": _renamed(i.error, str(folder), shown).message
+            + f" ({i.error.diagnosis}). Fix: {i.error.fix}",
+        }
+        for i in items
+        if i.error is not None
+    ]
+    skipped += [{"file": u.path.name, "reason": u.reason} for u in unusable]
+    return {"graded": list(zip(graded, ids, strict=True)), "errors": errors, "skipped": skipped}
+
+
+_PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
+"""Portfolio (rows, skipped files) by (folder, folder digest): a plain cache, because
+st.cache_data cannot replay the progress bar drawn while grading; ``clear_caches`` empties it."""
 _PORTFOLIOS_KEPT = 16
 
 
-def _portfolio(data_dir: str, progress: Any = None) -> list[dict[str, Any]]:
-    """Every pair graded on the core count's processes."""
-    from pe_eval_core.memo.batch import grade_folder
+def _portfolio(
+    data_dir: str, progress: Any = None
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Every usable pair graded on the core count's processes, recorded in one transaction;
+    and the memo-like files skipped, each with its reason."""
+    from pe_eval_core.memo.batch import grade_pairs
+    from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.pairs import scan_memo_pairs
 
+    pairs, skipped = scan_memo_pairs(data_dir)
+    items = grade_pairs(pairs, FolderIndex.scan(Path(data_dir)), progress=progress)
     rows: list[dict[str, Any]] = []
-    for item in grade_folder(data_dir, progress=progress):
+    graded: list[MemoEvaluation] = []
+    for item in items:
         pair = item.pair
         row: dict[str, Any] = {"portco": pair.portco_id, "audience": pair.audience}
         if item.error is not None:
@@ -190,32 +266,40 @@ def _portfolio(data_dir: str, progress: Any = None) -> list[dict[str, Any]]:
             rows.append(row)
             continue
         assert item.evaluation is not None
-        record(item.evaluation)
+        graded.append(item.evaluation)
         row.update(evaluation_summary(item.evaluation))
         rows.append(row)
-    return rows
+    record_many(graded)
+    return rows, [{"file": s.path.name, "reason": s.reason} for s in skipped]
 
 
-def portfolio(folder: Path) -> list[dict[str, Any]]:
-    """One summary row per memo pair in the folder (errors become rows with ``error``); a
-    progress bar while a cold folder grades."""
+def portfolio_and_skipped(
+    folder: Path,
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """One summary row per memo pair in the folder (errors become rows with ``error``) and the
+    files skipped (``file``, ``reason``); a progress bar while a cold folder grades."""
     from pe_eval_core.memo.folder_index import FolderIndex
 
     require_folder(folder)
     key = (str(folder), FolderIndex.scan(folder).digest())
-    rows = _PORTFOLIOS.get(key)
-    if rows is None:
+    cached = _PORTFOLIOS.get(key)
+    if cached is None:
         bar = st.empty()
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Scoring memo {done} of {total}…")
 
-        rows = _portfolio(key[0], progress)
+        cached = _portfolio(key[0], progress)
         bar.empty()
         while len(_PORTFOLIOS) >= _PORTFOLIOS_KEPT:
             _PORTFOLIOS.pop(next(iter(_PORTFOLIOS)))
-        _PORTFOLIOS[key] = rows
-    return copy.deepcopy(rows)  # callers may not mutate the cached rows
+        _PORTFOLIOS[key] = cached
+    return copy.deepcopy(cached)  # callers may not mutate the cached rows
+
+
+def portfolio(folder: Path) -> list[dict[str, Any]]:
+    """One summary row per memo pair in the folder (see :func:`portfolio_and_skipped`)."""
+    return portfolio_and_skipped(folder)[0]
 
 
 def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:

@@ -46,6 +46,8 @@ class Scorecard:
     MEMO_UPLOAD = "scorecard.memo_upload"
     SOURCE_UPLOAD = "scorecard.source_upload"
     SIBLING_UPLOADS = "scorecard.sibling_uploads"  # other memos on the same portco (consistency)
+    ZIP_UPLOAD = "scorecard.zip_upload"  # a zip of a folder: every pair graded with siblings
+    ZIP_PICK = "scorecard.zip_pick"  # which of the zip's memos the page shows
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
     PROSE_OPP = "scorecard.prose_opp"
@@ -111,6 +113,9 @@ class History:
     RUNS = "history.runs"  # the runs table (click a row to open the run)
     OPEN = "history.open"  # the id of the run opened on this page (None: the list)
     BACK = "history.back"
+    MANAGE = "history.manage"  # the run the list's "Delete or pin a run" actions apply to
+    CONFIRM_DELETE = "history.confirm_delete"  # the id of the run awaiting delete confirmation
+    FLASH = "history.flash"  # what the last delete/pin/unpin did, shown after its rerun
 
 
 class RunView:

@@ -150,10 +150,6 @@ def test_portfolio_page_grades_the_rest(folder):
         assert f"{portco} · {audience}" in errors.replace("_", "_") and why in errors, errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Portfolio page (ui/, s12) lists pairs with find_memo_pairs and names no skipped file",
-)
 def test_portfolio_page_names_the_skipped_files(folder):
     sys.path.insert(0, str(REPO))
     from streamlit.testing.v1 import AppTest

@@ -312,7 +312,7 @@ def test_dashboard_upload(tmp_path):
     before = _snapshot(tmp_path)
     for case in CASES:
         if case.name == "nesting 3000 deep":
-            continue  # a page bug, pinned by test_dashboard_upload_nested_3000_deep
+            continue  # its own test: test_dashboard_upload_nested_3000_deep
         uploads = ((sc.MEMO_UPLOAD, MEMO, case.memo), (sc.SOURCE_UPLOAD, SOURCE, case.source))
         for key, name, text in uploads:
             at.file_uploader(key=key).set_value((name, text.encode(), "application/json"))
@@ -331,11 +331,6 @@ def test_dashboard_upload(tmp_path):
             assert CANARY.encode() not in p.read_bytes(), p
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ui/views/scorecard.py looks_swapped() json.loads the upload and catches only "
-    "ValueError: the RecursionError after the right st.error is the page's (s12's scope)",
-)
 def test_dashboard_upload_nested_3000_deep(tmp_path):
     sys.path.insert(0, str(REPO))
     from streamlit.testing.v1 import AppTest
@@ -354,7 +349,7 @@ def test_dashboard_upload_nested_3000_deep(tmp_path):
     at.run()
     errors = "\n".join(e.value for e in at.error).replace("\\", "")
     assert case.field in errors  # the right error is shown ...
-    assert not at.exception  # ... and then the page raises RecursionError
+    assert not at.exception  # ... and nothing raises after it (no RecursionError)
 
 
 # ------------------------------------------------------------------- scenario files

@@ -173,7 +173,7 @@ def test_every_failing_scenario_says_why_it_did_not_pass(app):
 
 
 def _run(id_: int, kind: str, subject: str = "s") -> SimpleNamespace:
-    return SimpleNamespace(id=id_, kind=kind, subject=subject)
+    return SimpleNamespace(id=id_, kind=kind, subject=subject, infra_error=False)
 
 
 def test_default_pair_only_pairs_runs_of_the_same_kind():

@@ -22,7 +22,7 @@ from pe_eval_core.history.compare import (
     compare_runs,
     render_comparison_markdown,
 )
-from pe_eval_core.history.store import RunFilters, RunStore, RunSummary
+from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
 from ui import glossary, links
 from ui.columns import as_points, score_column
@@ -33,6 +33,9 @@ from ui.state import History as Keys
 ALL = "All"
 RUN_SCORES = {"citation_accuracy": "citation", "hallucination_rate": "hallucination"}
 """Runs-table column names of the dimensions (short: the table is wide); others as they are."""
+BASELINE_MARK = "baseline"
+INFRA_MARK = "infrastructure error"
+INFRA_HELP = "every scenario errored: nothing ran, so it is left out of trends and comparisons"
 
 
 FILTERS = (
@@ -49,12 +52,19 @@ FILTERS = (
 # --- pure helpers (tested without Streamlit) ----------------------------------------------
 
 
-def runs_frame(runs: list[RunSummary]) -> pd.DataFrame:
-    """One row per run for the runs table."""
+def run_mark(r: RunSummary, pinned: frozenset[int] = frozenset()) -> str:
+    """What sets a run apart in the list: the pinned baseline, an infrastructure error."""
+    marks = [BASELINE_MARK] * (r.id in pinned) + [INFRA_MARK] * r.infra_error
+    return ", ".join(marks)
+
+
+def runs_frame(runs: list[RunSummary], pinned: frozenset[int] = frozenset()) -> pd.DataFrame:
+    """One row per run for the runs table (``pinned``: the ids pinned as baselines)."""
     return pd.DataFrame(
         [
             {
                 "id": r.id,
+                "mark": run_mark(r, pinned),
                 "created (UTC)": r.created_at[:19].replace("T", " "),
                 "kind": r.kind,
                 "subject": r.subject,
@@ -83,7 +93,9 @@ def memo_trend_chart(
         {
             "run": r["id"],
             "when": r["created_at"],
-            "memo": f"{r['portco_id']}/{r['audience']}",
+            # the file with its folder: a same-named memo in another folder is another line
+            "memo": r.get("series")
+            or memo_series(r.get("memo_path"), r["portco_id"], r["audience"]),
             "dimension": DIMENSION_LABELS[d],
             "score": r[d],
             "text": fmt_pct(r[d]),
@@ -149,11 +161,20 @@ def run_label(r: RunSummary) -> str:
     return f"#{r.id} · {r.created_at[:16].replace('T', ' ')} · {r.kind} · {r.subject}"
 
 
-def default_pair(runs: list[RunSummary]) -> tuple[int | None, int | None]:
-    """(A, B): the newest run that has an earlier run of its kind, and that earlier run (same
-    subject preferred). (None, None) when no kind has two runs: nothing comparable yet."""
-    for i, b in enumerate(runs):
-        same_kind = [r for r in runs[i + 1 :] if r.kind == b.kind]
+def default_pair(
+    runs: list[RunSummary], pinned: dict[str, int] | None = None
+) -> tuple[int | None, int | None]:
+    """(A, B): the newest run that has an earlier run of its kind, and as A the baseline pinned
+    for that kind (``pinned``: kind -> run id) when it is another listed run, else that earlier
+    run (same subject preferred). Infrastructure-error runs are never picked: nothing in them
+    ran. (None, None) when no kind has two runs: nothing comparable yet."""
+    ran = [r for r in runs if not r.infra_error]
+    listed = {r.id for r in ran}
+    for i, b in enumerate(ran):
+        base = (pinned or {}).get(b.kind)
+        if base is not None and base != b.id and base in listed:
+            return base, b.id
+        same_kind = [r for r in ran[i + 1 :] if r.kind == b.kind]
         if same_kind:
             same_subject = [r for r in same_kind if r.subject == b.subject]
             return (same_subject or same_kind)[0].id, b.id
@@ -193,7 +214,7 @@ def render_filters(store: RunStore) -> RunFilters:
     return RunFilters(**values)
 
 
-def run_card(r: RunSummary) -> Card:
+def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
     """A run on a phone: what, when, the headline numbers; a link that reopens it."""
     if r.kind == "memo":
         lead = " · ".join(
@@ -207,8 +228,9 @@ def run_card(r: RunSummary) -> Card:
             if r.n_total
             else "no scenarios scored"
         ) + (f", {r.n_errors} errored" if r.n_errors else "")
+    mark = run_mark(r, pinned)
     return Card(
-        title=f"#{r.id} · {r.kind} · {r.subject}",
+        title=f"#{r.id} · {r.kind} · {r.subject}" + (f" · {mark}" if mark else ""),
         lead=lead,
         details=[
             ("created (UTC)", r.created_at[:16].replace("T", " ")),
@@ -219,14 +241,16 @@ def run_card(r: RunSummary) -> Card:
     )
 
 
-def render_runs(runs: list[RunSummary], total: int) -> int | None:
+def render_runs(
+    runs: list[RunSummary], total: int, pinned: frozenset[int] = frozenset()
+) -> int | None:
     """The runs table; returns the id of the run whose row was clicked."""
     scores = [RUN_SCORES.get(d, d) for d in DIMENSIONS] + ["pass rate"]
     st.caption("Click a run to reopen it: a memo run's scorecard, a scenario run's results.")
     event = table_or_cards(
         "runs",
         lambda: st.dataframe(
-            as_points(runs_frame(runs), scores),
+            as_points(runs_frame(runs, pinned), scores),
             hide_index=True,
             width="stretch",
             key=Keys.RUNS,
@@ -234,10 +258,13 @@ def render_runs(runs: list[RunSummary], total: int) -> int | None:
             selection_mode="single-row",
             column_config={
                 "id": st.column_config.NumberColumn("id", format="%d"),
+                "mark": st.column_config.TextColumn(
+                    "mark", help=f"{BASELINE_MARK}: the pinned baseline; {INFRA_MARK}: {INFRA_HELP}"
+                ),
                 **{column: score_column(column, bar=False) for column in scores},
             },
         ),
-        [run_card(r) for r in runs[:MAX_CARDS]],
+        [run_card(r, pinned) for r in runs[:MAX_CARDS]],
         total=len(runs),
     )
     if total > len(runs):
@@ -271,9 +298,15 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
                 st.info("No scenario runs recorded for these filters.")
 
 
-def render_compare(store: RunStore, runs: list[RunSummary]) -> None:
+def pinned_runs(store: RunStore) -> dict[str, int]:
+    """The pinned baseline of each kind (kind -> run id), as the CLI gate reads them."""
+    pins = {kind: store.pinned_baseline(kind) for kind in ("memo", "scenarios")}
+    return {kind: rid for kind, rid in pins.items() if rid is not None}
+
+
+def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, int]) -> None:
     st.subheader("Compare two runs")
-    a_default, b_default = default_pair(runs)
+    a_default, b_default = default_pair(runs, pinned)
     if a_default is None or b_default is None:
         st.info(
             "Record at least two runs of the same kind (two memo evaluations, or two scenario "
@@ -421,6 +454,83 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
             st.caption("None.")
 
 
+# --- deleting and pinning ---------------------------------------------------------------
+
+
+def render_flash() -> None:
+    """What the last delete / pin / unpin did (it reran the page, so it is said here)."""
+    flash = st.session_state.pop(Keys.FLASH, None)
+    if flash:
+        st.success(flash, icon=":material/check:")
+
+
+def render_store_warnings(store: RunStore) -> None:
+    """Rows the store skipped as corrupt (the page shows the rest)."""
+    for message in dict.fromkeys(store.warnings):
+        st.warning(
+            f"Skipped a corrupt history row: {md_escape(message)}", icon=":material/warning:"
+        )
+
+
+def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -> None:
+    """Pin as baseline / Unpin, and Delete behind a confirm step, for one run. The pin is the
+    store's (``RunStore.pin_baseline``): the CI gate and the comparison default to it."""
+    is_pinned = pinned.get(r.kind) == r.id
+    row = st.container(horizontal=True, key=f"history-actions-{r.id}")
+    if is_pinned:
+        st.caption(f"Run #{r.id} is the pinned {r.kind} baseline: the gate compares against it.")
+        if row.button("Unpin baseline", key=f"history.unpin.{r.id}", icon=":material/keep_off:"):
+            with guarded(stop=False):
+                store.unpin_baseline(r.kind)
+                st.session_state[Keys.FLASH] = f"Run #{r.id} is no longer the {r.kind} baseline."
+                st.rerun()
+    elif r.infra_error:
+        st.caption(f"Run #{r.id} is an {INFRA_MARK} ({INFRA_HELP}): it cannot be a baseline.")
+    elif row.button("Pin as baseline", key=f"history.pin.{r.id}", icon=":material/keep:"):
+        with guarded(stop=False):
+            store.pin_baseline(r.id)
+            for key in (Keys.RUN_A, Keys.RUN_B):  # the comparison starts again from the pin
+                st.session_state.pop(key, None)
+            st.session_state[Keys.FLASH] = (
+                f"Run #{r.id} is now the {r.kind} baseline: the gate and the comparison use it."
+            )
+            st.rerun()
+    if st.session_state.get(Keys.CONFIRM_DELETE) != r.id:
+        if row.button("Delete run", key=f"history.delete.{r.id}", icon=":material/delete:"):
+            st.session_state[Keys.CONFIRM_DELETE] = r.id
+            st.rerun()
+        return
+    st.warning(
+        f"Delete run #{r.id} ({md_escape(r.kind)} · {md_escape(r.subject)}) from the history? "
+        "This cannot be undone." + (" It is the pinned baseline." if is_pinned else ""),
+        icon=":material/delete:",
+    )
+    yes, no = st.columns(2)
+    if yes.button(f"Yes, delete run #{r.id}", key=f"history.delete_yes.{r.id}", type="primary"):
+        st.session_state[Keys.CONFIRM_DELETE] = None
+        with guarded(stop=False):
+            store.delete_run(r.id)
+            if st.session_state.get(Keys.OPEN) is not None:
+                st.session_state[Keys.OPEN] = None
+                links.sync("history")
+            st.session_state[Keys.FLASH] = f"Run #{r.id} deleted."
+            st.rerun()
+    if no.button("Cancel", key=f"history.delete_no.{r.id}"):
+        st.session_state[Keys.CONFIRM_DELETE] = None
+        st.rerun()
+
+
+def render_manage(store: RunStore, runs: list[RunSummary], pinned: dict[str, int]) -> None:
+    """Pick a listed run to pin as baseline, unpin or delete."""
+    with st.expander("Delete or pin a run", icon=":material/keep:"):
+        ids = frozenset(pinned.values())
+        labels = {" · ".join(filter(None, (run_label(r), run_mark(r, ids)))): r for r in runs}
+        if st.session_state.get(Keys.MANAGE) not in labels:
+            st.session_state[Keys.MANAGE] = next(iter(labels))
+        picked = labels[st.selectbox("Run", list(labels), key=Keys.MANAGE)]
+        render_run_actions(store, picked, pinned)
+
+
 def opened_run() -> tuple[str | None, str | None]:
     """(run reference, scenario) to open: a new link's (``?run=..&scenario=..``), else the run
     opened earlier in this session (None: the list)."""
@@ -450,7 +560,14 @@ def render_open_run(store: RunStore, ref: str, scenario: str | None) -> None:
         links.sync("history", run=ref)
         return
     s = record.summary
-    st.markdown(f"### Run #{s.id} · {md_escape(s.kind)} · {md_escape(s.subject)}")
+    pinned = pinned_runs(store)
+    mark = run_mark(s, frozenset(pinned.values()))
+    st.markdown(
+        f"### Run #{s.id} · {md_escape(s.kind)} · {md_escape(s.subject)}"
+        + (f" · {mark}" if mark else "")
+    )
+    render_store_warnings(store)
+    render_run_actions(store, s, pinned)
     if s.kind == "memo":
         run_view.render_memo_run(record)
         links.sync("history", run=s.id)
@@ -464,6 +581,7 @@ def render() -> None:
     store = RunStore()
     st.caption(f"Run history: {md_escape(store.location)}")
     glossary.render("history")
+    render_flash()
     ref, scenario = opened_run()
     if ref is not None and store.exists():
         render_open_run(store, ref, scenario)
@@ -480,7 +598,9 @@ def render() -> None:
             return
         filters = render_filters(store)
         runs = store.list_runs(filters, limit=500)
-        clicked = render_runs(runs, store.count_runs(filters))
+        render_store_warnings(store)
+        pinned = pinned_runs(store)
+        clicked = render_runs(runs, store.count_runs(filters), frozenset(pinned.values()))
         if clicked is not None:
             st.session_state[Keys.OPEN] = str(clicked)
             links.sync("history", run=clicked)
@@ -488,5 +608,6 @@ def render() -> None:
         if not runs:
             st.info("No runs match these filters.")
             return
+        render_manage(store, runs, pinned)
         render_trends(store, filters)
-        render_compare(store, runs)
+        render_compare(store, runs, pinned)

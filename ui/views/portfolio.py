@@ -75,7 +75,8 @@ def render() -> None:
     st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
     glossary.render("portfolio")
     with guarded():
-        rows = data.portfolio(folder)
+        rows, skipped = data.portfolio_and_skipped(folder)
+    render_skipped(skipped)
     if not rows:
         st.warning("No memo pairs in this folder. Change the data folder in the sidebar.")
         return
@@ -118,6 +119,24 @@ def render() -> None:
         if cell and cell.get("portco") and cell.get("audience"):
             open_scorecard(str(cell["portco"]), str(cell["audience"]))
     render_table(rows)
+
+
+def skipped_text(skipped: list[dict[str, str]]) -> str:
+    """The files that look like memos but were not graded, each with its reason (markdown).
+
+    >>> skipped_text([{"file": "explain_My Co_board.json", "reason": "invalid portco"}])
+    '1 file skipped (not graded):\\n- `explain_My Co_board.json`: invalid portco'
+    """
+    n = len(skipped)
+    head = f"{n} file{'s' if n != 1 else ''} skipped (not graded):"
+    return "\n".join(
+        [head, *(f"- {md_code(s['file'])}: {md_escape(s['reason'])}" for s in skipped)]
+    )
+
+
+def render_skipped(skipped: list[dict[str, str]]) -> None:
+    if skipped:
+        st.warning(skipped_text(skipped), icon=":material/block:")
 
 
 def memo_card(row: dict[str, Any]) -> Card:

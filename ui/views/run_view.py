@@ -155,6 +155,15 @@ def render_memo_run(record: RunRecord) -> None:
     scorecard.render_opportunity_table(ev)
     st.markdown("#### Findings")
     scorecard.render_findings(ev)
+    st.download_button(
+        "Findings CSV",
+        data=lambda: scorecard.findings_csv(ev, s.id),  # led by portco, audience, file, run id
+        file_name=f"eval_{ev.portco_id}_{ev.audience}_run{s.id}_findings.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        key=f"{K.OPEN}.findings_csv",
+    )
     if ev.consistency.note:
         st.markdown("#### Consistency")
         st.markdown(md_escape(ev.consistency.note))

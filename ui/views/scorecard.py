@@ -7,7 +7,9 @@ marked prose is the HTML scorecard's own renderer (``pe_eval_core.memo.scorecard
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,7 +143,7 @@ def apply_link() -> None:
             st.session_state.pop(K.AUDIENCE, None)
 
 
-def pick_from_folder() -> MemoEvaluation | None:
+def pick_from_folder() -> data.Graded | None:
     """Portco and audience pickers over the pairs found in the data folder."""
     folder = state.data_dir()
     with guarded():
@@ -175,8 +177,49 @@ def pick_from_folder() -> MemoEvaluation | None:
         return data.grade_pair(pair)
 
 
-def pick_from_upload() -> MemoEvaluation | None:
-    """Two uploads: the memo sidecar and its OpportunityMap."""
+def pick_from_zip(upload: Any) -> data.Graded | None:
+    """A zip of a folder: every pair graded with its siblings; pick the memo to show."""
+    try:
+        result = data.grade_zip_upload(upload.getvalue(), upload.name)
+    except PeEvalError as err:
+        show_error(err)
+        st.stop()
+    if result["skipped"]:
+        st.warning(
+            f"{len(result['skipped'])} file(s) in {md_code(upload.name)} not graded:\n"
+            + "\n".join(
+                f"- {md_code(s['file'])}: {md_escape(s['reason'])}" for s in result["skipped"]
+            ),
+            icon=":material/block:",
+        )
+    for e in result["errors"]:
+        st.error(
+            f"**{md_escape(e['portco'])} · {md_escape(e['audience'])}:** {md_escape(e['error'])}"
+        )
+    graded = result["graded"]
+    if not graded:
+        st.warning(
+            f"No memo pairs ({md_code('explain_<portco>_<audience>.json')} with "
+            f"{md_code('dx_report_<portco>.json')}) could be graded in {md_code(upload.name)}."
+        )
+        return None
+    labels = [f"{ev.portco_id} · {ev.audience}" for ev, _ in graded]
+    if st.session_state.get(K.ZIP_PICK) not in labels:
+        st.session_state[K.ZIP_PICK] = labels[0]
+    picked = st.selectbox(f"Memo ({len(graded)} graded from {upload.name})", labels, key=K.ZIP_PICK)
+    return graded[labels.index(picked)]
+
+
+def pick_from_upload() -> data.Graded | None:
+    """Two uploads, the memo sidecar and its OpportunityMap (and optional sibling memos); or a
+    zip of a whole folder."""
+    bundle = st.file_uploader(
+        "A zip of a folder (memos and their sources: every memo graded, siblings compared)",
+        type=["zip"],
+        key=K.ZIP_UPLOAD,
+    )
+    if bundle is not None:
+        return pick_from_zip(bundle)
     left, right = st.columns(2)
     memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
     source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
@@ -189,8 +232,8 @@ def pick_from_upload() -> MemoEvaluation | None:
     )
     if memo is None or source is None:
         st.info(
-            "Upload both the memo file and the source file (the opportunity map) it was "
-            "written from."
+            "Upload a zip of a folder, or both the memo file and the source file (the "
+            "opportunity map) it was written from."
         )
         return None
     siblings = tuple((f.name, f.getvalue()) for f in others or [] if f.name != memo.name)
@@ -218,12 +261,14 @@ def looks_swapped(memo: bytes, source: bytes) -> bool:
     False
     >>> looks_swapped(b'not json', b'{}')
     False
+    >>> looks_swapped(b'[' * 100_000, b'{}')
+    False
     """
 
     def keys(raw: bytes) -> set[str]:
         try:
             doc = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             return set()
         return set(doc) if isinstance(doc, dict) else set()
 
@@ -527,21 +572,38 @@ def render_consistency(ev: MemoEvaluation) -> None:
             )
 
 
-def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
+CSV_CONTEXT = ("portco", "audience", "memo_file", "run_id")
+"""The findings CSV's leading columns: which memo and which recorded run each finding is from,
+so CSVs of several memos can be concatenated and still be told apart."""
+
+
+def findings_csv(ev: MemoEvaluation, run_id: int | None) -> str:
+    """Every finding as one CSV row, led by portco, audience, memo file (its name, never a
+    server path) and history run id; then the core's finding columns. Every cell goes through
+    ``pe_eval_core.files.csv_cell`` (the one escaper of every CSV pe-eval writes)."""
+    from pe_eval_core.files import csv_cell
+    from pe_eval_core.memo.outputs import FINDING_COLUMNS as CORE_COLUMNS
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([*CSV_CONTEXT, *CORE_COLUMNS])
+    context = [ev.portco_id, ev.audience, Path(ev.memo_path).name, run_id]
+    for f in ev.findings:
+        row = f.model_dump(mode="json")
+        writer.writerow([csv_cell(v) for v in (*context, *(row[c] for c in CORE_COLUMNS))])
+    return buf.getvalue()
+
+
+def render_downloads(ev: MemoEvaluation, uploaded: bool, run_id: int | None = None) -> None:
     """HTML / JSON / CSV through the core serializers, and a button writing files by the memo."""
-    from pe_eval_core.memo import (
-        evaluation_to_json,
-        findings_to_csv,
-        render_scorecard_html,
-        write_outputs,
-    )
+    from pe_eval_core.memo import evaluation_to_json, render_scorecard_html, write_outputs
 
     stem = f"eval_{ev.portco_id}_{ev.audience}"
     cols = st.columns(4)
     downloads = (
         ("Scorecard HTML", render_scorecard_html, f"{stem}.html", "text/html"),
         ("Scorecard data (JSON)", evaluation_to_json, f"{stem}.json", "application/json"),
-        ("Findings CSV", findings_to_csv, f"{stem}_findings.csv", "text/csv"),
+        ("Findings CSV", lambda e: findings_csv(e, run_id), f"{stem}_findings.csv", "text/csv"),
     )
     for col, (label, serialise, file_name, mime) in zip(cols, downloads, strict=False):
         col.download_button(
@@ -570,6 +632,11 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool) -> None:
             st.error(f"Could not write into {target}: {err.strerror}")
         else:
             st.session_state[K.WRITTEN] = [str(p) for p in paths]
+    if run_id is not None:
+        st.caption(
+            f"Recorded in the history as run #{run_id} (the findings CSV's run_id): "
+            f"[open it]({links.link(run=run_id)})."
+        )
     written = st.session_state.get(K.WRITTEN)
     if written and Path(written[0]).parent == target:
         st.success("Written: " + ", ".join(f"`{p}`" for p in written))
@@ -586,12 +653,13 @@ def render() -> None:
     glossary.render("scorecard")
     mode = st.radio("Memo from", [FOLDER, UPLOAD], key=K.MODE, horizontal=True)
     if mode == FOLDER:
-        ev = pick_from_folder()
+        graded = pick_from_folder()
     else:
         links.sync("scorecard")  # an upload has no link: nobody else can open it
-        ev = pick_from_upload()
-    if ev is None:
+        graded = pick_from_upload()
+    if graded is None:
         return
+    ev, run_id = graded
     st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
     render_verdict(ev)
     render_tiles(ev)
@@ -605,4 +673,4 @@ def render() -> None:
     st.markdown("#### Consistency")
     render_consistency(ev)
     st.markdown("#### Export")
-    render_downloads(ev, uploaded=mode == UPLOAD)
+    render_downloads(ev, uploaded=mode == UPLOAD, run_id=run_id)
