@@ -69,8 +69,17 @@ FINDINGS = Limit("findings per memo", "PE_EVAL_MAX_FINDINGS", 20_000, "")
 PROSE_CHARS = Limit("prose block length", "PE_EVAL_MAX_PROSE_CHARS", 100_000, "characters")
 SCENARIOS = Limit("scenarios per file", "PE_EVAL_MAX_SCENARIOS", 20_000, "")
 RESPONSE_CHARS = Limit("response length", "PE_EVAL_MAX_RESPONSE_CHARS", 1_000_000, "characters")
+ZIP_FILES = Limit("files per uploaded zip", "PE_EVAL_MAX_ZIP_FILES", 500, "")
 
-ALL: tuple[Limit, ...] = (INPUT_BYTES, FIGURES, FINDINGS, PROSE_CHARS, SCENARIOS, RESPONSE_CHARS)
+ALL: tuple[Limit, ...] = (
+    INPUT_BYTES,
+    FIGURES,
+    FINDINGS,
+    PROSE_CHARS,
+    SCENARIOS,
+    RESPONSE_CHARS,
+    ZIP_FILES,
+)
 """Every limit, in the order the docs list them."""
 
 

@@ -15,9 +15,8 @@ from pathlib import Path, PurePosixPath
 
 from pe_eval_core.errors import InvalidNameError, UploadArchiveError
 from pe_eval_core.files import safe_name
-from pe_eval_core.limits import INPUT_BYTES, Limit, exceeded
+from pe_eval_core.limits import INPUT_BYTES, ZIP_FILES, exceeded
 
-ZIP_FILES = Limit("files per uploaded zip", "PE_EVAL_MAX_ZIP_FILES", 500, "")
 """Entries a zip may hold (folders included): bounds the work before anything is read."""
 ZIP_BYTES = INPUT_BYTES
 """The whole zip, uncompressed, may hold no more than one input file's worth of bytes."""
