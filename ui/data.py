@@ -23,6 +23,7 @@ from pe_eval_core.wording import DIMENSIONS
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
     from pe_eval_core.scenarios import Scenario, ScenarioRun
+    from pe_eval_core.scenarios.cost import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -311,3 +312,52 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
             return load_scenarios(path)
         except PeEvalError as err:
             raise _renamed(err, str(path), f"uploaded {name}") from None
+
+
+def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
+    """The cost guard's count of the paid calls a run would make (the core's own count, the
+    one the runner checks, so the page and the runner cannot disagree)."""
+    from pe_eval_core.scenarios.runner import count_paid_calls_sync
+
+    return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
+
+
+def scenario_verdict(history_id: int) -> dict[str, Any] | None:
+    """The scenario verdict of recorded run ``history_id`` (``history.compare.scenario_verdict``)
+    against the pinned scenarios baseline, else the previous run on the same target.
+
+    Returns ``{sentence, baseline, how, regressions}``; None when the history holds no run to
+    compare with (or cannot be read: a history problem never breaks the page).
+    """
+    import sqlite3
+
+    from pe_eval_core.history.compare import compare_scenario_records
+    from pe_eval_core.history.compare import scenario_verdict as verdict_line
+    from pe_eval_core.history.records import RunFilters
+    from pe_eval_core.history.store import RunStore
+
+    try:
+        store = RunStore()
+        current = store.get_run(history_id)
+        base_id = store.pinned_baseline("scenarios")
+        how = "the pinned baseline"
+        if base_id is None or base_id == history_id:
+            how = "the previous run on this target"
+            now = (current.summary.created_at, history_id)
+            runs = store.list_runs(
+                RunFilters(kind="scenarios", target=current.summary.target, infra_error=False)
+            )
+            base_id = next(
+                (r.id for r in runs if r.id != history_id and (r.created_at, r.id) < now), None
+            )
+        if base_id is None:
+            return None
+        cmp = compare_scenario_records(store.get_run(base_id), current)
+    except (PeEvalError, OSError, sqlite3.Error):
+        return None
+    return {
+        "sentence": verdict_line(cmp),
+        "baseline": base_id,
+        "how": how,
+        "regressions": len(cmp.regressions),
+    }
