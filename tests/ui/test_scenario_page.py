@@ -185,3 +185,203 @@ def test_judge_with_a_key_is_on_and_differs_from_the_target_model(app, monkeypat
 def test_recorded_target_uses_recorded_verdicts(app):
     at = app(SCENARIOS)
     assert "Judge: recorded verdicts" in captions(at)
+
+
+# --- 3. warnings, errors, repeats, statistics, behaviour, verdict ---------------------------
+
+
+def scenario_folder(tmp_path: Path, scenarios: list[dict], responses: list[dict]) -> Path:
+    """A scenarios file with its recorded responses beside it (no recorded verdicts)."""
+    folder = tmp_path / "pack"
+    folder.mkdir()
+    (folder / "recorded-responses.json").write_text(json.dumps(responses))
+    path = folder / "scenarios.json"
+    path.write_text(json.dumps(scenarios))
+    return path
+
+
+def scenario(name: str, tier: str = "functional", **expect: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "input": f"question for {name}",
+        "expect": expect,
+        "metadata": {"tier": tier, "source_fact": f"fact_{name}"},
+    }
+
+
+def run_page(app, path: Path, **state_: Any):
+    at = app(SCENARIOS, **{state.Sidebar.SCENARIOS_FILE: str(path), SN.JUDGE: False, **state_})
+    at.button(key=SN.RUN).click().run()
+    assert not at.exception
+    return at
+
+
+def texts(elements) -> str:
+    return "\n".join(e.value for e in elements).replace("\\", "")
+
+
+def test_run_warnings_are_shown_above_the_table(app, tmp_path):
+    path = scenario_folder(
+        tmp_path,
+        [scenario("a", response_contains=["refund"], sentiment="calm")],
+        [{"name": "a", "response": "A refund was issued."}],
+    )
+    at = run_page(app, path)
+    run = json.loads(at.session_state[SN.RESULT])
+    assert run["warnings"], "the core warns about the unknown expectation key"
+    shown = texts(at.warning)
+    for warning in run["warnings"]:
+        assert warning.replace("\\", "") in shown
+    assert "sentiment" in shown
+
+
+def test_errors_are_shown_apart_and_left_out_of_the_pass_rate(app):
+    from pe_eval_core.scenarios import ScenarioRun
+    from pe_eval_core.wording import fmt_pct
+
+    at = app(SCENARIOS)
+    at.button(key=SN.RUN).click().run()
+    run = ScenarioRun.model_validate_json(at.session_state[SN.RESULT])
+    assert run.errors >= 1, "the demo has an errored scenario"
+    assert run.error_summary() in texts(at.warning)
+    assert "left out" in texts(at.warning)
+    assert metric_value(at, "Pass rate") == fmt_pct(run.passed / (run.passed + run.failed))
+
+
+def metric_value(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
+    from pe_eval_core.scenarios import ScenarioRun
+
+    at = app(SCENARIOS)
+    at.button(key=SN.RUN).click().run()
+    run = ScenarioRun.model_validate_json(at.session_state[SN.RESULT])
+    table = at.table[0].value
+    for t in run.tier_stats():
+        row = table.loc[t.tier]
+        assert row["95% interval"] == f"{t.low:.0%}–{t.high:.0%}"
+        assert row["Method"] == t.method
+        assert row["Pass rate"].startswith(f"{t.passes}/{t.runs} ")
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert "errorbar" in marks
+    from ui import charts
+
+    built = charts.tier_chart(at.session_state[SN.RESULT_VIEW]["tiers"]).to_dict()
+    (rows,) = built["datasets"].values()
+    labels = {r["tier"]: r["label"] for r in rows}
+    for t in run.tier_stats():
+        assert labels[t.tier].endswith(f"95% CI {t.low:.0%}–{t.high:.0%}")
+
+
+def test_repeat_runs_each_scenario_k_times_and_marks_flaky_scenarios(app, tmp_path):
+    """An agent right on the first ask and wrong on the second: flaky, with K=2 rows each."""
+    path = scenario_folder(
+        tmp_path,
+        [
+            scenario("steady", response_contains=["refund"]),
+            scenario("wobbly", response_contains=["refund"]),
+        ],
+        [],
+    )
+    asked: dict[str, int] = {}
+
+    def answer(_path: str, body: dict[str, Any]) -> dict[str, Any]:
+        asked[body["message"]] = asked.get(body["message"], 0) + 1
+        wrong = "wobbly" in body["message"] and asked[body["message"]] % 2 == 0
+        return {"text": "no idea" if wrong else "A refund was issued.", "toolCalls": []}
+
+    for url, _ in serve(answer):
+        at = run_page(
+            app,
+            path,
+            **{
+                SN.TARGET: "HTTP agent",
+                SN.HTTP_URL: f"{url}/agent",
+                SN.REPEAT: 2,
+                SN.CONCURRENCY: 1,
+            },
+        )
+    run = json.loads(at.session_state[SN.RESULT])
+    assert run["repeats"] == 2 and len(run["results"]) == 4
+    table = next(d.value for d in at.dataframe if "Scenario" in d.value.columns)
+    assert sorted(table["Run"]) == [1, 1, 2, 2]
+    assert set(table[table["Flaky"]]["Scenario"]) == {"wobbly"}
+    flaky = texts(at.warning)
+    assert "1 flaky" in flaky and "wobbly" in flaky and "steady" not in flaky
+    assert at.selectbox(key=SN.FAILURE).options == ["wobbly · run 2"]
+
+
+def test_behaviour_checks_have_their_own_lines_in_the_drill_down(app, tmp_path):
+    path = scenario_folder(
+        tmp_path,
+        [scenario("refund", response_contains=["refund"], tools_called=["create_refund"])],
+        [
+            {
+                "name": "refund",
+                "response": "A refund was issued.",
+                "tool_calls": [{"name": "list_invoices", "arguments": {}}],
+            }
+        ],
+    )
+    at = run_page(app, path)
+    run = json.loads(at.session_state[SN.RESULT])
+    (check,) = run["results"][0]["behaviour"]
+    assert not check["satisfied"]
+    lines = texts(at.markdown)
+    assert "✗ `tools_called`" in lines and "create_refund" in lines
+    table = next(d.value for d in at.dataframe if "Scenario" in d.value.columns)
+    assert list(table["Behaviour"]) == ["0/1"]
+    assert "tools_called" in texts(at.error)  # the why-line names the failed check
+
+
+def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_home):
+    from pe_eval_core.history.store import RunStore
+
+    at = app(SCENARIOS)
+    at.button(key=SN.RUN).click().run()
+    assert "vs baseline" not in texts(at.success) + texts(at.error), "nothing to compare yet"
+    first = at.session_state[SN.HISTORY_ID]
+    at.button(key=SN.RUN).click().run()
+    assert "No regression vs baseline" in texts(at.success)
+    assert "previous run on this target" in texts(at.success)
+    # Judge off loses the judge's paraphrases: regressions against the first run, pinned.
+    RunStore(_isolated_home / "history.sqlite").pin_baseline(first)
+    at.toggle(key=SN.JUDGE).set_value(False).run()
+    at.button(key=SN.RUN).click().run()
+    verdict = texts(at.error)
+    assert "vs baseline" in verdict and "regression" in verdict
+    assert "pinned baseline" in verdict and f"run={first}" in verdict
+
+
+# --- 4. the agent's response, sanitised -----------------------------------------------------
+
+HOSTILE = (
+    "**Refund** summary <img src=http://x/track.png> <script>alert(1)</script>\n\n"
+    "![chart](http://x/chart.png) and [details](https://x.example/steal) for $4,820."
+)
+
+
+def test_hostile_response_renders_as_safe_markdown_with_a_raw_toggle(app, tmp_path):
+    path = scenario_folder(
+        tmp_path,
+        [scenario("hostile", response_contains=["double charge"])],
+        [{"name": "hostile", "response": HOSTILE}],
+    )
+    at = run_page(app, path)
+    rendered = [m.value for m in at.markdown if "summary" in m.value]
+    assert len(rendered) == 1
+    body = rendered[0]
+    assert "**Refund**" in body, "markdown stays markdown"
+    for forbidden in ("<img", "<script", "](http", "](https", "http://x/chart.png"):
+        assert forbidden not in body
+    assert "&lt;script" in body and "[image: chart]" in body and "details" in body
+    assert "\\$4,820" in body, "a dollar amount is not read as LaTeX"
+    assert not any(m.proto.allow_html for m in at.markdown if "summary" in m.value)
+    assert not any("summary" in h.value for h in at.get("html"))
+    at.toggle(key=SN.RAW).set_value(True).run()
+    raw = next(h.value for h in at.get("html") if "summary" in h.value)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw and "<script" not in raw
+    assert "&lt;img src=http://x/track.png&gt;" in raw
