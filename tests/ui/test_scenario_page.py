@@ -149,6 +149,12 @@ def test_repeats_multiply_the_count_past_the_threshold(app, http_agent):
     assert "Paid calls: 38 target" in captions(at)
     assert at.checkbox(key=SN.CONFIRM_LIVE)
     assert at.button(key=SN.RUN).disabled
+    at.checkbox(key=SN.CONFIRM_LIVE).check().run()
+    assert not at.button(key=SN.RUN).disabled
+    at.number_input(key=SN.REPEAT).set_value(3).run()  # 57 calls: confirm again
+    assert "Paid calls: 57 target" in captions(at)
+    assert not at.checkbox(key=SN.CONFIRM_LIVE).value
+    assert at.button(key=SN.RUN).disabled
 
 
 def test_recorded_demo_has_no_paid_calls_and_no_confirmation(app):

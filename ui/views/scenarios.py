@@ -352,13 +352,16 @@ def count_paid(
     memo: str,
 ) -> PaidCalls:
     """The cost guard's count (``runner.count_paid_calls_sync``), kept in session state for
-    ``memo`` (what it was counted for) so a rerun that changes nothing does not count again."""
+    ``memo`` (what it was counted for) so a rerun that changes nothing does not count again.
+    A new count clears an earlier confirmation: the user confirms the number shown."""
     from pe_eval_core.scenarios.cost import PaidCalls
 
     kept = st.session_state.get(K.PAID)
     if kept and kept.get("memo") == memo:
         return PaidCalls(**kept["paid"])
     paid = data.paid_calls(load(), make_target(), judge, repeat)
+    if kept and kept["paid"]["target"] + kept["paid"]["judge"] != paid.total:
+        st.session_state[K.CONFIRM_LIVE] = False  # a confirmation is for the count it saw
     st.session_state[K.PAID] = {
         "memo": memo,
         "paid": {
