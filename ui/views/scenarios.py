@@ -871,8 +871,10 @@ def render_failure(
             st.session_state[keys.FAILURE] = clicked
         else:
             st.caption(f"{md_code(clicked)} passed: nothing to drill into.")
-    if st.session_state.get(keys.FAILURE) not in names:
-        st.session_state[keys.FAILURE] = names[0]
+    picked = st.session_state.get(keys.FAILURE)
+    if picked not in names:  # a bare name (a ?scenario= link) picks its first non-passing run
+        runs = [n for n in names if picked and n.startswith(f"{picked} · run ")]
+        st.session_state[keys.FAILURE] = runs[0] if runs else names[0]
     label = f"Non-passing scenario ({len(names)}" + (
         f" of {len(failing)})" if len(names) != len(failing) else ")"
     )
