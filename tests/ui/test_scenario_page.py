@@ -391,3 +391,29 @@ def test_hostile_response_renders_as_safe_markdown_with_a_raw_toggle(app, tmp_pa
     raw = next(h.value for h in at.get("html") if "summary" in h.value)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw and "<script" not in raw
     assert "&lt;img src=http://x/track.png&gt;" in raw
+
+
+@pytest.mark.parametrize(
+    "response,forbidden,kept",
+    [
+        ("<img src=http://x/a.png>", ["<img"], ["&lt;img"]),
+        ("<script>alert(1)</script>", ["<script"], ["&lt;script>"]),
+        ("![pixel](http://x/p.png)", ["](http", "!["], ["[image: pixel]"]),
+        ("![](https://x/p.png 'title')", ["](http", "!["], ["[image: no description]"]),
+        ("![ref][1]\n\n[1]: http://x/r.png", ["http://x/r.png", "!["], ["[image: ref]"]),
+        ("[click](https://x.example/s)", ["](http"], ["click"]),
+        ("[![x](http://a/i.png)](http://b/)", ["](http", "http://a"], ["[image: x]"]),
+        ("<https://x.example/auto>", ["<https"], ["https://x.example/auto"]),
+        ("[local](#section) stays", [], ["[local](#section)"]),
+        ("lost $4,820 and $1,640", [" $4"], ["\\$4,820", "\\$1,640"]),
+        ("**bold** | a | b |\n|---|---|", [], ["**bold**", "|---|"]),
+    ],
+)
+def test_safe_markdown_fetches_nothing_and_runs_nothing(response, forbidden, kept):
+    from ui.views.scenarios import safe_markdown
+
+    out = safe_markdown(response)
+    for text in forbidden:
+        assert text not in out
+    for text in kept:
+        assert text in out

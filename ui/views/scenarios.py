@@ -989,7 +989,9 @@ def behaviour_line(b: dict[str, Any]) -> str:
 
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_IMAGE_REF = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
-_MD_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(\s*<?([a-z][a-z0-9+.-]*:)?//[^)]*\)", re.IGNORECASE)
+_MD_LINK = re.compile(
+    r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([a-z][a-z0-9+.-]*:)?//[^)]*\)", re.IGNORECASE
+)
 _MD_LINK_DEF = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 _AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:[^>\s]*)>", re.IGNORECASE)
 
