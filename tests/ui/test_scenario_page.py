@@ -318,6 +318,10 @@ def test_repeat_runs_each_scenario_k_times_and_marks_flaky_scenarios(app, tmp_pa
     flaky = texts(at.warning)
     assert "1 flaky" in flaky and "wobbly" in flaky and "steady" not in flaky
     assert at.selectbox(key=SN.FAILURE).options == ["wobbly · run 2"]
+    stats = at.table[-1].value  # per scenario over its runs, from the core's statistics
+    assert stats.loc["wobbly", "Passed"] == "1/2" and stats.loc["wobbly", "Outcome"] == "flaky"
+    assert stats.loc["wobbly", "pass@k"] == "100%" and stats.loc["wobbly", "pass^k"] == "0%"
+    assert stats.loc["steady", "Passed"] == "2/2" and stats.loc["steady", "pass^k"] == "100%"
 
 
 def test_behaviour_checks_have_their_own_lines_in_the_drill_down(app, tmp_path):

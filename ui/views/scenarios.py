@@ -538,6 +538,7 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
         "error_summary": model.error_summary(),
         "tiers": tier_rows(model),
         "flaky": flaky,
+        "scenario_stats": scenario_stat_rows(model) if model.repeats > 1 else [],
         "conclusion": model.conclusion(),
         "first_error": next((r.error for r in model.results if r.error), None),
         "target": model.target,
@@ -575,6 +576,23 @@ def behaviour_cell(r: ScenarioResult) -> str:
     if not r.behaviour:
         return "—"
     return f"{sum(1 for b in r.behaviour if b.satisfied)}/{len(r.behaviour)}"
+
+
+def scenario_stat_rows(model: ScenarioRun) -> list[dict[str, Any]]:
+    """Per scenario over its K runs (``run.statistics_summary()``): passes of the runs with a
+    verdict, pass@k, pass^k, errors and the outcome (pass, fail, flaky, error)."""
+    return [
+        {
+            "Name": row["name"],
+            "Tier": row["tier"],
+            "Passed": f"{row['passes']}/{row['runs']}",
+            "pass@k": "—" if "pass_at_k" not in row else f"{row['pass_at_k']:.0%}",
+            "pass^k": "—" if "pass_hat_k" not in row else f"{row['pass_hat_k']:.0%}",
+            "Errors": row["errors"],
+            "Outcome": row["outcome"],
+        }
+        for row in model.statistics_summary()["scenarios"]
+    ]
 
 
 def tier_rows(model: ScenarioRun) -> list[dict[str, Any]]:
@@ -687,6 +705,13 @@ def render_results(
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
     render_tier_table(v["tiers"], repeats, v.get("flaky") or [])
+    if v.get("scenario_stats"):
+        with st.expander(f"Each scenario over its {repeats} runs (pass@k, pass^k)"):
+            st.caption(
+                f"pass@k: the chance at least one of k={repeats} runs passes; pass^k: the "
+                "chance all of them do (from the runs that produced a verdict)."
+            )
+            st.table(pd.DataFrame(v["scenario_stats"]).set_index("Name"))
     href = None if history_id is None or keys is K else history_id
     shown, clicked = render_table(pd.DataFrame(v["table"]), keys, v["failing"], href)
     picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
