@@ -186,6 +186,7 @@ def test_judge_with_a_key_is_on_and_differs_from_the_target_model(app, monkeypat
     judge_line = next(c.value for c in at.caption if "Judge:" in c.value).replace("\\", "")
     assert "Judge: on" in judge_line
     assert DEFAULT_JUDGE_MODEL not in judge_line, "the judge is not the target's model"
+    assert "not the target's model" in judge_line
 
 
 def test_recorded_target_uses_recorded_verdicts(app):

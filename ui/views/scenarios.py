@@ -194,12 +194,12 @@ def build_judge(is_live: bool, key: str | None, target_model: str | None = None)
             api_key=key,
             target_model=target_model,
         )
-        st.caption(judge_state(judge))
+        st.caption(judge_state(judge, target_model))
         return judge
     return None
 
 
-def judge_state(judge: Judge | None) -> str:
+def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
     """The judge control's honest state line: what this judge can and cannot answer.
 
     >>> judge_state(None)
@@ -217,9 +217,14 @@ def judge_state(judge: Judge | None) -> str:
             "response or prompt they were not recorded for is ignored with a warning."
         )
     if isinstance(judge, CachedJudge):
+        other = (
+            ", not the target's model"
+            if target_model is not None and judge.model != target_model
+            else ""
+        )
         return (
-            f"**Judge: on**, Anthropic {model} (a different model from the target), live calls "
-            "counted in the cost guard; verdicts are cached, so a re-run asks nothing twice."
+            f"**Judge: on**, Anthropic {model}{other}: live calls, counted in the cost guard; "
+            "verdicts are cached, so a re-run asks nothing twice."
         )
     if isinstance(judge, CacheOnlyJudge):
         return (
