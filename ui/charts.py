@@ -247,21 +247,38 @@ def portfolio_heatmap(
     )
 
 
-def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Pass rate per tier, labelled as the core writes a pass rate (``fmt_ratio``: "3/4 (75%)").
+def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.LayerChart:
+    """Pass rate per tier with its 95% interval as an error bar, labelled as the core writes a
+    pass rate (``fmt_ratio``: "3/4 (75%)") plus the interval.
 
-    ``rows``: ``{tier, passed, total, rate}``; tiers in the core's order (``tier_order``).
+    ``rows``: ``{tier, passed, total, rate}`` and optionally ``low``/``high`` (the interval);
+    ``total`` counts the runs that produced a verdict. Tiers in the core's order.
     """
-    frame = pd.DataFrame(list(rows), columns=["tier", "passed", "total", "rate"])
-    frame["label"] = [fmt_ratio(p, t) for p, t in zip(frame["passed"], frame["total"], strict=True)]
+    frame = pd.DataFrame(list(rows))
+    for column in ("tier", "passed", "total", "rate", "low", "high"):
+        if column not in frame:
+            frame[column] = None
+    frame = frame[["tier", "passed", "total", "rate", "low", "high"]]
+    frame["rate"] = pd.to_numeric(frame["rate"], errors="coerce").fillna(0.0)
+    frame["low"] = pd.to_numeric(frame["low"], errors="coerce")
+    frame["high"] = pd.to_numeric(frame["high"], errors="coerce")
+    frame["label"] = [
+        interval_label(p, t, lo, hi)
+        for p, t, lo, hi in zip(
+            frame["passed"], frame["total"], frame["low"], frame["high"], strict=True
+        )
+    ]
+    # Text sits right of the bar and of its error bar, whichever ends later.
+    frame["text_at"] = frame[["rate", "high"]].max(axis=1, skipna=True)
     base = alt.Chart(frame).encode(y=alt.Y("tier:N", sort=tier_order(frame["tier"]), title=None))
+    x = alt.X(
+        "rate:Q",
+        scale=alt.Scale(domain=[0, 1.6], nice=False),
+        axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1.0]),
+        title=None,
+    )
     bars = base.mark_bar().encode(
-        x=alt.X(
-            "rate:Q",
-            scale=alt.Scale(domain=[0, 1.15], nice=False),
-            axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1.0]),
-            title=None,
-        ),
+        x=x,
         color=alt.Color(
             "rate:Q",
             scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
@@ -269,8 +286,29 @@ def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         ),
         tooltip=["tier:N", alt.Tooltip("label:N", title="passed")],
     )
-    text = base.mark_text(align="left", dx=4, color=INK).encode(x="rate:Q", text="label:N")
-    return (bars + text).properties(height=44 * max(len(frame), 1))
+    interval = (
+        base.transform_filter("isValid(datum.low)")
+        .mark_errorbar(ticks=True, color=INK)
+        .encode(x=alt.X("low:Q", title=None), x2="high:Q")
+    )
+    text = base.mark_text(align="left", dx=6, color=INK).encode(x="text_at:Q", text="label:N")
+    return (bars + interval + text).properties(height=44 * max(len(frame), 1))
+
+
+def interval_label(passed: int, total: int, low: float | None, high: float | None) -> str:
+    """``"3/4 (75%) · 95% CI 30%-95%"``; without an interval the pass rate alone.
+
+    >>> interval_label(3, 4, 0.3006, 0.9544)
+    '3/4 (75%) · 95% CI 30%–95%'
+    >>> interval_label(0, 0, None, None)
+    'no verdict'
+    """
+    if not total:
+        return "no verdict"
+    head = fmt_ratio(int(passed), int(total))
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return head
+    return f"{head} · 95% CI {low:.0%}–{high:.0%}"
 
 
 BUILDERS: dict[str, Callable[..., alt.TopLevelMixin]] = {

@@ -23,6 +23,7 @@ from pe_eval_core.wording import DIMENSIONS
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
     from pe_eval_core.scenarios import Scenario, ScenarioRun
+    from pe_eval_core.scenarios.cost import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -395,3 +396,66 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
             return load_scenarios(path)
         except PeEvalError as err:
             raise _renamed(err, str(path), f"uploaded {name}") from None
+
+
+def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
+    """The cost guard's count of the paid calls a run would make (the core's own count, the
+    one the runner checks, so the page and the runner cannot disagree)."""
+    from pe_eval_core.scenarios.runner import count_paid_calls_sync
+
+    return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
+
+
+def scenario_verdict(history_id: int) -> dict[str, Any] | None:
+    """The scenario verdict of recorded run ``history_id`` (``history.compare.scenario_verdict``)
+    against the pinned scenarios baseline, else the previous run on the same target.
+
+    Returns ``{sentence, baseline, how, regressions}``; None when the history holds no run to
+    compare with (or cannot be read: a history problem never breaks the page). Finding the
+    baseline is two small queries per rerun; the comparison itself is cached per pair of runs
+    (recorded runs do not change).
+    """
+    import sqlite3
+
+    from pe_eval_core.history.records import RunFilters
+    from pe_eval_core.history.store import RunStore
+
+    try:
+        store = RunStore()
+        latest = next(iter(store.list_runs(RunFilters(kind="scenarios"), limit=1)), None)
+        summary = (
+            latest
+            if latest is not None and latest.id == history_id
+            else store.get_run(history_id).summary
+        )
+        base_id = store.pinned_baseline("scenarios")
+        how = "the pinned baseline"
+        if base_id is None or base_id == history_id:
+            how = "the previous run on this target"
+            now = (summary.created_at, history_id)
+            runs = store.list_runs(
+                RunFilters(kind="scenarios", target=summary.target, infra_error=False)
+            )
+            base_id = next(
+                (r.id for r in runs if r.id != history_id and (r.created_at, r.id) < now), None
+            )
+        if base_id is None:
+            return None
+        db = store.url.render_as_string(hide_password=False)
+        sentence, regressions = _verdict(db, base_id, history_id, summary.uid)
+    except (PeEvalError, OSError, sqlite3.Error):
+        return None
+    return {"sentence": sentence, "baseline": base_id, "how": how, "regressions": regressions}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _verdict(db_url: str, base_id: int, run_id: int, run_uid: str) -> tuple[str, int]:
+    """The comparison's sentence and regression count (``run_uid``: an id reused after a
+    deletion is another run, another cache entry)."""
+    from pe_eval_core.history.compare import compare_scenario_records
+    from pe_eval_core.history.compare import scenario_verdict as verdict_line
+    from pe_eval_core.history.store import RunStore
+
+    store = RunStore(db_url)
+    cmp = compare_scenario_records(store.get_run(base_id), store.get_run(run_id))
+    return verdict_line(cmp), len(cmp.regressions)

@@ -80,8 +80,10 @@ class Scenarios:
     HTTP_URL = "scenarios.http_url"
     HTTP_TIMEOUT = "scenarios.http_timeout"
     CONCURRENCY = "scenarios.concurrency"
+    REPEAT = "scenarios.repeat"  # K: every scenario runs K times (pass@k, intervals, flaky)
     JUDGE = "scenarios.judge"
     CONFIRM_LIVE = "scenarios.confirm_live"
+    PAID = "scenarios.paid"  # the cost guard's last count and what it was counted for
     RUN = "scenarios.run"
     STOP = "scenarios.stop"
     RUNNING = "scenarios.running"  # True from the Run click until the run returns or stops
@@ -94,6 +96,7 @@ class Scenarios:
     F_PLATFORM = "scenarios.filter_platform"
     F_FACT = "scenarios.filter_fact"
     FAILURE = "scenarios.failure"
+    RAW = "scenarios.raw_response"  # drill-down: the response as raw text instead of markdown
     TABLE = "scenarios.table"
     HISTORY_ID = "scenarios.history_id"  # the last run's id in the history (its ?run= link)
     DOWNLOADS = "scenarios.download"  # prefix of the export buttons' keys
@@ -127,6 +130,7 @@ class RunView:
     F_PLATFORM = "runview.filter_platform"
     F_FACT = "runview.filter_fact"
     FAILURE = "runview.failure"
+    RAW = "runview.raw_response"
     TABLE = "runview.table"
     DOWNLOADS = "runview.download"
 

@@ -343,6 +343,10 @@ def test_scenario_filters_and_failure_drill_down(app):
     assert failing.options
     drill = next(d.value for d in at.dataframe if "Verdict" in d.value.columns)
     assert set(drill["Verdict"]) <= {"found", "paraphrase", "missing"}
+    # The response is rendered as markdown by default; the raw-text toggle shows it as
+    # written, with the expected and excluded phrases marked.
+    assert not any("pe-mark" in h.value for h in at.get("html"))
+    at.toggle(key=SN.RAW).set_value(True).run()
     assert any("pe-mark" in h.value or "white-space" in h.value for h in at.get("html"))
 
 

@@ -10,6 +10,7 @@ import contextlib
 import html
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from hashlib import sha256 as _sha256
@@ -20,7 +21,7 @@ import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.checks import meets_pass_ratio
-from pe_eval_core.scenarios.runner import CANCELLED
+from pe_eval_core.scenarios.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.wording import fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
@@ -28,11 +29,13 @@ from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
+    from pe_eval_core.scenarios.cost import PaidCalls
 
 K = state.Scenarios
 SIDEBAR_FILE, UPLOAD = "Sidebar file", "Upload"
 RECORDED, ANTHROPIC, HTTP = "Recorded responses", "Anthropic model", "HTTP agent"
-LIVE_CONFIRM_OVER = 20
+LIVE_CONFIRM_OVER = LIVE_CONFIRM_THRESHOLD
+MAX_REPEATS = 20
 DEFAULT_SKILL = "skills/revenue-recovery/SKILL.md"
 
 
@@ -169,9 +172,10 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
     return None
 
 
-def build_judge(is_live: bool, key: str | None) -> Judge | None:
-    """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI)."""
-    from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
+def build_judge(is_live: bool, key: str | None, target_model: str | None = None) -> Judge | None:
+    """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI), its
+    default model steered away from the target's. The caption says what the judge can do:
+    live calls, recorded verdicts, or (no key) only the verdicts already cached."""
     from pe_eval_core.scenarios.setup import choose_judge
 
     on = st.toggle(
@@ -188,22 +192,53 @@ def build_judge(is_live: bool, key: str | None) -> Judge | None:
             use_judge=on,
             recorded_target=not is_live,
             api_key=key,
+            target_model=target_model,
         )
-        if isinstance(judge, RecordedJudge):
-            name = md_code(judge.path.name)
-            st.caption(f"Judge: recorded verdicts from {name} (not live calls).")
-        elif isinstance(judge, CachedJudge):
-            st.caption(
-                f"Judge: Anthropic ({md_code(judge.model)}), verdicts cached so a re-run makes "
-                "no repeated calls."
-            )
-        elif isinstance(judge, UnavailableJudge):
-            st.caption(
-                "Judge: no API key and no recorded verdicts, so a scenario that needs the judge "
-                "reports judge error."
-            )
+        st.caption(judge_state(judge, target_model))
         return judge
     return None
+
+
+def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
+    """The judge control's honest state line: what this judge can and cannot answer.
+
+    >>> judge_state(None)
+    '**Judge: off.** A phrase the strict and rule checks miss stays missed.'
+    """
+    from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
+    from pe_eval_core.scenarios.setup import CacheOnlyJudge
+
+    if judge is None:
+        return "**Judge: off.** A phrase the strict and rule checks miss stays missed."
+    model = md_code(judge.model)
+    if isinstance(judge, RecordedJudge):
+        return (
+            f"**Judge: recorded verdicts** from {md_code(judge.path.name)} (no live calls); a "
+            "response or prompt they were not recorded for is ignored with a warning."
+        )
+    if isinstance(judge, CachedJudge):
+        other = (
+            ", not the target's model"
+            if target_model is not None and judge.model != target_model
+            else ""
+        )
+        return (
+            f"**Judge: on**, Anthropic {model}{other}: live calls, counted in the cost guard; "
+            "verdicts are cached, so a re-run asks nothing twice."
+        )
+    if isinstance(judge, CacheOnlyJudge):
+        return (
+            f"**Judge: cache only** ({model}, no API key). It can answer a candidate miss it "
+            "has already judged for the same response and prompt (from the verdict cache); "
+            "any other scenario that needs the judge reports judge error. Set "
+            "ANTHROPIC_API_KEY or paste a key under Anthropic model to judge live."
+        )
+    if isinstance(judge, UnavailableJudge):
+        return (
+            "**Judge: unavailable** (no API key, no recorded verdicts): a scenario that needs "
+            "the judge reports judge error."
+        )
+    return f"**Judge:** {model}."
 
 
 def live_row(result: ScenarioResult) -> dict[str, Any]:
@@ -218,7 +253,14 @@ def live_row(result: ScenarioResult) -> dict[str, Any]:
 
 
 def run(
-    scenarios: list[Scenario], target: Target, judge: Judge | None, origin: dict[str, Any]
+    scenarios: list[Scenario],
+    target: Target,
+    judge: Judge | None,
+    origin: dict[str, Any],
+    *,
+    repeat: int = 1,
+    confirmed: bool = False,
+    paid: PaidCalls | None = None,
 ) -> None:
     """Run inside st.status: a progress bar and a table filling as results arrive.
 
@@ -233,11 +275,11 @@ def run(
     from pe_eval_core.scenarios import run_scenarios_sync
 
     concurrency = int(st.session_state.get(K.CONCURRENCY, 3))
-    confirmed = bool(st.session_state.get(K.CONFIRM_LIVE))
     finished: list[ScenarioResult] = []
     cancel = threading.Event()
-    total = len(scenarios)
-    with st.status(f"Running {total} scenarios against {target.name}…", expanded=True) as box:
+    total = len(scenarios) * repeat
+    runs = f"{len(scenarios)} scenarios" + (f" × {repeat}" if repeat > 1 else "")
+    with st.status(f"Running {runs} against {target.name}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting…")
         table = st.empty()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pe-eval-run")
@@ -249,6 +291,8 @@ def run(
             concurrency=concurrency,
             progress=lambda done, n, latest: finished.append(latest) if latest else None,
             confirm_live=confirmed,
+            repeat=repeat,
+            paid_calls=paid,
             cancel=cancel,
             scenarios_path=origin["path"],
             scenarios_sha256=origin["sha256"],
@@ -305,24 +349,97 @@ def start_run() -> None:
     st.session_state[K.RUNNING] = True
 
 
+def count_paid(
+    load: Callable[[], list[Scenario]],
+    make_target: Callable[[], Any],
+    judge: Judge | None,
+    repeat: int,
+    memo: str,
+) -> PaidCalls:
+    """The cost guard's count (``runner.count_paid_calls_sync``), kept in session state for
+    ``memo`` (what it was counted for) so a rerun that changes nothing does not count again.
+    A new count clears an earlier confirmation: the user confirms the number shown."""
+    from pe_eval_core.scenarios.cost import PaidCalls
+
+    kept = st.session_state.get(K.PAID)
+    if kept and kept.get("memo") == memo:
+        return PaidCalls(**kept["paid"])
+    paid = data.paid_calls(load(), make_target(), judge, repeat)
+    if kept and kept["paid"]["target"] + kept["paid"]["judge"] != paid.total:
+        st.session_state[K.CONFIRM_LIVE] = False  # a confirmation is for the count it saw
+    st.session_state[K.PAID] = {
+        "memo": memo,
+        "paid": {
+            "target": paid.target,
+            "judge": paid.judge,
+            "judge_measured": paid.judge_measured,
+            "usd": paid.usd,
+        },
+    }
+    return paid
+
+
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
-    """Target, concurrency, judge, the live-run confirmation and the run button."""
+    """Target, concurrency, repeats, judge, the cost guard and the run button.
+
+    The cost guard is the core's: the paid target and judge calls are counted before the run
+    and shown; more than ``LIVE_CONFIRM_OVER`` need the confirmation box, which is what the
+    runner receives as ``confirm_live``.
+    """
     with st.container(border=True):
         built = build_target()
-        left, right = st.columns([1, 2])
+        left, mid, right = st.columns([1, 1, 2])
         left.number_input("Concurrency", min_value=1, max_value=32, value=3, key=K.CONCURRENCY)
+        mid.number_input(
+            "Repeats",
+            min_value=1,
+            max_value=MAX_REPEATS,
+            value=1,
+            key=K.REPEAT,
+            help="Run every scenario K times: pass counts of K, flaky scenarios and 95% "
+            "intervals per tier. Cached judge verdicts keep repeated responses free.",
+        )
+        target_model = (
+            st.session_state.get(K.MODEL) if st.session_state.get(K.TARGET) == ANTHROPIC else None
+        )
         with right:
-            judge = build_judge(built[1] if built else False, built[2] if built else None)
+            judge = build_judge(
+                built[1] if built else False, built[2] if built else None, target_model
+            )
         if built is None:
             return
         make_target, live, _ = built
-        blocked = False
-        if live and origin["count"] > LIVE_CONFIRM_OVER:
-            confirmed = st.checkbox(
-                f"I confirm running {origin['count']} scenarios against a live, paid target",
-                key=K.CONFIRM_LIVE,
+        repeat = int(st.session_state.get(K.REPEAT) or 1)
+        paid: PaidCalls | None = None
+        blocked = confirmed = False
+        if live or bool(getattr(judge, "live", False)):
+            memo = json.dumps(
+                [
+                    origin["sha256"],
+                    origin["label"],
+                    st.session_state.get(K.TARGET),
+                    st.session_state.get(K.RESPONSES),
+                    st.session_state.get(K.HTTP_URL),
+                    target_model,
+                    None if judge is None else [type(judge).__name__, judge.model],
+                    repeat,
+                    view_key(st.session_state.get(K.RESULT) or ""),  # a run warms the cache
+                ],
+                default=str,
             )
-            blocked = not confirmed
+            blocked = True  # until the count is known
+            with guarded(stop=False):
+                paid = count_paid(load, make_target, judge, repeat, memo)
+                blocked = False
+        if paid is not None:
+            st.caption(paid.line() + ".")
+            if paid.total > LIVE_CONFIRM_OVER:
+                confirmed = st.checkbox(
+                    f"I confirm {paid.total} paid calls ({paid.target} target + {paid.judge} "
+                    f"judge; more than {LIVE_CONFIRM_OVER} need confirming)",
+                    key=K.CONFIRM_LIVE,
+                )
+                blocked = not confirmed
         running = bool(st.session_state.get(K.RUNNING))
         buttons = st.container(horizontal=True)
         clicked = buttons.button(
@@ -342,7 +459,15 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
             )
     if clicked or running:
         with guarded(stop=False):
-            run(load(), make_target(), judge, origin)
+            run(
+                load(),
+                make_target(),
+                judge,
+                origin,
+                repeat=repeat,
+                confirmed=confirmed,
+                paid=paid,
+            )
         st.session_state[K.RUNNING] = False
         st.rerun()  # redraw Run enabled, Stop gone, the results below
 
@@ -356,6 +481,7 @@ TABLE_COLUMNS = (
     "Numeric",
     "Result",
     "Excludes hit",
+    "Behaviour",
     "Latency (ms)",
     "Latency warning",
     "Platform",
@@ -385,6 +511,7 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
                 "—" if numeric is None else ("✓" if numeric.satisfied else "✗"),
                 r.status,
                 ", ".join(r.excluded_hits),
+                behaviour_cell(r),
                 r.latency_ms,
                 r.latency_warning,
                 r.platform or "",
@@ -394,7 +521,12 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
         ):
             columns[column].append(value)
         if r.status != "pass":
-            failing[r.name] = r.model_dump_json()
+            failing[failing_key(r.name, r.repeat, model.repeats)] = r.model_dump_json()
+    stats = model.scenario_stats()
+    flaky = [x.name for x in stats if x.flaky]
+    if model.repeats > 1:  # which of the K runs a row is, and whether its scenario is flaky
+        columns["Run"] = [r.repeat for r in model.results]
+        columns["Flaky"] = [r.name in flaky for r in model.results]
     return {
         "key": view_key(run_json),
         "run_id": model.run_id,
@@ -405,11 +537,13 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
         "failed": model.failed,
         "errors": model.errors,
         "pass_rate": model.pass_rate,
-        "tiers": [
-            {"tier": t.tier, "passed": t.passed, "total": t.total, "rate": t.pass_rate}
-            for t in model.by_tier()
-            if t.total
-        ],
+        "ran": model.ran,
+        "repeats": model.repeats,
+        "warnings": list(model.warnings),
+        "error_summary": model.error_summary(),
+        "tiers": tier_rows(model),
+        "flaky": flaky,
+        "scenario_stats": scenario_stat_rows(model) if model.repeats > 1 else [],
         "conclusion": model.conclusion(),
         "first_error": next((r.error for r in model.results if r.error), None),
         "target": model.target,
@@ -417,6 +551,72 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
         "table": columns,
         "failing": failing,
     }
+
+
+def failing_key(name: str, repeat: int, repeats: int) -> str:
+    """A non-passing result's drill-down key: the scenario's name, plus which run when it
+    repeats (each of the K runs is its own result).
+
+    >>> failing_key("a", 1, 1), failing_key("a", 2, 3)
+    ('a', 'a · run 2')
+    """
+    return name if repeats <= 1 else f"{name} · run {repeat}"
+
+
+def row_key(row: dict[str, Any]) -> str:
+    """:func:`failing_key` of a table row (the ``Run`` column exists only with repeats)."""
+    run = row.get("Run")
+    return str(row["Scenario"]) if run is None else f"{row['Scenario']} · run {run}"
+
+
+def behaviour_cell(r: ScenarioResult) -> str:
+    """The table's behaviour column: checks met of checks asked ("—": none asked).
+
+    >>> from pe_eval_core.scenarios.models import BehaviourResult, ScenarioResult
+    >>> r = ScenarioResult(index=1, name="a", tier="smoke", status="fail", behaviour=[
+    ...     BehaviourResult(check="tools_called", label="tools_called", satisfied=False)])
+    >>> behaviour_cell(r)
+    '0/1'
+    """
+    if not r.behaviour:
+        return "—"
+    return f"{sum(1 for b in r.behaviour if b.satisfied)}/{len(r.behaviour)}"
+
+
+def scenario_stat_rows(model: ScenarioRun) -> list[dict[str, Any]]:
+    """Per scenario over its K runs (``run.statistics_summary()``): passes of the runs with a
+    verdict, pass@k, pass^k, errors and the outcome (pass, fail, flaky, error)."""
+    return [
+        {
+            "Name": row["name"],
+            "Tier": row["tier"],
+            "Passed": f"{row['passes']}/{row['runs']}",
+            "pass@k": "—" if "pass_at_k" not in row else f"{row['pass_at_k']:.0%}",
+            "pass^k": "—" if "pass_hat_k" not in row else f"{row['pass_hat_k']:.0%}",
+            "Errors": row["errors"],
+            "Outcome": row["outcome"],
+        }
+        for row in model.statistics_summary()["scenarios"]
+    ]
+
+
+def tier_rows(model: ScenarioRun) -> list[dict[str, Any]]:
+    """Per tier: passes of the runs that produced a verdict (errors left out), the pass rate,
+    its 95% interval and how it was computed (``run.tier_stats()``), and the errors apart."""
+    errors = {t.tier: t.errors for t in model.by_tier()}
+    return [
+        {
+            "tier": t.tier,
+            "passed": t.passes,
+            "total": t.runs,
+            "rate": t.rate if t.runs else None,
+            "low": t.low if t.runs else None,
+            "high": t.high if t.runs else None,
+            "method": t.method,
+            "errors": errors.get(t.tier, 0),
+        }
+        for t in model.tier_stats()
+    ]
 
 
 def current_view() -> dict[str, Any] | None:
@@ -457,8 +657,19 @@ def render_results(
             else f" · link to this run: {md_code(links.link(run=history_id))}"
         )
     )
+    if history_id is not None:
+        render_verdict(history_id)
+    for warning in v.get("warnings") or []:
+        st.warning(md_escape(warning), icon=":material/warning:")
+    ran = v.get("ran", v["passed"] + v["failed"])
+    repeats = int(v.get("repeats") or 1)
     cols = st.columns(4)
-    cols[0].metric("Scenarios", v["total"], border=True)
+    cols[0].metric(
+        "Scenario runs" if repeats > 1 else "Scenarios",
+        v["total"],
+        help=f"Every scenario ran {repeats} times." if repeats > 1 else None,
+        border=True,
+    )
     cols[1].metric("Passed", v["passed"], border=True)
     cols[2].metric(
         "Failed",
@@ -470,7 +681,12 @@ def render_results(
         delta_arrow="off",
         border=True,
     )
-    cols[3].metric("Pass rate", fmt_pct(v["pass_rate"]), border=True)
+    cols[3].metric(
+        "Pass rate",
+        fmt_pct(v["pass_rate"]) if ran else "—",
+        help=f"Passed of the {ran} runs that produced a verdict; errors are left out.",
+        border=True,
+    )
     if v.get("cancelled"):
         st.warning(
             f"**Stopped.** {v['finished']} of {v['total']} scenarios finished before the stop; "
@@ -484,9 +700,23 @@ def render_results(
             "nothing about the agent. First error: " + md_escape(v.get("first_error") or "unknown"),
             icon=":material/error:",
         )
+    if v.get("error_summary"):
+        st.warning(
+            f"**{md_escape(v['error_summary'])}.** Errors produced no verdict: they are left out "
+            f"of every pass rate here (passed of the {ran} runs that did).",
+            icon=":material/error:",
+        )
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
     st.markdown("##### Pass rate by tier")
     charts.show(charts.tier_chart, v["tiers"], width="stretch")
+    render_tier_table(v["tiers"], repeats, v.get("flaky") or [])
+    if v.get("scenario_stats"):
+        with st.expander(f"Each scenario over its {repeats} runs (pass@k, pass^k)"):
+            st.caption(
+                f"pass@k: the chance at least one of k={repeats} runs passes; pass^k: the "
+                "chance all of them do (from the runs that produced a verdict)."
+            )
+            st.table(pd.DataFrame(v["scenario_stats"]).set_index("Name"))
     href = None if history_id is None or keys is K else history_id
     shown, clicked = render_table(pd.DataFrame(v["table"]), keys, v["failing"], href)
     picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
@@ -494,20 +724,62 @@ def render_results(
     return picked
 
 
+def render_verdict(history_id: int) -> None:
+    """The scenario verdict vs the pinned baseline (else the previous run on this target), as
+    the core words it (``history.compare.scenario_verdict``); nothing when there is none."""
+    verdict = data.scenario_verdict(history_id)
+    if verdict is None:
+        return
+    box = st.error if verdict["regressions"] else st.success
+    box(
+        f"**{md_escape(verdict['sentence'])}** Compared with {verdict['how']}, run "
+        f"{md_code(links.link(run=verdict['baseline']))}.",
+        icon=":material/compare_arrows:",
+    )
+
+
+def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str]) -> None:
+    """Per tier: pass rate with its 95% interval (and which method), runs, errors apart; then
+    the flaky scenarios (passed in some repeats, failed in others)."""
+    if not tiers:
+        return
+    rows = [
+        {
+            "Tier": t["tier"],
+            "Pass rate": charts.interval_label(t["passed"], t["total"], None, None),
+            "95% interval": "—" if t.get("low") is None else f"{t['low']:.0%}–{t['high']:.0%}",
+            "Errors (left out)": t.get("errors", 0),
+            "Method": t.get("method") or "",
+        }
+        for t in tiers
+    ]
+    st.table(pd.DataFrame(rows).set_index("Tier"))
+    if repeats > 1:
+        if flaky:
+            st.warning(
+                f"**{len(flaky)} flaky** (passed in some of the {repeats} runs and failed in "
+                "others): " + ", ".join(md_code(n) for n in flaky),
+                icon=":material/shuffle:",
+            )
+        else:
+            st.caption(f"No flaky scenario: each gave the same verdict in all {repeats} runs.")
+
+
 def scenario_card(row: dict[str, Any], failing: dict[str, str], run: int | None) -> Card:
     """A scenario row on a phone: its name, why it did not pass (or that it passed), then its
     checks; on a reopened run, a link to its drill-down."""
-    name = str(row["Scenario"])
+    name = row_key(row)
     latency = row["Latency (ms)"]
     why = failure_reasons(json.loads(failing[name])) if name in failing else "passed"
     return Card(
-        title=f"{name} · {row['Result']}",
+        title=f"{name} · {row['Result']}" + (" · flaky" if row.get("Flaky") else ""),
         lead=why,
         details=[
             ("tier", str(row["Tier"])),
             ("expected phrases found", str(row["Strict"])),
             ("paraphrases accepted", str(row["Paraphrase"])),
             ("number in range", str(row["Numeric"])),
+            ("behaviour checks met", str(row.get("Behaviour", "—"))),
             ("latency", f"{float(latency):.0f} ms" if text(latency) else ""),
         ],
         href=None if run is None or name not in failing else links.link(run=run, scenario=name),
@@ -554,14 +826,19 @@ def render_table(
             column_config={
                 "Latency (ms)": st.column_config.NumberColumn(format="%.0f"),
                 "Latency warning": st.column_config.CheckboxColumn("Over budget"),
+                "Behaviour": st.column_config.TextColumn(
+                    help="Behaviour checks met of those asked (tools_called, "
+                    "confirms_before_action, no_hallucination, response_accurate, custom)"
+                ),
             },
         ),
         [scenario_card(r, failing or {}, run) for r in shown.head(MAX_CARDS).to_dict("records")],
         total=len(shown),
     )
     rows = event.selection.rows if event is not None else []
-    clicked = str(shown["Scenario"].iloc[rows[0]]) if rows and rows[0] < len(shown) else None
-    return [str(n) for n in shown["Scenario"]], clicked
+    records = shown.to_dict("records")
+    clicked = row_key(records[rows[0]]) if rows and rows[0] < len(records) else None
+    return [row_key(r) for r in records], clicked
 
 
 def expectation_marks(
@@ -624,8 +901,10 @@ def render_failure(
             st.session_state[keys.FAILURE] = clicked
         else:
             st.caption(f"{md_code(clicked)} passed: nothing to drill into.")
-    if st.session_state.get(keys.FAILURE) not in names:
-        st.session_state[keys.FAILURE] = names[0]
+    picked = st.session_state.get(keys.FAILURE)
+    if picked not in names:  # a bare name (a ?scenario= link) picks its first non-passing run
+        runs = [n for n in names if picked and n.startswith(f"{picked} · run ")]
+        st.session_state[keys.FAILURE] = runs[0] if runs else names[0]
     label = f"Non-passing scenario ({len(names)}" + (
         f" of {len(failing)})" if len(names) != len(failing) else ")"
     )
@@ -677,23 +956,93 @@ def render_failure(
     with left:
         response = r.get("response") or ""
         if response:
-            marks = expectation_marks(
-                response, r.get("expectations", []), r.get("excluded_hits", [])
+            raw = st.toggle(
+                "Raw text",
+                key=keys.RAW,
+                help="Off: the response rendered as markdown (HTML shown as text, remote "
+                "images and links removed). On: exactly as written, with the expected phrases "
+                "and excluded phrases marked.",
             )
-            st.html(
-                legend_html()
-                + '<div style="white-space:pre-wrap;font-size:0.9rem;max-height:420px;'
-                'overflow:auto;border:1px solid #e3e7ee;padding:0.6rem;border-radius:6px;">'
-                + response_html(response, marks)
-                + "</div>"
-            )
+            if raw:
+                marks = expectation_marks(
+                    response, r.get("expectations", []), r.get("excluded_hits", [])
+                )
+                st.html(
+                    legend_html()
+                    + '<div style="white-space:pre-wrap;font-size:0.9rem;max-height:420px;'
+                    'overflow:auto;border:1px solid #e3e7ee;padding:0.6rem;border-radius:6px;">'
+                    + response_html(response, marks)
+                    + "</div>"
+                )
+            else:
+                with st.container(border=True, height=420):
+                    st.markdown(safe_markdown(response))
             missing = [e["text"] for e in r.get("expectations", []) if not e.get("satisfied")]
             if missing:
                 st.markdown("**Missing:** " + ", ".join(f"“{md_escape(m)}”" for m in missing))
         else:
             st.caption("No response text (the target errored).")
+    render_behaviour(r.get("behaviour") or [])
     render_tool_trace(r.get("trace"))
     return str(name)
+
+
+def render_behaviour(checks: list[dict[str, Any]]) -> None:
+    """One line per behaviour check: met or not, decided from the trace or by the judge, why,
+    and its findings (missing tools, write tools called, ungrounded figures)."""
+    if not checks:
+        return
+    st.markdown("**Behaviour checks**")
+    for b in checks:
+        st.markdown(behaviour_line(b))
+
+
+def behaviour_line(b: dict[str, Any]) -> str:
+    """A behaviour check in one markdown line.
+
+    >>> print(behaviour_line({"label": "tools_called", "satisfied": False, "method": "trace",
+    ...                       "detail": "missing refund", "findings": ["create_refund"]}))
+    ✗ `tools_called` (from the tool trace): missing refund · create\\_refund
+    """
+    how = {"trace": "from the tool trace", "judge": "by the judge"}.get(
+        b.get("method") or "", "not decided"
+    )
+    mark = "✓" if b.get("satisfied") else "✗"
+    line = f"{mark} {md_code(b['label'])} ({how})"
+    if b.get("detail"):
+        line += ": " + md_escape(b["detail"])
+    findings = b.get("findings") or []
+    if findings:
+        line += " · " + ", ".join(md_escape(f) for f in findings[:20])
+    return line
+
+
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_IMAGE_REF = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
+_MD_LINK = re.compile(
+    r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([a-z][a-z0-9+.-]*:)?//[^)]*\)", re.IGNORECASE
+)
+_MD_LINK_DEF = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+_AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:[^>\s]*)>", re.IGNORECASE)
+
+
+def safe_markdown(text: str) -> str:
+    """An agent's response as markdown that cannot run or fetch anything: images (inline and
+    by reference) become ``[image: alt]`` text, links to remote hosts keep only their text,
+    link definitions are dropped, HTML is shown as text (``<`` escaped), and ``$`` is
+    escaped so dollar amounts are not read as LaTeX. Rendered with ``st.markdown`` (never
+    ``unsafe_allow_html``).
+
+    >>> print(safe_markdown('Hi <script>x</script> ![p](http://x/p.png) [a](https://y) $5'))
+    Hi &lt;script>x&lt;/script> [image: p] a \\$5
+    """
+    out = _MD_IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", text)
+    out = _MD_IMAGE_REF.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", out)
+    out = _MD_LINK.sub(lambda m: m.group(1), out)
+    out = _MD_LINK_DEF.sub("", out)
+    out = _AUTOLINK.sub(lambda m: m.group(1), out)
+    out = out.replace("&", "&amp;").replace("<", "&lt;")
+    return out.replace("$", "\\$")
 
 
 RESPONSE_MARKS = {
@@ -768,6 +1117,9 @@ def failure_reasons(r: dict[str, Any]) -> str:
     1 of 2 expected phrases found (80% needed), missing “b”
     numeric mrr: nearest number 4280 is outside [4800, 4840]
     excluded phrase said: “refund issued”
+    >>> failure_reasons({"status": "fail", "behaviour": [{"label": "tools_called",
+    ...     "satisfied": False, "detail": "create_refund was not called"}]})
+    'tools_called: create_refund was not called'
     """
     reasons: list[str] = []
     if r.get("error"):  # nothing else to say: there was no response to check
@@ -784,6 +1136,9 @@ def failure_reasons(r: dict[str, Any]) -> str:
             reasons.append(f"numeric {check['field']}: {numeric_verdict(check)[2:]}")
     if r.get("excluded_hits"):
         reasons.append("excluded phrase said: " + ", ".join(f"“{h}”" for h in r["excluded_hits"]))
+    for b in r.get("behaviour") or []:
+        if not b.get("satisfied"):
+            reasons.append(f"{b['label']}: {b.get('detail') or 'not met'}")
     if not reasons and r["status"] == "judge error":
         reasons.append("the judge could not rule on a candidate miss")
     return "; ".join(reasons) or f"status {r['status']}"
