@@ -53,7 +53,7 @@ def grade(portco: str, audience: str):
     return grade_memo(pair.memo_path, pair.source_path)
 
 
-def recorded_demo_run():
+def recorded_demo_run(repeat: int = 1):
     """The demo scenario run (recorded responses and verdicts, no network)."""
     from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
     from pe_eval_core.scenarios.setup import choose_judge, make_target
@@ -65,6 +65,7 @@ def recorded_demo_run():
         target,
         judge=judge,
         scenarios_path=str(DEMO_SCENARIOS),
+        repeat=repeat,
     )
 
 
@@ -253,6 +254,19 @@ def test_run_link_with_a_scenario_opens_its_drill_down(store):
     # Picking another scenario updates the link.
     at.selectbox(key=RV.FAILURE).set_value(failing[0]).run()
     assert params(at)["scenario"] == failing[0]
+
+
+def test_run_link_to_a_repeated_scenario_opens_its_first_failing_run(store):
+    run = recorded_demo_run(repeat=2)
+    rid = store.record_scenario_run(run)
+    from ui.views.run_view import scenario_run_from_record
+
+    assert scenario_run_from_record(store.get_run(rid)).repeats == 2  # restored from the record
+    name = next(r.name for r in run.results if r.status != "pass")
+    at = open_link(run=str(rid), scenario=name)
+    assert not at.exception
+    assert not any("passed in this run" in unescape(i.value) for i in at.info)
+    assert at.selectbox(key=RV.FAILURE).value == f"{name} · run 1"
 
 
 def test_run_link_to_a_passing_scenario_says_so(store):

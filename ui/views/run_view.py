@@ -104,6 +104,9 @@ def scenario_run_from_record(record: RunRecord) -> ScenarioRun:
         scenarios_path=s.scenarios_path,
         scenarios_sha256=s.scenarios_sha256,
         target=s.target or "unknown target",
+        # the statistics summary recorded with the run: repeats and the stable target label
+        target_label=s.scores.get("target_label"),
+        repeats=int(s.scores.get("repeats") or 1),
         model=s.model,
         results=results,
         tokens_in=s.tokens_in or 0,
@@ -192,8 +195,20 @@ def render_scenario_run(record: RunRecord, scenario: str | None) -> str | None:
     view = scenarios.build_view(run, run_json)
     view["judge"] = view["judge"] or "not recorded"
     if scenario:
-        if scenario in view["failing"]:
-            st.session_state[state.RunView.FAILURE] = scenario
+        # with repeats a failing result is keyed "name · run k": a link names the scenario,
+        # so it opens the first of its runs that did not pass
+        keys = (
+            [scenario]
+            if scenario in view["failing"]
+            else [
+                scenarios.failing_key(scenario, r.repeat, run.repeats)
+                for r in run.results
+                if r.name == scenario
+            ]
+        )
+        opened = next((k for k in keys if k in view["failing"]), None)
+        if opened is not None:
+            st.session_state[state.RunView.FAILURE] = opened
         else:
             known = any(r.name == scenario for r in run.results)
             st.info(
