@@ -616,3 +616,15 @@ def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
     assert {c["band_label"] for c in cells} <= set(band_labels().values())
     assert band_labels()[Band.FAIL].endswith(BAND_LEGEND[Band.FAIL])
     assert len(BAND_INK) == 3
+
+
+def test_the_findings_key_columns_fit_the_table_at_1440px():
+    """At 1440 px the findings table is 980 px wide (measured in Chromium): the why, the
+    nearest value, the source field and "belongs to" must all be on screen without scrolling."""
+    from ui.views.scorecard import FINDING_COLUMNS
+
+    key = ["what", "raw", "why", "nearest_value", "source_field", "other_opportunity_id"]
+    assert list(FINDING_COLUMNS)[: len(key)] == key
+    widths = [FINDING_COLUMNS[c]["width"] for c in key]  # type: ignore[index]
+    assert all(isinstance(w, int) for w in widths)
+    assert sum(widths) <= 980

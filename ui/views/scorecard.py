@@ -417,12 +417,14 @@ def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
 
 FINDING_COLUMNS = {
     # column: its header (the table's reading order: the why and the nearest value first)
-    "what": "what",
-    "raw": "offending text",
-    "why": st.column_config.TextColumn("why", width="large"),
-    "nearest_value": "nearest source value",
-    "source_field": "source field",
-    "other_opportunity_id": "belongs to",
+    # the first six widths (px) sum to the table's width at 1440 px (980), so "why", "source
+    # field" and "belongs to" are on screen without scrolling sideways
+    "what": st.column_config.TextColumn("what", width=180),
+    "raw": st.column_config.TextColumn("offending text", width=85),
+    "why": st.column_config.TextColumn("why", width=385),
+    "nearest_value": st.column_config.TextColumn("nearest value", width=90),
+    "source_field": st.column_config.TextColumn("source field", width=150),
+    "other_opportunity_id": st.column_config.TextColumn("belongs to", width=90),
     "opportunity_id": "opportunity",
     "nearest_path": st.column_config.TextColumn("source field path", width="small"),
     "field": "memo field",
