@@ -1,10 +1,4 @@
-import itertools
-import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sources import SOURCES  # noqa: E402
+"""The planted-error cases of this corpus, applied by the shared engine (generator/engine.py)."""
 
 B, O = "board", "operator"
 CASES = [
@@ -81,63 +75,3 @@ NOTES = {
  "fabricated_figure": "no field of the source, nor a sum, difference, ratio or /4, /12 run-rate of two "
                       "fields of this opportunity and the portfolio, lies within the figure's precision",
 }
-
-
-def leaves(obj):
-    if isinstance(obj, bool):
-        return
-    if isinstance(obj, int | float):
-        yield float(obj)
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from leaves(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from leaves(v)
-
-
-def explained(src, oidx, target, tol):
-    top = {k: v for k, v in src.items() if k != "opportunities"}
-    vals = list(leaves(src["opportunities"][oidx])) + list(leaves(top))
-    everything = list(leaves(src))
-    cands = [v for v in everything] + [v * 100 for v in everything] + [v / 4 for v in vals] + [v / 12 for v in vals]
-    for a, b in itertools.permutations(vals, 2):
-        cands += [a + b, a - b]
-        if b:
-            cands += [a / b, a / b * 100]
-    return [c for c in cands if abs(abs(c) - target) <= tol]
-
-
-def build(memos):
-    from build import displayed  # noqa: PLC0415
-
-    out, per = [], {}
-    for cls, portco, aud, oid, field, find, repl in CASES:
-        memo = f"explain_{portco}_{aud}.json"
-        m = memos[memo]
-        if field == "total_projected_impact_usd_annual":
-            assert str(m[field]) == find, (memo, m[field])
-        else:
-            block = next(o for o in m["opportunities_explained"] if o["id"] == oid)[field]
-            assert block.count(find) == 1, (memo, oid, field, find, block.count(find))
-        per[cls] = per.get(cls, 0) + 1
-        case = {"id": f"{cls}_{per[cls]:02d}", "memo": memo, "opportunity_id": oid, "field": field,
-                "find": find, "replace": repl, "error_class": cls}
-        if cls == "fabricated_figure":
-            src = SOURCES[portco]
-            oidx = [o["id"] for o in src["opportunities"]].index(oid)
-            new = [t for t in repl.split() if any(ch.isdigit() for ch in t) and t.strip(".,") not in [f.strip(".,") for f in find.split()]]
-            d = displayed(new[0].rstrip(".,"))
-            hits = explained(src, oidx, d[0], d[1])
-            assert not hits, (case, hits[:5])
-            case["note"] = NOTES[cls]
-        elif cls in ("wrong_figure", "wrong_derived", "wrong_count_shape") and oid:
-            src = SOURCES[portco]
-            oidx = [o["id"] for o in src["opportunities"]].index(oid)
-            new = [t for t in repl.split() if any(ch.isdigit() for ch in t) and t.strip(".,") not in [f.strip(".,") for f in find.split()]]
-            d = displayed(new[0].strip(".,~*()"))
-            hits = explained(src, oidx, d[0], d[1])
-            if hits:
-                print("WARN explainable", case["id"], memo, new[0], hits[:4])
-        out.append(case)
-    return out
