@@ -7,19 +7,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-from history_builders import (
-    DEMO_DATA,
-    DEMO_RESPONSES,
-    DEMO_SCENARIOS,
-    DEMO_VERDICTS,
-    run_demo,
-)
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import ThresholdSpecError
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.store import RunFilters, RunStore
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
+from tests.helpers.history_builders import (
+    DEMO_DATA,
+    DEMO_RESPONSES,
+    DEMO_SCENARIOS,
+    DEMO_VERDICTS,
+    run_demo,
+)
 
 STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
 

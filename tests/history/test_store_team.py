@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from history_builders import make_memo_evaluation, make_result, make_scenario_run
 from sqlalchemy import create_engine, inspect, text
 
 from pe_eval_core.errors import HistoryError, HistoryLockedError, RunNotFoundError
 from pe_eval_core.history.records import RunFilters
 from pe_eval_core.history.store import RunStore, database_url
+from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 
@@ -308,7 +308,7 @@ def free_port() -> int:
 def test_an_upgraded_file_has_exactly_the_fresh_schema(tmp_path: Path) -> None:
     import sqlite3
 
-    from test_history_store import V1_DDL
+    from tests.history.test_history_store import V1_DDL
 
     old, fresh = tmp_path / "old.sqlite", tmp_path / "fresh.sqlite"
     with sqlite3.connect(old) as conn:

@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable, Sequence
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import TargetResponse, score_response
@@ -14,6 +13,7 @@ from pe_eval_core.scenarios.behaviour import hallucination_check
 from pe_eval_core.scenarios.judge import AnthropicJudge, JudgeContext
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict, Scenario
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 Decide = Callable[[str, str], tuple[str, str]]
 """(expected phrase, response) -> (verdict, evidence)."""

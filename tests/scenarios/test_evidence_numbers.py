@@ -10,7 +10,6 @@ import asyncio
 import json
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.scenarios import (
     AnthropicJudge,
@@ -21,6 +20,7 @@ from pe_eval_core.scenarios import (
 )
 from pe_eval_core.scenarios.judge import enforce_evidence, numbers_missing_from_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 RESPONSE = (
     "Last week we lost 4820 dollars of MRR (about $4.8k), 15 customers in all.\n"

@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Sequence
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -28,6 +27,7 @@ from pe_eval_core.scenarios import (
 )
 from pe_eval_core.scenarios.judge import enforce_evidence
 from pe_eval_core.scenarios.scoring import JUDGE_MOOT, JUDGE_SKIPPED
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 
 class SpyJudge:

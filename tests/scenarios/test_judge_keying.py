@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -28,6 +27,7 @@ from pe_eval_core.scenarios.judge import (
 )
 from pe_eval_core.scenarios.models import JudgeVerdict
 from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge
+from tests.helpers.scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 RESPONSE = "Eight failed charges: 4 cards expired. The other 4 bounced."
 EDITED = "Eight failed charges. It is NOT the case that 4 cards expired."

@@ -11,7 +11,6 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.numbers import iter_number_values, number_values
 from pe_eval_core.scenarios import (
@@ -24,6 +23,7 @@ from pe_eval_core.scenarios import (
     score_response,
 )
 from pe_eval_core.scenarios.report import run_from_json, run_to_json
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 TEXT = "Lost $4,820 (15 customers) on 2026-04-29; then (1,200), $1.2-1.5M and 4.8%."
 

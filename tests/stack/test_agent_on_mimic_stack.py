@@ -14,9 +14,9 @@ import json
 import anthropic
 import httpx2
 import pytest
-from scenario_helpers import MockAnthropic
 
 from scripts.mimic_stack import MimicStack, missing_prerequisites
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -7,16 +7,6 @@ from decimal import Decimal
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import (
-    CONTEXT_WORDS,
-    FIGURE_TEXT,
-    TRAILING_WORDS,
-    Formatted,
-    Written,
-    producer_money,
-    producer_percent,
-    written_numbers,
-)
 
 from pe_eval_core.numbers import (
     EXACT_KINDS,
@@ -26,6 +16,16 @@ from pe_eval_core.numbers import (
     extract_figures,
     extract_numbers,
     number_values,
+)
+from tests.helpers.number_strategies import (
+    CONTEXT_WORDS,
+    FIGURE_TEXT,
+    TRAILING_WORDS,
+    Formatted,
+    Written,
+    producer_money,
+    producer_percent,
+    written_numbers,
 )
 
 

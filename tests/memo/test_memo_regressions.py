@@ -1,4 +1,4 @@
-"""Regression tests for the memo-grader bugs QA found (tests/qa/QA_REPORT.md), one per fix."""
+"""Regression tests for memo-grader bugs a QA pass found (tests/README.md), one per fix."""
 
 from __future__ import annotations
 
@@ -6,15 +6,6 @@ import json
 import math
 
 import pytest
-from memo_builders import (
-    board_prose,
-    figure_marks,
-    grade_prose,
-    make_memo,
-    marks_in,
-    only,
-    write_json,
-)
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import (
@@ -28,6 +19,15 @@ from pe_eval_core.memo import FindingKind, grade_memo, write_outputs
 from pe_eval_core.memo.consistency import agrees
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.pairs import resolve_pair
+from tests.helpers.memo_builders import (
+    board_prose,
+    figure_marks,
+    grade_prose,
+    make_memo,
+    marks_in,
+    only,
+    write_json,
+)
 
 # --- bugs 1 and 7: non-finite numbers are schema errors naming the field ----------------------
 
