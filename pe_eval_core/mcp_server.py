@@ -161,7 +161,7 @@ class PeEvalTools:
             render_markdown_report,
             run_scenarios_sync,
         )
-        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
+        from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")

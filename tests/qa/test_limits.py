@@ -303,7 +303,7 @@ class _EndlessAgent(http.server.BaseHTTPRequestHandler):
 def test_a_huge_live_reply_is_refused_without_reading_it_all(monkeypatch):
     from scenario_helpers import make_scenario
 
-    from pe_eval_core.scenarios.targets import HttpTarget, reply_byte_cap
+    from pe_eval_core.scenarios.agent.targets import HttpTarget, reply_byte_cap
 
     monkeypatch.setenv("PE_EVAL_MAX_RESPONSE_CHARS", "1000")
     assert reply_byte_cap() == 8000

@@ -18,7 +18,7 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import JUDGE_TOOL_NAME, response_marker_id
+from pe_eval_core.scenarios.scoring.judge import JUDGE_TOOL_NAME, response_marker_id
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 

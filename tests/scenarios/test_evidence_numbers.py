@@ -19,8 +19,8 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence, numbers_missing_from_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge import enforce_evidence, numbers_missing_from_evidence
 
 RESPONSE = (
     "Last week we lost 4820 dollars of MRR (about $4.8k), 15 customers in all.\n"

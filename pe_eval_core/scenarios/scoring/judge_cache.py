@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 
 if TYPE_CHECKING:
     from pe_eval_core.db.verdicts import VerdictStore

@@ -33,7 +33,7 @@ from pe_eval_core.errors import (
 from pe_eval_core.files import read_json
 from pe_eval_core.numbers import extract_numbers, number_values
 from pe_eval_core.redact import redact
-from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
+from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
 JUDGE_TOOL_NAME = "record_verdicts"
@@ -215,8 +215,8 @@ def numbers_missing_at_quote(expected: str, evidence: str, response: str) -> lis
     >>> numbers_missing_at_quote("4 cards expired", "Four cards expired", "Four cards expired.")
     []
     """
-    from pe_eval_core.scenarios.evidence import same_number
-    from pe_eval_core.scenarios.range_reader import Kind, read_numbers
+    from pe_eval_core.scenarios.scoring.evidence import same_number
+    from pe_eval_core.scenarios.scoring.range_reader import Kind, read_numbers
 
     wanted = [n for n in read_numbers(expected) if n.kind is Kind.QUANTITY]
     if not wanted:
