@@ -37,7 +37,7 @@ from pe_eval_core.errors import (
     input_of,
 )
 from pe_eval_core.files import confine
-from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.history.recording import record_or_warn
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"

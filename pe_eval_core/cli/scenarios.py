@@ -31,7 +31,7 @@ from pe_eval_core.cli import plain_doc
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
-from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.history.recording import record_or_warn
 from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
 from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL, AnthropicTarget, Target
