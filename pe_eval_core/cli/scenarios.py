@@ -58,7 +58,7 @@ from pe_eval_core.scenarios.run.setup import (
     make_target,
 )
 from pe_eval_core.scenarios.scoring.judge import Judge, RecordedJudge, UnavailableJudge
-from pe_eval_core.scenarios.scoring.judge_cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 

@@ -55,7 +55,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     RecordedJudge,
     UnavailableJudge,
 )
-from pe_eval_core.scenarios.scoring.judge_cache import CachedJudge, default_cache_path
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge, default_cache_path
 from pe_eval_core.scenarios.scoring.score import ascore_response, score_response
 
 __all__ = [

@@ -16,7 +16,7 @@ from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios
 from pe_eval_core.scenarios.agent.targets import AnthropicTarget
 from pe_eval_core.scenarios.llm.batches import MessageBatcher, batch_params
 from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
-from pe_eval_core.scenarios.scoring.judge_cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
 API = "https://api.anthropic.com/v1/messages/batches"
 _PHRASES = re.compile(

@@ -33,7 +33,7 @@ from pe_eval_core.scenarios import (
 from pe_eval_core.scenarios.agent.targets import HttpTarget
 from pe_eval_core.scenarios.run.runner import count_paid_calls_sync, infrastructure_error
 from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
-from pe_eval_core.scenarios.scoring.judge_cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
 # --- helpers --------------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     UnavailableJudge,
     default_judge_model,
 )
-from pe_eval_core.scenarios.scoring.judge_cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
