@@ -150,7 +150,7 @@ def run_demo(responses: Path = DEMO_RESPONSES, *, judge: bool = True) -> Any:
         load_scenarios,
         run_scenarios_sync,
     )
-    from pe_eval_core.scenarios.judge import stamp_recorded_verdicts
+    from pe_eval_core.scenarios.scoring.judge import stamp_recorded_verdicts
 
     verdicts = DEMO_VERDICTS
     if judge and Path(responses) != DEMO_RESPONSES:

@@ -297,7 +297,7 @@ def test_a_run_that_stopped_on_an_unreachable_target_cannot_be_gated(
 def test_the_gate_honours_judge_cache(
     tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pe_eval_core.scenarios import setup
+    from pe_eval_core.scenarios.run import setup
 
     seen: list[object] = []
     real = setup.choose_judge

@@ -373,7 +373,7 @@ class CountingJudge:
 
 
 def test_the_judge_cache_lives_in_the_team_store(store_target: str, tmp_path: Path) -> None:
-    from pe_eval_core.scenarios.judge_cache import CachedJudge
+    from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
     url = store_target if "://" in store_target else f"sqlite:///{store_target}"
     response = "about four thousand dollars \ud800"
@@ -390,7 +390,7 @@ def test_the_judge_cache_lives_in_the_team_store(store_target: str, tmp_path: Pa
 def test_the_judge_cache_follows_the_database_url_variable(
     store_target: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pe_eval_core.scenarios.judge_cache import CachedJudge
+    from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
     url = store_target if "://" in store_target else f"sqlite:///{store_target}"
     monkeypatch.setenv("PE_EVAL_DATABASE_URL", url)

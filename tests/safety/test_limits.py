@@ -301,7 +301,7 @@ class _EndlessAgent(http.server.BaseHTTPRequestHandler):
 
 
 def test_a_huge_live_reply_is_refused_without_reading_it_all(monkeypatch):
-    from pe_eval_core.scenarios.targets import HttpTarget, reply_byte_cap
+    from pe_eval_core.scenarios.agent.targets import HttpTarget, reply_byte_cap
     from tests.helpers.scenario_helpers import make_scenario
 
     monkeypatch.setenv("PE_EVAL_MAX_RESPONSE_CHARS", "1000")

@@ -17,7 +17,7 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import JUDGE_TOOL_NAME, response_marker_id
+from pe_eval_core.scenarios.scoring.judge import JUDGE_TOOL_NAME, response_marker_id
 from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}

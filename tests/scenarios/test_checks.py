@@ -8,7 +8,7 @@ import pytest
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import JudgeOutcome, JudgeVerdict, TargetResponse, score_response
-from pe_eval_core.scenarios.scoring import ASSERTS_NOTHING
+from pe_eval_core.scenarios.scoring.score import ASSERTS_NOTHING
 from tests.helpers.scenario_helpers import make_scenario
 
 

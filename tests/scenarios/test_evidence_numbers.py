@@ -18,8 +18,8 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence, numbers_missing_from_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge import enforce_evidence, numbers_missing_from_evidence
 from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 RESPONSE = (

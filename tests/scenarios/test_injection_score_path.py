@@ -13,8 +13,8 @@ import httpx2
 import pytest
 
 from pe_eval_core.scenarios import AnthropicJudge, CachedJudge, TargetResponse, score_response
-from pe_eval_core.scenarios.evidence import injection_markers
 from pe_eval_core.scenarios.models import Scenario
+from pe_eval_core.scenarios.scoring.evidence import injection_markers
 from tests.helpers.scenario_helpers import message_json
 from tests.scenarios.test_injection_corpus import CLEAN, FACTS, INJECTED
 

@@ -16,7 +16,7 @@ from pe_eval_core.scenarios import (
     run_scenarios,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.runner import CANCELLED
+from pe_eval_core.scenarios.run.runner import CANCELLED
 from tests.helpers.scenario_helpers import make_scenario
 
 

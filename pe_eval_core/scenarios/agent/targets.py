@@ -19,13 +19,13 @@ from urllib.parse import urlparse
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.limits import RESPONSE_CHARS
 from pe_eval_core.redact import redact
-from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
+from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
-    from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
+    from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -162,7 +162,7 @@ class AnthropicTarget(AnthropicClientOwner):
     system prompt, the scenario input as the user message, temperature 0, the SDK's retries.
 
     With a ``toolbox`` (the run's MCP servers) each scenario is a bounded tool-use loop
-    (:func:`~pe_eval_core.scenarios.agent_loop.run_agent`) and the system prompt carries the
+    (:func:`~pe_eval_core.scenarios.agent.loop.run_agent`) and the system prompt carries the
     seed's Step 2 line naming the tools; the runner opens the toolbox once per run. Without
     one, a single call with no tools, as before.
     """
@@ -267,7 +267,7 @@ class AnthropicTarget(AnthropicClientOwner):
 
     async def _respond_with_tools(self, scenario: Scenario, toolbox: McpToolbox) -> TargetResponse:
         """One scenario's tool-use loop; a bound or API failure is the scenario's error."""
-        from pe_eval_core.scenarios.agent_loop import AgentBounds, run_agent
+        from pe_eval_core.scenarios.agent.loop import AgentBounds, run_agent
 
         bounds = self.bounds or AgentBounds(max_tokens=self._max_tokens)
         client = self._client or self._new_client()

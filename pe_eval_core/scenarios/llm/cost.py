@@ -1,6 +1,6 @@
 """What an agent run costs: list prices with prompt-cache prices, exact model ids only.
 
-Unlike :mod:`pe_eval_core.scenarios.pricing` (kept for the judge and the old target), a model
+Unlike :mod:`pe_eval_core.scenarios.llm.pricing` (kept for the judge and the old target), a model
 is priced only when its id is in :data:`MODEL_PRICES`, or is such an id plus a dated snapshot
 suffix (``-20250929``). There is no family or prefix fallback: an unlisted model's cost is
 unknown (None), never guessed.
@@ -200,7 +200,7 @@ def judge_cost_usd(model: str | None, calls: int) -> float | None:
     >>> judge_cost_usd("claude-opus-4-5", 10)
     0.1775
     """
-    from pe_eval_core.scenarios.pricing import estimate_cost_usd
+    from pe_eval_core.scenarios.llm.pricing import estimate_cost_usd
 
     return estimate_cost_usd(
         model, calls * JUDGE_TOKENS_IN_PER_CALL, calls * JUDGE_TOKENS_OUT_PER_CALL

@@ -22,32 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pe_eval_core.errors import JudgeError
-from pe_eval_core.scenarios.assertions import (
-    check_contains,
-    check_excluded,
-    check_span,
-    negation_cues,
-    negation_scoping,
-)
-from pe_eval_core.scenarios.behaviour import (
-    Behaviour,
-    apply_claim_verdict,
-    behaviour_checks,
-    claim_unjudged,
-)
-from pe_eval_core.scenarios.checks import (
-    failure_reasons,
-    latency_exceeded,
-    passes,
-    write_attempt_failure,
-)
-from pe_eval_core.scenarios.evidence import check_evidence, injection_markers
-from pe_eval_core.scenarios.judge import (
-    Judge,
-    JudgeContext,
-    enforce_evidence,
-    numbers_never_stated,
-)
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
@@ -61,8 +35,34 @@ from pe_eval_core.scenarios.models import (
     Status,
     TargetResponse,
 )
-from pe_eval_core.scenarios.paraphrase import ResponseView, rule_match
-from pe_eval_core.scenarios.range_reader import NumberRead, read_numbers, read_range
+from pe_eval_core.scenarios.scoring.assertions import (
+    check_contains,
+    check_excluded,
+    check_span,
+    negation_cues,
+    negation_scoping,
+)
+from pe_eval_core.scenarios.scoring.behaviour import (
+    Behaviour,
+    apply_claim_verdict,
+    behaviour_checks,
+    claim_unjudged,
+)
+from pe_eval_core.scenarios.scoring.checks import (
+    failure_reasons,
+    latency_exceeded,
+    passes,
+    write_attempt_failure,
+)
+from pe_eval_core.scenarios.scoring.evidence import check_evidence, injection_markers
+from pe_eval_core.scenarios.scoring.judge import (
+    Judge,
+    JudgeContext,
+    enforce_evidence,
+    numbers_never_stated,
+)
+from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
+from pe_eval_core.scenarios.scoring.range_reader import NumberRead, read_numbers, read_range
 from pe_eval_core.scenarios.trace import ToolTrace, trace_from_tool_calls
 
 JUDGE_SKIPPED = "judge not called: the outcome is already decided"

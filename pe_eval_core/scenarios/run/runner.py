@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.cost import (
+from pe_eval_core.scenarios.agent.targets import RecordedTarget, Target
+from pe_eval_core.scenarios.llm.cost import (
     PaidCalls,
     approx_tokens,
     estimate_run_cost,
     judge_call_upper_bound,
     judge_cost_usd,
 )
-from pe_eval_core.scenarios.judge import Judge, JudgeContext
+from pe_eval_core.scenarios.llm.pricing import estimate_cost_usd
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
     ERROR_KINDS,
@@ -42,12 +43,11 @@ from pe_eval_core.scenarios.models import (
     ScenarioRun,
     TargetResponse,
 )
-from pe_eval_core.scenarios.pricing import estimate_cost_usd
-from pe_eval_core.scenarios.scoring import ascore_response
-from pe_eval_core.scenarios.targets import RecordedTarget, Target
+from pe_eval_core.scenarios.scoring.judge import Judge, JudgeContext
+from pe_eval_core.scenarios.scoring.score import ascore_response
 
 if TYPE_CHECKING:
-    from pe_eval_core.scenarios.batches import MessageBatcher
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
 
 T = TypeVar("T")
 
@@ -115,7 +115,7 @@ async def run_scenarios(
     ``paid_calls``: the caller's :func:`count_paid_calls` (counted here when not given); more
     than ``LIVE_CONFIRM_THRESHOLD`` target plus judge calls need ``confirm_live``.
     ``batcher``: plain target calls and judge calls go through the Message Batches API
-    (:mod:`pe_eval_core.scenarios.batches`); it is closed with the run.
+    (:mod:`pe_eval_core.scenarios.llm.batches`); it is closed with the run.
     """
     _check_repeat(repeat)
     _check_concurrency(concurrency)
@@ -144,7 +144,7 @@ async def run_scenarios(
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
         if batcher is not None:
-            from pe_eval_core.scenarios.batches import attach
+            from pe_eval_core.scenarios.llm.batches import attach
 
             await stack.enter_async_context(batcher)
             attach(batcher, target, judge)

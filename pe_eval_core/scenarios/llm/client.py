@@ -4,7 +4,7 @@ A subclass holds its settings here; ``async with`` opens one client per run insi
 event loop and closes it afterwards; a bare call (no ``async with``) opens and closes its own.
 A caller-supplied ``http_client`` (tests' mock transports) is never closed by us. With a
 ``batcher`` attached (``--batch``), the one call goes through the Message Batches API instead
-(:mod:`pe_eval_core.scenarios.batches`).
+(:mod:`pe_eval_core.scenarios.llm.batches`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class AnthropicClientOwner:
         self._max_tokens = max_tokens
         self._client: Any = None
         self.batcher: Any = None
-        """A :class:`~pe_eval_core.scenarios.batches.MessageBatcher`, or None: direct calls."""
+        """A :class:`~pe_eval_core.scenarios.llm.batches.MessageBatcher`, or None: direct calls."""
 
     def _new_client(self) -> Any:
         import anthropic  # imported on first use: importing the package stays cheap

@@ -10,7 +10,6 @@ Judge errors are never cached. The fail-closed evidence check is re-applied on e
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -20,8 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge.fail_closed import enforce_evidence
+from pe_eval_core.scenarios.scoring.judge.prompt import NO_VERDICT
+from pe_eval_core.scenarios.scoring.judge.protocol import Judge, JudgeContext, response_sha256
 
 if TYPE_CHECKING:
     from pe_eval_core.db.verdicts import VerdictStore
@@ -47,11 +48,6 @@ CREATE TABLE IF NOT EXISTS verdicts (
 def default_cache_path() -> Path:
     """``$PE_EVAL_HOME/judge_cache.sqlite3``, else ``./.pe_eval/judge_cache.sqlite3``."""
     return pe_eval_home() / CACHE_FILENAME
-
-
-def response_sha256(response: str) -> str:
-    # surrogatepass: a lone surrogate ("\ud800", valid in JSON) hashes instead of raising
-    return hashlib.sha256(response.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class CachedJudge:

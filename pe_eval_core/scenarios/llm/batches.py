@@ -220,7 +220,7 @@ def attach(batcher: MessageBatcher, target: Any, judge: Any) -> list[str]:
     """Route the plain target's and the live judge's calls through ``batcher``; what was
     attached (``["target", "judge"]``, possibly empty: nothing here calls the Messages API
     without tools)."""
-    from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
+    from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 
     attached = []
     if isinstance(target, AnthropicClientOwner) and getattr(target, "toolbox", None) is None:

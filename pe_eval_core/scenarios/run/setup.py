@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pe_eval_core.errors import TargetConfigError
-from pe_eval_core.scenarios.judge import (
+from pe_eval_core.scenarios.agent.targets import (
+    DEFAULT_SKILL,
+    AnthropicTarget,
+    HttpTarget,
+    RecordedTarget,
+    Target,
+)
+from pe_eval_core.scenarios.models import JudgeOutcome
+from pe_eval_core.scenarios.scoring.judge import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
     Judge,
@@ -36,18 +44,10 @@ from pe_eval_core.scenarios.judge import (
     UnavailableJudge,
     default_judge_model,
 )
-from pe_eval_core.scenarios.judge_cache import CachedJudge
-from pe_eval_core.scenarios.models import JudgeOutcome
-from pe_eval_core.scenarios.targets import (
-    DEFAULT_SKILL,
-    AnthropicTarget,
-    HttpTarget,
-    RecordedTarget,
-    Target,
-)
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
 if TYPE_CHECKING:
-    from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
+    from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 
 TargetKind = Literal["recorded", "anthropic", "http"]
 """The agents under test a surface can pick."""

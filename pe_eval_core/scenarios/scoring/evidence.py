@@ -49,8 +49,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from pe_eval_core.scenarios.assertions import find_hits, negation_cues
-from pe_eval_core.scenarios.range_reader import Kind, NumberRead, read_numbers
+from pe_eval_core.scenarios.scoring.assertions import find_hits, negation_cues
+from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
 
 __all__ = [
     "MAX_QUOTE_CHARS",

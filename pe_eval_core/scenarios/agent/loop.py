@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
-from pe_eval_core.scenarios.cost import cost_usd
-from pe_eval_core.scenarios.mcp_config import (
+from pe_eval_core.scenarios.agent.mcp_config import (
     HttpServerConfig,
     McpConfig,
     ServerConfig,
 )
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.llm.cost import cost_usd
 from pe_eval_core.scenarios.trace import (
     StopStatus,
     TokenUsage,
