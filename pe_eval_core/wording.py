@@ -128,6 +128,17 @@ def fmt_ratio(part: int, total: int) -> str:
     return f"{part}/{total} ({fmt_pct(part / total) if total else 'n/a'})"
 
 
+def count_of(n: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun, thousands separated: ``1 issue``, ``3 issues``, ``1,204 memos``.
+
+    >>> count_of(1, "issue"), count_of(3, "issue"), count_of(1204, "memo"), count_of(0, "file")
+    ('1 issue', '3 issues', '1,204 memos', '0 files')
+    >>> count_of(2, "check", "check(s)")
+    '2 check(s)'
+    """
+    return f"{n:,} {singular if n == 1 else (plural or singular + 's')}"
+
+
 def pct_points(score: float | None) -> float | None:
     """A 0..1 score in percentage points, rounded exactly as :func:`fmt_pct` rounds it.
 

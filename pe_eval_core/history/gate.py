@@ -7,6 +7,11 @@ nothing to check). "Cannot evaluate" wins over "below threshold": a gate that co
 everything must not look like an ordinary failure. The CLI maps the verdict to its exit code.
 
 Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo command uses).
+A memo is checked by its verdict (:func:`pe_eval_core.memo.verdict.memo_verdict`, the one rule
+every surface shows): the memo thresholds given, the pass band for each dimension they leave
+out, at most ``max_misattributed`` (default 0) mis-attributed figures or names. One check line
+per dimension and one for mis-attributions say which bound a memo missed; each memo's verdict
+headline (``Not ready: 3 issues``) is listed after the checks.
 A scenario pass rate is passes / runs that produced a verdict (errors are left out, never
 counted as failures); ``on="lower"`` checks the lower bound of the tier's 95% interval
 instead of the rate (Wilson; clustered by ``source_fact`` when scenarios repeat, see
@@ -39,6 +44,7 @@ from pe_eval_core.scenarios.statistics import TierStats
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
+    from pe_eval_core.memo.verdict import Verdict
     from pe_eval_core.scenarios.models import ScenarioRun
 
 EPS = 1e-9
@@ -79,10 +85,25 @@ class GateProblem(BaseModel):
     """The input at fault (a key of ``pe_eval_core.errors.INPUT_LABELS``), if one is."""
 
 
+class MemoGateVerdict(BaseModel):
+    """One memo's verdict as the gate saw it (``memo.verdict.Verdict.summary``, flattened)."""
+
+    subject: str
+    """``MortgageCo/board``."""
+    ready: bool
+    headline: str
+    issue_count: int
+    issues: list[str]
+    scores: dict[str, str]
+    """The four scores as every surface prints them."""
+
+
 class GateResult(BaseModel):
     checks: list[GateCheck] = Field(default_factory=list)
     problems: list[GateProblem] = Field(default_factory=list)
     recorded_run_ids: list[int] = Field(default_factory=list)
+    memos: list[MemoGateVerdict] = Field(default_factory=list)
+    """Each graded memo's verdict, in folder order."""
 
     @property
     def failed(self) -> list[GateCheck]:
@@ -112,6 +133,7 @@ class GateResult(BaseModel):
         problem's input (the CLI's option, appended to the fix), ``cannot_note`` follows the
         verdict line when the gate could not evaluate everything (the CLI's exit code)."""
         lines = [_check_line(c) for c in self.checks]
+        lines += [f"MEMO  {m.subject}: {m.headline}" for m in self.memos]
         for p in self.problems:
             where = name_input(p.input) if name_input and p.input else None
             lines.append(f"ERROR {p.subject}: {p.message}")
@@ -144,28 +166,35 @@ def _check_line(c: GateCheck) -> str:
     )
 
 
-MISATTRIBUTED_KINDS = frozenset({"misattributed_figure", "misattributed_entity"})
-"""Finding kinds for a value quoted under the wrong opportunity (cited, but misleading)."""
-
-
-def _memo_check(subject: str, dim: str, value: float, threshold: float) -> GateCheck:
-    if dim == "hallucination_rate":
-        return GateCheck(
+def _memo_checks(subject: str, evaluation: MemoEvaluation, verdict: Verdict) -> list[GateCheck]:
+    """The verdict's rule as check lines: each dimension against its bound, then the
+    mis-attributions; a check fails exactly when the verdict names that bound as missed."""
+    t = verdict.thresholds
+    checks = [
+        GateCheck(
             subject=subject,
             metric=dim,
-            value=value,
-            threshold=threshold,
-            op="<=",
-            passed=value <= threshold + EPS,
+            value=float(getattr(evaluation.scores, dim)),
+            threshold=t.bound(dim),
+            op="<=" if dim == "hallucination_rate" else ">=",
+            passed=dim not in verdict.failed_dimensions,
+            detail=f"({evaluation.score_context(dim)})",
         )
-    return GateCheck(
-        subject=subject,
-        metric=dim,
-        value=value,
-        threshold=threshold,
-        op=">=",
-        passed=value >= threshold - EPS,
+        for dim in MEMO_DIMENSIONS
+    ]
+    raws = verdict.misattributed
+    checks.append(
+        GateCheck(
+            subject=subject,
+            metric="misattributed",
+            value=float(len(raws)),
+            threshold=float(t.max_misattributed),
+            op="<=",
+            passed=not verdict.misattributed_over,
+            detail=f"({', '.join(raws)})" if raws else "",
+        )
     )
+    return checks
 
 
 def gate_memos(
@@ -178,15 +207,19 @@ def gate_memos(
     write_reports: bool = False,
     jobs: int | None = None,
 ) -> None:
-    """Grade every memo pair in ``data_dir`` and apply ``thresholds`` (dimension -> bound;
-    ``hallucination_rate`` is a maximum, the others minimums). ``max_misattributed`` bounds the
-    mis-attributed figures and entities per memo: they count as cited / grounded, so no score
-    threshold can catch a number quoted under the wrong opportunity. ``jobs`` processes grade
-    the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
+    """Grade every memo pair in ``data_dir`` and check each by its verdict under ``thresholds``
+    (dimension -> bound; ``hallucination_rate`` is a maximum, the others minimums, the pass band
+    for the dimensions left out). ``max_misattributed`` bounds the mis-attributed figures and
+    entities per memo (None: the verdict's default, none): they count as cited / grounded, so
+    no score threshold can catch a number quoted under the wrong opportunity. ``jobs``
+    processes grade the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
     from pe_eval_core.memo import write_outputs
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
+    from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict
+
+    bounds = VerdictThresholds.from_bounds(thresholds, max_misattributed)
 
     subject = str(data_dir)
     try:
@@ -218,30 +251,24 @@ def gate_memos(
             evaluation = item.evaluation
             assert evaluation is not None
             if write_reports:
-                write_outputs(evaluation)
+                write_outputs(evaluation, thresholds=bounds)
         except PeEvalError as err:
             result.add_problem(name, err)
             continue
         graded.append(evaluation)
-        for dim in MEMO_DIMENSIONS:
-            if dim in thresholds:
-                value = float(getattr(evaluation.scores, dim))
-                check = _memo_check(name, dim, value, thresholds[dim])
-                check.detail = f"({evaluation.score_context(dim)})"
-                result.checks.append(check)
-        if max_misattributed is not None:
-            raws = [f.raw for f in evaluation.findings if f.kind in MISATTRIBUTED_KINDS]
-            result.checks.append(
-                GateCheck(
-                    subject=name,
-                    metric="misattributed",
-                    value=float(len(raws)),
-                    threshold=float(max_misattributed),
-                    op="<=",
-                    passed=len(raws) <= max_misattributed,
-                    detail=f"({', '.join(raws)})" if raws else "",
-                )
+        verdict = memo_verdict(evaluation, bounds)
+        result.checks += _memo_checks(name, evaluation, verdict)
+        summary = verdict.summary(evaluation)
+        result.memos.append(
+            MemoGateVerdict(
+                subject=name,
+                ready=summary.ready,
+                headline=summary.headline,
+                issue_count=summary.issue_count,
+                issues=summary.issues,
+                scores=summary.scores,
             )
+        )
 
     if store is not None and graded:  # the whole batch in one transaction
         result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")
