@@ -26,7 +26,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.errors import (
     AllowedRootError,
@@ -40,6 +40,10 @@ from pe_eval_core.errors import (
 )
 from pe_eval_core.files import confine
 from pe_eval_core.history.store import record_or_warn
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
@@ -152,7 +156,7 @@ class PeEvalTools:
 
     def eval_pe_output_result(
         self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
-    ) -> Any:
+    ) -> CallToolResult:
         """The tool's result: the seed's dict as structured content and as the first text
         block (as a plain dict return would give), the scores and verdict as the second."""
         from mcp.types import CallToolResult, TextContent
@@ -256,7 +260,7 @@ class PeEvalTools:
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 
 
-def tool_error(err: PeEvalError) -> Any:
+def tool_error(err: PeEvalError) -> CallToolResult:
     """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix, and the
     tool argument at fault (``argument``) when the error names one."""
     from mcp.types import CallToolResult, TextContent
@@ -271,7 +275,10 @@ def tool_error(err: PeEvalError) -> Any:
     )
 
 
-def _guard(fn: Callable[..., Any], *args: Any) -> Any:
+def _guard(fn: Callable[..., object], *args: str | None) -> Any:
+    """``fn(*args)``, or the tool error it raised. ``Any``: the tools are annotated with what
+    they return on success (the SDK derives their output schema from it), and the SDK passes
+    a ``CallToolResult`` through as is."""
     try:
         return fn(*args)
     except PeEvalError as err:
@@ -294,7 +301,7 @@ def build_server(
     db: str | os.PathLike[str] | None = None,
     record: bool = True,
     judge_cache: str | os.PathLike[str] | None = None,
-) -> Any:
+) -> MCPServer:
     """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 

@@ -185,14 +185,14 @@ PHONE_PANEL = 220
 """px per heatmap panel on a phone (390px wide: the portco names, then four cells)."""
 
 
-def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.FacetChart:
     """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels."""
     return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=100)
 
 
 def portfolio_heatmap(
     rows: Sequence[dict[str, Any]], panel: int = NARROW_PANEL, label_limit: int = 200
-) -> alt.Chart:
+) -> alt.FacetChart:
     """Portco x dimension cells, one panel per audience, coloured by the core's band (the
     same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
 

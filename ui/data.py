@@ -208,12 +208,13 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
     transaction. Returns ``graded`` (evaluation, run id) per pair, ``errors`` (portco,
     audience, message) for pairs that could not be graded and ``skipped`` (file, reason).
 
-    The zip is unpacked (``ui.uploads.extract_zip``: its hostile-archive guards) into a scratch
-    folder named after it, removed after; messages name the upload, not the scratch path."""
+    The zip is unpacked (``pe_eval_core.memo.archive.extract_zip``: its hostile-archive
+    guards) into a scratch folder named after it, removed after; messages name the upload, not
+    the scratch path."""
+    from pe_eval_core.memo.archive import extract_zip
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
-    from ui.uploads import extract_zip
 
     stem = _upload_name(Path(zip_name).stem, "upload")
     with tempfile.TemporaryDirectory(prefix="pe-eval-zip-") as tmp:
@@ -224,7 +225,8 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
         items = grade_pairs(pairs, FolderIndex.scan(folder))
     shown = f"uploaded zip {zip_name}"
     graded = [_as_uploaded(i.evaluation, stem) for i in items if i.evaluation is not None]
-    ids = record_many(graded) or [None] * len(graded)
+    recorded = record_many(graded)
+    ids: list[int | None] = list(recorded) if recorded else [None] * len(graded)
     errors = [
         {
             "portco": i.pair.portco_id,

@@ -211,7 +211,7 @@ def render_filters(store: RunStore) -> RunFilters:
             st.session_state[key] = ALL
         picked = col.selectbox(label, choices, key=key)
         values[column] = None if picked == ALL else picked
-    return RunFilters(**values)
+    return RunFilters.model_validate(values)  # the kind column's values are RunKind names
 
 
 def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:

@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from hashlib import sha256 as _sha256
 from typing import TYPE_CHECKING, Any
 
@@ -1172,13 +1173,18 @@ def render_downloads(run_id: str, run_json: str, keys: Any = K) -> None:
     ):
         col.download_button(
             label,
-            data=lambda fn=fn: fn(model()),
+            data=partial(_serialised, fn, model),
             file_name=f"{stem}.{ext}",
             mime=mime,
             on_click="ignore",
             icon=":material/download:",
             key=f"{keys.DOWNLOADS}.{ext}",
         )
+
+
+def _serialised(fn: Callable[[ScenarioRun], str], model: Callable[[], ScenarioRun]) -> str:
+    """A download's bytes, made when the button is clicked (``on_click="ignore"``)."""
+    return fn(model())
 
 
 def render() -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.memo.explain import lowest_dimension
@@ -428,7 +429,7 @@ def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
     ]
 
 
-FINDING_COLUMNS = {
+FINDING_COLUMNS: dict[str, ColumnConfig | str | None] = {
     # column: its header (the table's reading order: the why and the nearest value first)
     # the first six widths (px) sum to the table's width at 1440 px (980), so "why", "source
     # field" and "belongs to" are on screen without scrolling sideways
