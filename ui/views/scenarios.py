@@ -23,7 +23,7 @@ import streamlit as st
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.checks import meets_pass_ratio
 from pe_eval_core.scenarios.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
-from pe_eval_core.wording import fmt_pct
+from pe_eval_core.wording import fmt_interval, fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.responsive import MAX_CARDS, Card, table_or_cards, text
@@ -748,7 +748,7 @@ def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str
         {
             "Tier": t["tier"],
             "Pass rate": charts.interval_label(t["passed"], t["total"], None, None),
-            "95% interval": "—" if t.get("low") is None else f"{t['low']:.0%}–{t['high']:.0%}",
+            "95% interval": "—" if t.get("low") is None else fmt_interval(t["low"], t["high"]),
             "Errors (left out)": t.get("errors", 0),
             "Method": t.get("method") or "",
         }
