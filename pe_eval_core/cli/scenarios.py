@@ -34,7 +34,7 @@ from pe_eval_core.files import atomic_write_text, sha256_file
 from pe_eval_core.history.recording import record_or_warn
 from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
-from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL, AnthropicTarget, Target
+from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL, Target
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.llm.batches import MessageBatcher
 from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
@@ -57,8 +57,7 @@ from pe_eval_core.scenarios.run.setup import (
     choose_judge,
     make_target,
 )
-from pe_eval_core.scenarios.scoring.judge import Judge, RecordedJudge, UnavailableJudge
-from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge import Judge
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
@@ -286,14 +285,13 @@ def handle_run(args: argparse.Namespace) -> int:
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)
     _note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
-    for warning in getattr(scenarios, "warnings", ()):
+    for warning in scenarios.warnings:
         _note(f"warning: {warning}")
     target = _target(args)
     judge = _judge(args)
     _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
-    toolbox = getattr(target, "toolbox", None)
-    if toolbox is not None:
-        _note("MCP servers: " + "; ".join(_server_lines(toolbox)) + " (connecting...)")
+    if target.toolbox is not None:
+        _note("MCP servers: " + "; ".join(_server_lines(target.toolbox)) + " (connecting...)")
 
     def progress(done: int, total: int, result: ScenarioResult) -> None:
         if args.verbose:
@@ -355,26 +353,16 @@ def _batcher(
     its own concurrency: only its judge calls are batched)."""
     if not getattr(args, "batch", False):
         return None, args.concurrency
-    from pe_eval_core.scenarios.llm.batches import MessageBatcher
-    from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
-
-    owners = [
-        o
-        for o in (target, getattr(judge, "inner", judge))
-        if isinstance(o, AnthropicClientOwner) and getattr(o, "toolbox", None) is None
+    parties = [
+        n for n, p in (("target", target), ("judge", judge)) if p is not None and p.batchable
     ]
-    if not owners:
+    if not parties:
         _note("Batch: no plain Anthropic target or live judge in this run; calls made directly.")
         return None, args.concurrency
-    batcher = MessageBatcher(owners[0]._new_client, progress=_note)
-    batchable_target = not target.live or target in owners
+    batcher = MessageBatcher(progress=_note)
+    batchable_target = not target.live or target.batchable
     concurrency = max(args.concurrency, runs) if batchable_target else args.concurrency
-    what = " and ".join(
-        name
-        for name, owner in (("target", target), ("judge", getattr(judge, "inner", judge)))
-        if owner in owners
-    )
-    _note(f"Batching {what} calls through the Message Batches API.")
+    _note(f"Batching {' and '.join(parties)} calls through the Message Batches API.")
     return batcher, concurrency
 
 
@@ -407,8 +395,8 @@ def _server_lines(toolbox: McpToolbox) -> list[str]:
 
 def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
     """Before the first scenario of a live run: the attached servers, the policy, the estimate."""
-    toolbox: McpToolbox | None = getattr(target, "toolbox", None)
-    prefix = approx_tokens(getattr(target, "system_prompt", ""))
+    toolbox = target.toolbox
+    prefix = approx_tokens(target.system_prompt)
     if toolbox is not None:
         counts = Counter(spec.server for spec in toolbox.tools.values())
         _note(
@@ -417,7 +405,7 @@ def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
         )
         _note(f"Tool policy: {toolbox.policy.describe()}.")
         prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
-    elif isinstance(target, AnthropicTarget):
+    elif target.model is not None and target.system_prompt:
         _note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")
     estimate = estimate_run_cost(target.model, scenarios=count, prefix_tokens=prefix)
     limit = getattr(args, "max_cost", None)
@@ -474,15 +462,17 @@ def _judge(args: argparse.Namespace) -> Judge | None:
 
 
 def _judge_label(judge: Judge | None) -> str:
+    """The run header's judge: what it is and where its verdicts come from (by its kind)."""
     if judge is None:
         return "none (--no-judge)"
-    if isinstance(judge, RecordedJudge):
-        return f"{judge.model} from {judge.path} ({judge.label})"
-    if isinstance(judge, UnavailableJudge):
-        return "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
-    if isinstance(judge, CachedJudge):
-        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.location}"
-    return judge.model
+    return {
+        "recorded": f"{judge.model} from {judge.source}",  # file name (its label)
+        "unavailable": "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report "
+        "judge error)",
+        "cache only": "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report "
+        "judge error)",
+        "live": f"{judge.model}, prompt {judge.prompt_version}, cache {judge.source}",
+    }.get(judge.kind, judge.model)
 
 
 def _cost_line(run: ScenarioRun) -> str:

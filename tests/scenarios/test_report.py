@@ -26,6 +26,7 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
+from pe_eval_core.scenarios.agent.protocol import TargetBase
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_report.md"
 FIXED = datetime(2026, 4, 29, 9, 0, tzinfo=UTC)
@@ -153,7 +154,7 @@ def test_junit_one_testsuite_per_tier(demo_run):
 
 
 def _one_result_run(name: str, text: str, error: str | None = None) -> ScenarioRun:
-    class T:
+    class T(TargetBase):
         name, live, model = "t", False, None
 
         async def respond(self, scenario):

@@ -205,40 +205,27 @@ def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
     >>> judge_state(None)
     '**Judge: off.** A phrase the strict and rule checks miss stays missed.'
     """
-    from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
-    from pe_eval_core.scenarios.run.setup import CacheOnlyJudge
-
     if judge is None:
         return "**Judge: off.** A phrase the strict and rule checks miss stays missed."
     model = md_code(judge.model)
-    if isinstance(judge, RecordedJudge):
-        return (
-            f"**Judge: recorded verdicts** from {md_code(judge.path.name)} (no live calls); a "
-            "response or prompt they were not recorded for is ignored with a warning."
-        )
-    if isinstance(judge, CachedJudge):
-        other = (
-            ", not the target's model"
-            if target_model is not None and judge.model != target_model
-            else ""
-        )
-        return (
-            f"**Judge: on**, Anthropic {model}{other}: live calls, counted in the cost guard; "
-            "verdicts are cached, so a re-run asks nothing twice."
-        )
-    if isinstance(judge, CacheOnlyJudge):
-        return (
-            f"**Judge: cache only** ({model}, no API key). It can answer a candidate miss it "
-            "has already judged for the same response and prompt (from the verdict cache); "
-            "any other scenario that needs the judge reports judge error. Set "
-            "ANTHROPIC_API_KEY or paste a key under Anthropic model to judge live."
-        )
-    if isinstance(judge, UnavailableJudge):
-        return (
-            "**Judge: unavailable** (no API key, no recorded verdicts): a scenario that needs "
-            "the judge reports judge error."
-        )
-    return f"**Judge:** {model}."
+    other = (
+        ", not the target's model"
+        if target_model is not None and judge.model != target_model
+        else ""
+    )
+    lines = {
+        "recorded": f"**Judge: recorded verdicts** from {md_escape(judge.source)} (no live "
+        "calls); a response or prompt they were not recorded for is ignored with a warning.",
+        "live": f"**Judge: on**, Anthropic {model}{other}: live calls, counted in the cost "
+        "guard; verdicts are cached, so a re-run asks nothing twice.",
+        "cache only": f"**Judge: cache only** ({model}, no API key). It can answer a candidate "
+        "miss it has already judged for the same response and prompt (from the verdict "
+        "cache); any other scenario that needs the judge reports judge error. Set "
+        "ANTHROPIC_API_KEY or paste a key under Anthropic model to judge live.",
+        "unavailable": "**Judge: unavailable** (no API key, no recorded verdicts): a scenario "
+        "that needs the judge reports judge error.",
+    }
+    return lines.get(judge.kind, f"**Judge:** {model}.")
 
 
 def live_row(result: ScenarioResult) -> dict[str, Any]:
@@ -412,7 +399,7 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
         repeat = int(st.session_state.get(K.REPEAT) or 1)
         paid: PaidCalls | None = None
         blocked = confirmed = False
-        if live or bool(getattr(judge, "live", False)):
+        if live or (judge is not None and judge.live):
             memo = json.dumps(
                 [
                     origin["sha256"],
@@ -1215,11 +1202,11 @@ def agent_toolbox() -> Any:
     return McpToolbox(config) if config.servers else None
 
 
-def render_agent_tools(target: Any) -> None:
+def render_agent_tools(target: Target) -> None:
     """The target panel's MCP servers, tool policy and pre-run cost estimate."""
     from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
 
-    toolbox = getattr(target, "toolbox", None)
+    toolbox = target.toolbox
     if toolbox is None:
         st.caption(
             "MCP servers: none (no .mcp.json in the project folder): the agent has no tools. "

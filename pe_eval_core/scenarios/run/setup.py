@@ -40,6 +40,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     AnthropicJudge,
     Judge,
     JudgeContext,
+    JudgeKind,
     RecordedJudge,
     UnavailableJudge,
     default_judge_model,
@@ -114,10 +115,13 @@ def anthropic_key_available(api_key: str | None = None) -> bool:
 class CacheOnlyJudge(UnavailableJudge):
     """No live judge: answers from the verdict cache, a judge error for anything uncached."""
 
+    kind: JudgeKind = "cache only"
+
     def __init__(self, reason: str, model: str, cache: str | os.PathLike[str] | None = None):
         super().__init__(reason, model=model, prompt_version=JUDGE_PROMPT_VERSION)
         self.cached = CachedJudge(UnavailableJudge(reason, model, JUDGE_PROMPT_VERSION), cache)
         self.db_path = self.cached.db_path
+        self.source = self.cached.location
 
     async def judge(
         self,

@@ -19,7 +19,7 @@ from pe_eval_core.scenarios.scoring.judge.prompt import (
     build_judge_message,
     verdicts_from_tool_input,
 )
-from pe_eval_core.scenarios.scoring.judge.protocol import JudgeContext
+from pe_eval_core.scenarios.scoring.judge.protocol import JudgeBase, JudgeContext, JudgeKind
 
 JUDGE_MODEL_ENV = "PE_EVAL_JUDGE_MODEL"
 
@@ -49,7 +49,7 @@ def default_judge_model(target_model: str | None = None) -> str:
     return DEFAULT_JUDGE_MODEL
 
 
-class AnthropicJudge(AnthropicClientOwner):
+class AnthropicJudge(AnthropicClientOwner, JudgeBase):
     """The live judge: Claude with one forced tool, temperature 0, the SDK's retries.
 
     The client lifecycle is ``AnthropicClientOwner``'s (``async with`` opens one per run; a
@@ -57,6 +57,7 @@ class AnthropicJudge(AnthropicClientOwner):
     """
 
     live = True
+    kind: JudgeKind = "live"
 
     def __init__(
         self,
