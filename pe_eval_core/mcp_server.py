@@ -161,6 +161,7 @@ class PeEvalTools:
             render_markdown_report,
             run_scenarios_sync,
         )
+        from pe_eval_core.scenarios.options import run_options
         from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
@@ -171,6 +172,7 @@ class PeEvalTools:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
             verdicts = self._confine(str(beside), "judge_verdicts")
+        options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
         # without recorded verdicts, cached verdicts are used and others are judge errors
         judge = choose_judge(
@@ -179,12 +181,14 @@ class PeEvalTools:
             recorded_target=True,
             cache=self.judge_cache,
             allow_live=False,
+            options=options,
         )
         loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
             loaded,
             RecordedTarget(responses),
             judge=judge,
+            options=options,
             scenarios_path=scenarios,
             save_responses=False,  # they are already on disk
         )

@@ -206,16 +206,20 @@ def run_recorded_scenarios(
     or beside the scenarios, else the cached live judge when a key is set; more than 20 paid
     judge calls need ``confirm`` (the cost guard)."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
+    from pe_eval_core.scenarios.options import run_options
     from pe_eval_core.scenarios.run.setup import choose_judge
 
-    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache)
+    options = run_options(repeat=repeat)
+    judge = choose_judge(
+        scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache, options=options
+    )
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
         RecordedTarget(responses_path),
         judge=judge,
+        options=options,
         scenarios_path=scenarios_path,
         save_responses=False,  # they are already on disk
-        repeat=repeat,
         confirm_live=confirm,
     )
 

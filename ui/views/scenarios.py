@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
+from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
 from pe_eval_core.wording import fmt_pct
@@ -29,7 +30,7 @@ from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
-    from pe_eval_core.scenarios.llm.cost import PaidCalls
+    from pe_eval_core.scenarios.run.costs import PaidCalls
 
 K = state.Scenarios
 SIDEBAR_FILE, UPLOAD = "Sidebar file", "Upload"
@@ -107,13 +108,28 @@ def api_key() -> tuple[str | None, str]:
     return (typed or None), "this session"
 
 
-def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
+def page_options() -> RunOptions:
+    """The run's options from this page's controls (read from the session, so the target, the
+    cost guard and the run see the same ones); every other option is the one default."""
+    ss = st.session_state
+    http = ss.get(K.TARGET) == HTTP and ss.get(K.HTTP_TIMEOUT) is not None
+    return run_options(
+        concurrency=ss.get(K.CONCURRENCY),
+        repeat=ss.get(K.REPEAT) or None,
+        timeout_s=float(ss[K.HTTP_TIMEOUT]) if http else None,
+    )
+
+
+def build_target(
+    options: RunOptions = DEFAULTS,
+) -> tuple[Callable[[], Any], bool, str | None] | None:
     """Target chooser: (factory, is_live, api key), or None until it is configured.
 
     Configuration problems show as an error here without hiding the last run's results.
     """
     from pe_eval_core.scenarios import default_model
-    from pe_eval_core.scenarios.run.setup import make_target
+    from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config
+    from pe_eval_core.scenarios.run.setup import make_target, make_toolbox
 
     scenarios_path = state.scenarios_file()
 
@@ -148,14 +164,20 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
                 skill=state.resolve(skill),
                 model=model,
                 api_key=key,
-                toolbox=agent_toolbox(),
+                toolbox=make_toolbox(load_mcp_config(), options),
+                options=options,
             )
             render_agent_tools(target)
             return (lambda: target), True, key
         return None
     url = st.text_input("Agent URL", key=K.HTTP_URL, placeholder="http://127.0.0.1:8000/agent")
-    timeout = st.number_input(
-        "Timeout (s)", min_value=1.0, max_value=600.0, value=60.0, key=K.HTTP_TIMEOUT
+    st.number_input(
+        "Timeout (s)",
+        min_value=1.0,
+        max_value=600.0,
+        value=float(DEFAULTS.timeout_s),
+        key=K.HTTP_TIMEOUT,
+        help="Seconds to wait for each reply of the agent.",
     )
     if not url:
         st.info("Enter the URL of an agent speaking Mimic's contract: POST {message} -> {text}.")
@@ -165,14 +187,17 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
         fix="Enter the agent's http(s) endpoint in Agent URL, e.g. "
         "http://127.0.0.1:8000/agent (Mimic's test.agent URL).",
     ):
-        target = make_target(
-            "http", scenarios_path=scenarios_path, agent_url=url, timeout_s=timeout
-        )
+        target = make_target("http", scenarios_path=scenarios_path, agent_url=url, options=options)
         return (lambda: target), True, None
     return None
 
 
-def build_judge(is_live: bool, key: str | None, target_model: str | None = None) -> Judge | None:
+def build_judge(
+    is_live: bool,
+    key: str | None,
+    target_model: str | None = None,
+    options: RunOptions = DEFAULTS,
+) -> Judge | None:
     """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI), its
     default model steered away from the target's. The caption says what the judge can do:
     live calls, recorded verdicts, or (no key) only the verdicts already cached."""
@@ -193,6 +218,7 @@ def build_judge(is_live: bool, key: str | None, target_model: str | None = None)
             recorded_target=not is_live,
             api_key=key,
             target_model=target_model,
+            options=options,
         )
         st.caption(judge_state(judge, target_model))
         return judge
@@ -245,7 +271,7 @@ def run(
     judge: Judge | None,
     origin: dict[str, Any],
     *,
-    repeat: int = 1,
+    options: RunOptions = DEFAULTS,
     confirmed: bool = False,
     paid: PaidCalls | None = None,
 ) -> None:
@@ -261,8 +287,8 @@ def run(
 
     from pe_eval_core.scenarios import run_scenarios_sync
 
-    concurrency = int(st.session_state.get(K.CONCURRENCY, 3))
     finished: list[ScenarioResult] = []
+    repeat = options.repeat
     cancel = threading.Event()
     total = len(scenarios) * repeat
     runs = f"{len(scenarios)} scenarios" + (f" × {repeat}" if repeat > 1 else "")
@@ -275,10 +301,9 @@ def run(
             scenarios,
             target,
             judge=judge,
-            concurrency=concurrency,
+            options=options,
             progress=lambda done, n, latest: finished.append(latest) if latest else None,
             confirm_live=confirmed,
-            repeat=repeat,
             paid_calls=paid,
             cancel=cancel,
             scenarios_path=origin["path"],
@@ -340,18 +365,18 @@ def count_paid(
     load: Callable[[], list[Scenario]],
     make_target: Callable[[], Any],
     judge: Judge | None,
-    repeat: int,
+    options: RunOptions,
     memo: str,
 ) -> PaidCalls:
     """The cost guard's count (``runner.count_paid_calls_sync``), kept in session state for
     ``memo`` (what it was counted for) so a rerun that changes nothing does not count again.
     A new count clears an earlier confirmation: the user confirms the number shown."""
-    from pe_eval_core.scenarios.llm.cost import PaidCalls
+    from pe_eval_core.scenarios.run.costs import PaidCalls
 
     kept = st.session_state.get(K.PAID)
     if kept and kept.get("memo") == memo:
         return PaidCalls(**kept["paid"])
-    paid = data.paid_calls(load(), make_target(), judge, repeat)
+    paid = data.paid_calls(load(), make_target(), judge, options)
     if kept and kept["paid"]["target"] + kept["paid"]["judge"] != paid.total:
         st.session_state[K.CONFIRM_LIVE] = False  # a confirmation is for the count it saw
     st.session_state[K.PAID] = {
@@ -373,15 +398,22 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
     and shown; more than ``LIVE_CONFIRM_OVER`` need the confirmation box, which is what the
     runner receives as ``confirm_live``.
     """
+    options = page_options()
     with st.container(border=True):
-        built = build_target()
+        built = build_target(options)
         left, mid, right = st.columns([1, 1, 2])
-        left.number_input("Concurrency", min_value=1, max_value=32, value=3, key=K.CONCURRENCY)
+        left.number_input(
+            "Concurrency",
+            min_value=1,
+            max_value=32,
+            value=DEFAULTS.concurrency,
+            key=K.CONCURRENCY,
+        )
         mid.number_input(
             "Repeats",
             min_value=1,
             max_value=MAX_REPEATS,
-            value=1,
+            value=DEFAULTS.repeat,
             key=K.REPEAT,
             help="Run every scenario K times: pass counts of K, flaky scenarios and 95% "
             "intervals per tier. Cached judge verdicts keep repeated responses free.",
@@ -391,12 +423,11 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
         )
         with right:
             judge = build_judge(
-                built[1] if built else False, built[2] if built else None, target_model
+                built[1] if built else False, built[2] if built else None, target_model, options
             )
         if built is None:
             return
         make_target, live, _ = built
-        repeat = int(st.session_state.get(K.REPEAT) or 1)
         paid: PaidCalls | None = None
         blocked = confirmed = False
         if live or (judge is not None and judge.live):
@@ -408,15 +439,16 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
                     st.session_state.get(K.RESPONSES),
                     st.session_state.get(K.HTTP_URL),
                     target_model,
-                    None if judge is None else [type(judge).__name__, judge.model],
-                    repeat,
+                    None if judge is None else [judge.kind, judge.model],
+                    options.repeat,
+                    options.timeout_s,
                     view_key(st.session_state.get(K.RESULT) or ""),  # a run warms the cache
                 ],
                 default=str,
             )
             blocked = True  # until the count is known
             with guarded(stop=False):
-                paid = count_paid(load, make_target, judge, repeat, memo)
+                paid = count_paid(load, make_target, judge, options, memo)
                 blocked = False
         if paid is not None:
             st.caption(paid.line() + ".")
@@ -451,7 +483,7 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
                 make_target(),
                 judge,
                 origin,
-                repeat=repeat,
+                options=options,
                 confirmed=confirmed,
                 paid=paid,
             )
@@ -1193,18 +1225,9 @@ def render() -> None:
         )
 
 
-def agent_toolbox() -> Any:
-    """The project's ``.mcp.json`` servers for the anthropic target (None: no tools)."""
-    from pe_eval_core.scenarios.agent.loop import McpToolbox
-    from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config
-
-    config = load_mcp_config()
-    return McpToolbox(config) if config.servers else None
-
-
 def render_agent_tools(target: Target) -> None:
     """The target panel's MCP servers, tool policy and pre-run cost estimate."""
-    from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
+    from pe_eval_core.scenarios.run.costs import approx_tokens, estimate_run_cost
 
     toolbox = target.toolbox
     if toolbox is None:

@@ -23,6 +23,7 @@ from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
@@ -161,8 +162,8 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
         http_client: Any = None,
         *,
         max_retries: int = 3,
-        timeout_s: float = 120.0,
-        max_tokens: int = 2048,
+        timeout_s: float = DEFAULTS.timeout_s,
+        max_tokens: int = DEFAULTS.max_tokens,
         toolbox: McpToolbox | None = None,
         bounds: AgentBounds | None = None,
     ):
@@ -315,7 +316,7 @@ class HttpTarget(TargetBase):
     def __init__(
         self,
         url: str,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULTS.timeout_s,
         *,
         headers: Mapping[str, str] | None = None,
         max_connections: int = 64,

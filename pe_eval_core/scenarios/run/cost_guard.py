@@ -19,14 +19,15 @@ from typing import Any, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError
 from pe_eval_core.scenarios.agent.protocol import Target
-from pe_eval_core.scenarios.llm.cost import (
+from pe_eval_core.scenarios.models import Scenario
+from pe_eval_core.scenarios.options import RunOptions, run_options
+from pe_eval_core.scenarios.run.costs import (
     PaidCalls,
     approx_tokens,
     estimate_run_cost,
     judge_call_upper_bound,
     judge_cost_usd,
 )
-from pe_eval_core.scenarios.models import Scenario
 from pe_eval_core.scenarios.scoring.judge import Judge
 from pe_eval_core.scenarios.scoring.score import judge_questions
 
@@ -41,10 +42,14 @@ async def count_paid_calls(
     target: Target,
     judge: Judge | None,
     *,
-    repeat: int = 1,
-    enforce_latency: bool = False,
+    options: RunOptions | None = None,
+    repeat: int | None = None,
 ) -> PaidCalls:
-    """The paid calls a run would make (the cost guard's count, printed before a paid run)."""
+    """The paid calls a run with ``options`` would make (the cost guard's count, printed
+    before a paid run; ``repeat`` overrides the options'), and their estimated cost (batched
+    calls at half price with ``options.batch``)."""
+    opts = run_options(options, repeat=repeat)
+    repeat, enforce_latency = opts.repeat, opts.enforce_latency
     target_calls = len(scenarios) * repeat if target.live else 0
     judge_calls, measured = 0, False
     if judge is not None and judge.live:
@@ -56,13 +61,18 @@ async def count_paid_calls(
             measured = True
     target_usd = (
         estimate_run_cost(
-            target.model, scenarios=target_calls, prefix_tokens=approx_tokens(target.system_prompt)
+            target.model,
+            scenarios=target_calls,
+            prefix_tokens=approx_tokens(target.system_prompt),
+            batch=opts.batch and target.batchable,
         ).usd
         if target_calls
         else 0.0
     )
     judge_usd = (
-        judge_cost_usd(judge.model, judge_calls) if judge is not None and judge_calls else 0.0
+        judge_cost_usd(judge.model, judge_calls, batch=opts.batch and judge.batchable)
+        if judge is not None and judge_calls
+        else 0.0
     )
     usd = None if target_usd is None or judge_usd is None else round(target_usd + judge_usd, 4)
     return PaidCalls(target_calls, judge_calls, measured, usd)
@@ -105,14 +115,12 @@ def count_paid_calls_sync(
     target: Target,
     judge: Judge | None,
     *,
-    repeat: int = 1,
-    enforce_latency: bool = False,
+    options: RunOptions | None = None,
+    repeat: int | None = None,
 ) -> PaidCalls:
     """:func:`count_paid_calls` for synchronous callers (the CLI, the dashboard)."""
     return run_sync(
-        lambda: count_paid_calls(
-            scenarios, target, judge, repeat=repeat, enforce_latency=enforce_latency
-        )
+        lambda: count_paid_calls(scenarios, target, judge, options=options, repeat=repeat)
     )
 
 

@@ -19,11 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pe_eval_core.errors import PeEvalError
 from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.agent.protocol import Target
-from pe_eval_core.scenarios.llm.cost import PaidCalls
-from pe_eval_core.scenarios.llm.pricing import estimate_cost_usd
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
     ERROR_KINDS,
@@ -34,6 +31,7 @@ from pe_eval_core.scenarios.models import (
     ScenarioRun,
     TargetResponse,
 )
+from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.cost_guard import (
     LIVE_CONFIRM_THRESHOLD,
     check_confirmed,
@@ -41,6 +39,7 @@ from pe_eval_core.scenarios.run.cost_guard import (
     count_paid_calls_sync,
     run_sync,
 )
+from pe_eval_core.scenarios.run.costs import PaidCalls, run_cost_usd
 from pe_eval_core.scenarios.run.outcome import (
     CANCELLED,
     NOT_RUN,
@@ -71,7 +70,7 @@ __all__ = [
     "run_warnings",
 ]
 
-STOP_AFTER_TRANSPORT_ERRORS = 3
+STOP_AFTER_TRANSPORT_ERRORS = DEFAULTS.stop_after_transport_errors
 """Consecutive transport errors (target unreachable, authentication refused) that stop a run:
 the rest would fail the same way, and an outage is not the agent's quality."""
 
@@ -90,9 +89,8 @@ async def run_scenarios(
     target: Target,
     *,
     judge: Judge | None = None,
-    concurrency: int = 3,
+    options: RunOptions | None = None,
     progress: ProgressCallback | None = None,
-    enforce_latency: bool = False,
     confirm_live: bool = False,
     cancel: CancelSignal | None = None,
     scenarios_path: str | os.PathLike[str] | None = None,
@@ -100,15 +98,20 @@ async def run_scenarios(
     save_responses: bool | str | os.PathLike[str] = True,
     clock: Callable[[], datetime] | None = None,
     run_id: str | None = None,
-    max_cost_usd: float | None = None,
     on_ready: Callable[[], object] | None = None,
-    repeat: int = 1,
-    stop_after_transport_errors: int = STOP_AFTER_TRANSPORT_ERRORS,
     paid_calls: PaidCalls | None = None,
     batcher: MessageBatcher | None = None,
+    concurrency: int | None = None,
+    repeat: int | None = None,
+    enforce_latency: bool | None = None,
+    max_cost_usd: float | None = None,
+    stop_after_transport_errors: int | None = None,
 ) -> ScenarioRun:
     """Run every scenario against ``target`` and score it; results keep the file's order.
 
+    ``options``: the run's :class:`~pe_eval_core.scenarios.options.RunOptions` (built once by
+    the surface with ``run_options``); ``concurrency``, ``repeat``, ``enforce_latency``,
+    ``max_cost_usd`` and ``stop_after_transport_errors`` given here override it (scripts).
     ``save_responses``: True saves this run's responses as a recorded file under
     ``$PE_EVAL_HOME/runs/<run_id>/responses.json``; a path saves them there; False skips it.
     ``clock`` fixes the run timestamps (reproducible reports).
@@ -127,16 +130,26 @@ async def run_scenarios(
     :func:`infrastructure_error`).
     ``paid_calls``: the caller's :func:`count_paid_calls` (counted here when not given); more
     than ``LIVE_CONFIRM_THRESHOLD`` target plus judge calls need ``confirm_live``.
-    ``batcher``: plain target calls and judge calls go through the Message Batches API
-    (:mod:`pe_eval_core.scenarios.llm.batches`); it is closed with the run.
+    ``batcher`` (made here when ``options.batch`` and none is given): plain target calls and
+    judge calls go through the Message Batches API; every scenario's call is then let wait in
+    the same batch; it is closed with the run.
     """
-    _check_repeat(repeat)
-    _check_concurrency(concurrency)
+    opts = run_options(
+        options,
+        concurrency=concurrency,
+        repeat=repeat,
+        enforce_latency=enforce_latency,
+        max_cost_usd=max_cost_usd,
+        stop_after_transport_errors=stop_after_transport_errors,
+    )
+    repeat, concurrency = opts.repeat, opts.concurrency
     if not confirm_live:
-        paid = paid_calls or await count_paid_calls(
-            scenarios, target, judge, repeat=repeat, enforce_latency=enforce_latency
-        )
+        paid = paid_calls or await count_paid_calls(scenarios, target, judge, options=opts)
         check_confirmed(paid)
+    if batcher is None and opts.batch:
+        from pe_eval_core.scenarios.llm.batches import MessageBatcher
+
+        batcher = MessageBatcher()
     live = target.live
     now = clock or (lambda: datetime.now(UTC))
     started = now()
@@ -147,23 +160,25 @@ async def run_scenarios(
         judge,
         repeat=repeat,
         progress=progress,
-        enforce_latency=enforce_latency,
+        enforce_latency=opts.enforce_latency,
         cancel=cancel,
-        max_cost_usd=max_cost_usd,
+        max_cost_usd=opts.max_cost_usd,
         keep_responses=save_responses is not False,
-        stop_after=stop_after_transport_errors,
+        stop_after=opts.stop_after_transport_errors,
     )
     total = pool.total
     results, recorded, watch = pool.results, pool.recorded, pool.watch
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
+        batched: list[str] = []
         if batcher is not None:
             await stack.enter_async_context(batcher)
-            attach(batcher, target, judge)
+            batched = attach(batcher, target, judge)
         if on_ready is not None:
             on_ready()
-        workers = [asyncio.create_task(pool.worker()) for _ in range(min(concurrency, total))]
+        size = total if _waits_in_batch(batched, target) else min(concurrency, total)
+        workers = [asyncio.create_task(pool.worker()) for _ in range(size)]
         watcher = (
             asyncio.create_task(_watch(cancel, workers)) if cancel is not None and workers else None
         )
@@ -179,7 +194,13 @@ async def run_scenarios(
     judge_in = sum(r.judge_tokens_in for r in final)
     judge_out = sum(r.judge_tokens_out for r in final)
     target_model = target.model
-    cost = _cost(live, target_model, judge, tokens_in, tokens_out, judge_in, judge_out, final)
+    cost = run_cost_usd(
+        final,
+        live=live,
+        target_model=target_model,
+        judge_model=judge.model if judge is not None else None,
+        batched=batched,
+    )
 
     run = ScenarioRun(
         run_id=run_id,
@@ -196,7 +217,7 @@ async def run_scenarios(
         judge=judge.model if judge is not None else None,
         judge_prompt_version=judge.prompt_version if judge is not None else None,
         concurrency=concurrency,
-        enforce_latency=enforce_latency,
+        enforce_latency=opts.enforce_latency,
         cancelled=cancelled,
         results=final,
         tokens_in=tokens_in,
@@ -381,25 +402,11 @@ def _record(scenario: Scenario, response: TargetResponse, latency: float) -> Rec
     )
 
 
-def _check_repeat(repeat: int) -> None:
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise PeEvalError(
-            f"repeat must be a whole number >= 1, got {repeat!r}",
-            diagnosis="Each scenario runs at least once",
-            fix="Use a repeat count of 1 or more (default 1).",
-            input="repeat",
-        )
-
-
-def _check_concurrency(concurrency: int) -> None:
-    """Refuse a pool without workers."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise PeEvalError(
-            f"concurrency must be a whole number >= 1, got {concurrency!r}",
-            diagnosis="The worker pool needs at least one worker",
-            fix="Use a concurrency of 1 or more (default 3).",
-            input="concurrency",
-        )
+def _waits_in_batch(batched: Sequence[str], target: Target) -> bool:
+    """Whether every scenario should be in flight at once, so all their batched calls wait in
+    one batch: something is batched, and the target is not a live agent called directly (an
+    HTTP agent keeps the run's concurrency: only its judge calls are batched)."""
+    return bool(batched) and ("target" in batched or not target.live)
 
 
 async def _watch(cancel: CancelSignal, tasks: list[asyncio.Task[None]]) -> None:
@@ -423,33 +430,6 @@ async def _pool(workers: list[asyncio.Task[None]], watcher: asyncio.Task[None] |
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _cost(
-    live: bool,
-    target_model: str | None,
-    judge: Judge | None,
-    tokens_in: int,
-    tokens_out: int,
-    judge_in: int,
-    judge_out: int,
-    results: Sequence[ScenarioResult] = (),
-) -> float | None:
-    """Live target plus judge tokens at list price; None when a used model's price is unknown.
-
-    A target whose results carry tool traces is priced from them (cache reads and writes at
-    their own prices); otherwise from the plain token counts.
-    """
-    traces = [r.trace for r in results if r.trace is not None and r.trace.turns]
-    if live and traces:
-        costs = [t.cost_usd for t in traces]
-        target_cost = None if None in costs else sum(c for c in costs if c is not None)
-    else:
-        target_cost = estimate_cost_usd(target_model, tokens_in, tokens_out) if live else 0.0
-    judge_cost = estimate_cost_usd(judge.model if judge else None, judge_in, judge_out)
-    if target_cost is None or judge_cost is None:
-        return None
-    return round(target_cost + judge_cost, 6)
 
 
 def _responses_path(save_responses: bool | str | os.PathLike[str], run_id: str) -> Path:

@@ -10,6 +10,7 @@ from pe_eval_core.errors import JudgeError
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.models import JudgeOutcome
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.scoring.judge.prompt import (
     DEFAULT_JUDGE_MAX_TOKENS,
     JUDGE_PROMPT_VERSION,
@@ -66,7 +67,7 @@ class AnthropicJudge(AnthropicClientOwner, JudgeBase):
         http_client: Any = None,
         *,
         max_retries: int = 3,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULTS.judge_timeout_s,
         max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS,
     ):
         super().__init__(
