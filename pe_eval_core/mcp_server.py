@@ -155,6 +155,7 @@ class PeEvalTools:
     def score_scenarios(
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
+        from pe_eval_core.rates import rate_text, tally_text
         from pe_eval_core.scenarios import (
             RecordedTarget,
             load_scenarios,
@@ -201,6 +202,8 @@ class PeEvalTools:
                 "failed": t.failed,
                 "errors": t.errors,
                 "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
             }
             for t in run.by_tier()
         ]
@@ -214,6 +217,8 @@ class PeEvalTools:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from pe_eval_core.files import atomic_write_text
+from pe_eval_core.rates import tally_text
 from pe_eval_core.scenarios.agent.loop import McpToolbox
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.models import ScenarioRun
@@ -81,6 +82,14 @@ def cost_line(run: ScenarioRun) -> str:
         f"{run.judge_tokens_in} in / {run.judge_tokens_out} out in {run.judge_calls} calls; "
         f"estimated cost {cost}."
     )
+
+
+def rate_line(run: ScenarioRun) -> str:
+    """The run's pass rate and each tier's, as every surface but the seed's report writes them
+    (``pe_eval_core.rates``): ``Pass rate 83.3%: 15/18 (83.3%), 1 error apart; smoke ...``."""
+    apart = f", {run.errors} error{'s' if run.errors != 1 else ''} apart" if run.errors else ""
+    tiers = ", ".join(f"{t.tier} {t.tally_text}" for t in run.by_tier() if t.total)
+    return f"Pass rate {run.rate_text}: {tally_text(run.passed, run.ran)}{apart}; {tiers}."
 
 
 def write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:

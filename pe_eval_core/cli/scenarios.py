@@ -31,6 +31,7 @@ from pe_eval_core.cli.scenario_output import (
     cost_line,
     judge_label,
     note,
+    rate_line,
     run_header,
     server_lines,
     write_reports,
@@ -374,6 +375,7 @@ def handle_run(args: argparse.Namespace) -> int:
     else:
         note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     run_id = record_or_warn(run, origin="cli", db=store_target(args))
+    note(rate_line(run))
     note(cost_line(run))
     if run_id is not None:
         note(

@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from pe_eval_core.errors import GateConfigError, PeEvalError
-from pe_eval_core.history.gate_result import EPS, GateCheck, GateProblem, GateResult, GateVerdict
+from pe_eval_core.history.gate_result import (
+    EPS,
+    GateCheck,
+    GatedRun,
+    GateProblem,
+    GateResult,
+    GateVerdict,
+)
 from pe_eval_core.history.gate_scenarios import (
     OVERALL,
     PassRateBound,
@@ -48,6 +55,7 @@ __all__ = [
     "GateRequest",
     "GateResult",
     "GateVerdict",
+    "GatedRun",
     "PassRateBound",
     "evaluate_gate",
     "gate_memos",

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import ValidationError
 
 from pe_eval_core.errors import GateConfigError, PeEvalError, TargetUnreachableError
-from pe_eval_core.history.gate_result import EPS, GateCheck, GateResult
+from pe_eval_core.history.gate_result import EPS, GateCheck, GatedRun, GateResult
 from pe_eval_core.history.records import UNRECORDED_ID, RunRecord, scenario_record
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.scenarios import statistics
 from pe_eval_core.scenarios.statistics import TierStats
+from pe_eval_core.wording import tier_order
 
 if TYPE_CHECKING:
     from pe_eval_core.history.gate import GateRequest
@@ -100,6 +101,7 @@ def gate_scenarios(
     ``on="lower"``, to its interval's lower bound, and, given a baseline run, fail on any
     scenario that passed there and fails now."""
     subject = subject or f"run #{run.summary.id}"
+    result.runs.append(gated_run(run, subject))
     if _unjudgeable(result, run, subject):
         return
     tiers = record_tier_stats(run)
@@ -137,6 +139,19 @@ def gate_scenarios(
         )
     if baseline is not None:
         _check_baseline(result, run, baseline, subject)
+
+
+def gated_run(run: RunRecord, subject: str) -> GatedRun:
+    """The run's pass rate and tier tallies by the one rate rule (``pe_eval_core.rates``)."""
+    s = run.summary
+    by_tier = {t.tier: t for t in run.tiers}
+    return GatedRun(
+        subject=subject,
+        pass_rate_text=s.rate_text,
+        tally_text=s.tally_text,
+        tiers={name: by_tier[name].tally_text for name in tier_order(by_tier)},
+        errors=s.n_errors or 0,
+    )
 
 
 def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:

@@ -94,6 +94,8 @@ def test_json_has_everything_and_round_trips(demo_run):
         "failed": 3,
         "errors": 1,
         "pass_rate": pytest.approx(15 / 18),  # the error is left out of the denominator
+        "pass_rate_text": "83.3%",  # as every surface shows it (pe_eval_core.rates)
+        "tally_text": "15/18 (83.3%)",
         "ran": 18,
         "error_summary": "1 error: agent error",
     }

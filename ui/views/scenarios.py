@@ -20,10 +20,10 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
+from pe_eval_core.rates import rate_text, tally_text
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
-from pe_eval_core.wording import fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.responsive import MAX_CARDS, Card, table_or_cards, text
@@ -702,7 +702,7 @@ def render_results(
     )
     cols[3].metric(
         "Pass rate",
-        fmt_pct(v["pass_rate"]) if ran else "—",
+        rate_text(v["passed"], ran),
         help=f"Passed of the {ran} runs that produced a verdict; errors are left out.",
         border=True,
     )
@@ -765,7 +765,7 @@ def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str
     rows = [
         {
             "Tier": t["tier"],
-            "Pass rate": charts.interval_label(t["passed"], t["total"], None, None),
+            "Pass rate": tally_text(t["passed"], t["total"]),  # total: runs with a verdict
             "95% interval": "—" if t.get("low") is None else f"{t['low']:.0%}–{t['high']:.0%}",
             "Errors (left out)": t.get("errors", 0),
             "Method": t.get("method") or "",

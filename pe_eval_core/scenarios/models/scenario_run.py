@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from pe_eval_core import rates
 from pe_eval_core.scenarios.models.result import ScenarioResult, error_kind_of, error_summary_line
 from pe_eval_core.scenarios.models.scenario import KNOWN_TIERS
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
@@ -30,7 +31,13 @@ class TierSummary(BaseModel):
 
     @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.ran if self.ran else None
+        """:func:`pe_eval_core.rates.pass_rate` (None: no run of the tier produced a verdict)."""
+        return rates.pass_rate(self.passed, self.ran)
+
+    @property
+    def tally_text(self) -> str:
+        """``6/7 (85.7%)``: how every surface but the seed's report shows a tier."""
+        return rates.tally_text(self.passed, self.ran)
 
 
 class ScenarioRun(BaseModel):
@@ -106,8 +113,14 @@ class ScenarioRun(BaseModel):
 
     @property
     def pass_rate(self) -> float:
-        """Passed / ran: errors are left out of the denominator (shown apart)."""
-        return self.passed / self.ran if self.ran else 0.0
+        """:func:`pe_eval_core.rates.pass_rate`: passed / ran, errors left out of the
+        denominator (shown apart); 0.0 when nothing produced a verdict (shown as n/a)."""
+        return rates.pass_rate(self.passed, self.ran) or 0.0
+
+    @property
+    def rate_text(self) -> str:
+        """``83.3%``: how every surface but the seed's report shows the run's pass rate."""
+        return rates.rate_text(self.passed, self.ran)
 
     @property
     def label(self) -> str:
