@@ -59,7 +59,7 @@ class GatedRun(BaseModel):
     errors: int = 0
 
     def line(self) -> str:
-        """``RUN   run #2: pass rate 83.3%, 15/18 (83.3%), 1 error apart; smoke 6/6 (100%), ...``."""
+        """``RUN   run #2: pass rate 83.3%, 15/18 (83.3%), 1 error apart; smoke 6/6 (100%)``."""
         tiers = ", ".join(f"{t} {tally}" for t, tally in self.tiers.items())
         apart = (
             f", {self.errors} error{'s' if self.errors != 1 else ''} apart" if self.errors else ""
