@@ -227,7 +227,7 @@ def test_memo_record_rebuilds_the_evaluation_exactly(store):
 
 
 def test_scenario_record_rebuilds_the_run_view_exactly(store):
-    from ui.views import scenarios
+    from ui.views import scenario_results as scenarios
     from ui.views.run_view import scenario_run_from_record
 
     run = recorded_demo_run()
