@@ -212,7 +212,7 @@ def run_recorded_scenarios(
     responses_path: str,
     verdicts_path: str | None = None,
     *,
-    repeat: int = 1,
+    repeat: int | None = None,
     confirm: bool = False,
     judge_cache: str | None = None,
 ) -> ScenarioRun:

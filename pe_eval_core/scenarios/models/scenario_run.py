@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from pe_eval_core import rates
 from pe_eval_core.scenarios.models.result import ScenarioResult, error_kind_of, error_summary_line
 from pe_eval_core.scenarios.models.scenario import KNOWN_TIERS
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
 
 
@@ -53,7 +54,7 @@ class ScenarioRun(BaseModel):
     target_label: str | None = None
     """A stable label for the agent under test: ``anthropic:<model id>``, ``http:<URL>``,
     ``recorded:<resolved file>``; comparisons of runs whose labels differ say so first."""
-    repeats: int = 1
+    repeats: int = DEFAULTS.repeat
     """``--repeat K``: every scenario ran K times (``results`` holds K results per scenario)."""
     warnings: list[str] = Field(default_factory=list)
     """What the loader or the judge could not check or had to change (unknown expectation
@@ -66,7 +67,7 @@ class ScenarioRun(BaseModel):
     judge: str | None = None
     """Judge description (model or ``recorded:<model>``), None when no judge was used."""
     judge_prompt_version: str | None = None
-    concurrency: int = 3
+    concurrency: int = DEFAULTS.concurrency
     enforce_latency: bool = False
     cancelled: bool = False
     responses_path: str | None = None
