@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.cli import scenarios as cli_scenarios
 from pe_eval_core.cli.main import build_parser
@@ -21,7 +20,7 @@ from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios import HttpTarget, run_scenarios_sync
 from pe_eval_core.scenarios.agent.loop import AgentBounds
 from pe_eval_core.scenarios.agent.protocol import TargetBase
-from pe_eval_core.scenarios.models import ScenarioResult, TargetResponse
+from pe_eval_core.scenarios.models import Scenario, ScenarioResult, TargetResponse
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.cost_guard import count_paid_calls_sync
 from pe_eval_core.scenarios.run.costs import estimate_run_cost, judge_cost_usd, run_cost_usd
@@ -29,6 +28,14 @@ from pe_eval_core.scenarios.run.setup import agent_bounds, make_target
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
+
+
+def make_scenario(name: str, **expect: object) -> Scenario:
+    """A scenario with the given ``expect`` fields (tier smoke)."""
+    return Scenario.model_validate(
+        {"name": name, "input": f"question for {name}", "expect": expect,
+         "metadata": {"tier": "smoke", "source_fact": "fact_001"}}
+    )  # fmt: skip
 
 
 def _cli(*argv: str) -> RunOptions:

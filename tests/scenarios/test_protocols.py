@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -29,10 +28,21 @@ from pe_eval_core.scenarios.models import (
     JudgeOutcome,
     JudgeVerdict,
     RecordedResponse,
+    Scenario,
     TargetResponse,
 )
 from pe_eval_core.scenarios.run.cost_guard import count_paid_calls_sync
 from pe_eval_core.scenarios.scoring.score import judge_questions
+
+DEMO = Path(__file__).resolve().parents[2] / ".mimic" / "exports"
+
+
+def make_scenario(name: str, **expect: object) -> Scenario:
+    """A scenario with the given ``expect`` fields (tier smoke)."""
+    return Scenario.model_validate(
+        {"name": name, "input": f"question for {name}", "expect": expect,
+         "metadata": {"tier": "smoke", "source_fact": "fact_001"}}
+    )  # fmt: skip
 
 
 def test_every_shipped_target_and_judge_meets_its_protocol(tmp_path: Path) -> None:
