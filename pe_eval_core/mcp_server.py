@@ -193,12 +193,14 @@ class PeEvalTools:
     def score_scenarios(
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
+        from pe_eval_core.rates import rate_text, tally_text
         from pe_eval_core.scenarios import (
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
+        from pe_eval_core.scenarios.options import run_options
         from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
@@ -209,6 +211,7 @@ class PeEvalTools:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
             verdicts = self._confine(str(beside), "judge_verdicts")
+        options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
         # without recorded verdicts, cached verdicts are used and others are judge errors
         judge = choose_judge(
@@ -217,12 +220,14 @@ class PeEvalTools:
             recorded_target=True,
             cache=self.judge_cache,
             allow_live=False,
+            options=options,
         )
         loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
             loaded,
             RecordedTarget(responses),
             judge=judge,
+            options=options,
             scenarios_path=scenarios,
             save_responses=False,  # they are already on disk
         )
@@ -235,6 +240,8 @@ class PeEvalTools:
                 "failed": t.failed,
                 "errors": t.errors,
                 "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
             }
             for t in run.by_tier()
         ]
@@ -248,6 +255,8 @@ class PeEvalTools:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
