@@ -24,12 +24,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core import limits
+from pe_eval_core.grading.roles import claim_of
 from pe_eval_core.limits import exceeded
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
+from pe_eval_core.memo.placeholders import find_placeholders
 from pe_eval_core.memo.prose_names import (
     EntityMention,
     PlainNames,
@@ -46,6 +48,7 @@ from pe_eval_core.memo.result import (
     Scores,
     Totals,
 )
+from pe_eval_core.memo.roles import field_role
 from pe_eval_core.memo.source_names import SEGMENT_VALUE, EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
 from pe_eval_core.numbers import (
@@ -152,6 +155,12 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     for j, f in enumerate(figures):
         if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
             continue
+        if f.kind is FigureKind.USD:
+            claim = claim_of(text, f.start, f.end)
+            if claim.value != "any":
+                if out is figures:
+                    out = list(figures)
+                out[j] = f = replace(f, claim=claim.value)
         roles = []
         if f.kind is FigureKind.PERCENT and (
             _OF_LOSS_AFTER.match(text, f.end) is not None
@@ -312,6 +321,8 @@ class _Run:
                 self._figure(opp_id, own, name, count, t)
         if self.plain is not None:
             self._plain_names(self.plain, opp_id, own, name, text, parsed, t)
+        for slot in find_placeholders(text):
+            self._finding(t, _placeholder(opp_id, name, slot))
 
     def _plain_names(
         self,
@@ -497,6 +508,8 @@ class _Run:
                     "(strict mode counts derivations as uncited).",
                 }
             )
+        if match.status == "wrong_quantity" and f is not None:
+            return self._wrong_quantity(where, fig, match, f)
         if match.status == "sign" and f is not None:
             other = self._opp_id(f)
             return Finding.model_validate(
@@ -520,6 +533,31 @@ class _Run:
                 "kind": FindingKind.UNGROUNDED_FIGURE,
                 "message": f"{fig.raw} in {opp_id} {name} traces to no source field of kind "
                 f"{fig.kind.value} within tolerance{near}.",
+            }
+        )
+
+    def _wrong_quantity(
+        self, where: dict[str, object], fig: Figure, match: FigureMatch, f: SourceField
+    ) -> Finding:
+        """A figure whose wording claims one quantity and whose value is another's."""
+        e = match.expected
+        claimed = fig.claim.replace("_", " ")
+        own = (
+            f" Its {claimed} field {e.path} is {_fmt(e)}."
+            if e is not None
+            else f" The source has no {claimed} field for it."
+        )
+        return Finding.model_validate(
+            where
+            | {
+                "kind": FindingKind.WRONG_QUANTITY,
+                "other_opportunity_id": self._opp_id(f)
+                if self._opp_id(f) != where["opportunity_id"]
+                else None,
+                "expected_path": e.path if e is not None else None,
+                "expected_value": e.raw_value if e is not None else None,
+                "message": f"{fig.raw} is worded as a {claimed} but its value is {f.path} "
+                f"({_fmt(f)}), a {_role_name(f)}: the memo states the wrong quantity.{own}",
             }
         )
 
@@ -604,6 +642,10 @@ class _Run:
         if f is None or f.opp is None:
             return None
         return self.opp_ids[f.opp]
+
+
+def _role_name(f: SourceField) -> str:
+    return field_role(f.path, f.unit).value.replace("_", " ")
 
 
 def _shown(f: SourceField | None) -> float | None:
@@ -723,6 +765,19 @@ def _grade_opportunities(
             run.numbers.release(own)
             run.entities.release(own)
     return phantoms
+
+
+def _placeholder(opp_id: str, name: str, slot: re.Match[str]) -> Finding:
+    return Finding(
+        kind=FindingKind.EMPTY_PLACEHOLDER,
+        opportunity_id=opp_id,
+        field=name,
+        start=slot.start(),
+        end=slot.end(),
+        raw=slot.group(),
+        message=f"'{slot.group()}' in {opp_id} {name} is an empty value where the prose "
+        "expects one (a template slot the producer left unfilled, e.g. a missing action).",
+    )
 
 
 def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:

@@ -33,8 +33,10 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
 
+from pe_eval_core.grading.roles import Picked, Role, accepts, pick
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.models import OpportunityMap
+from pe_eval_core.memo.roles import OPPORTUNITY_MAP_ROLES, field_role
 from pe_eval_core.numbers import Figure, FigureKind, extract_figures
 
 OPPORTUNITIES_KEY = "opportunities"
@@ -292,7 +294,9 @@ def _fits_role(role: str, f: SourceField) -> bool:
     return not f.role or f.role == role
 
 
-MatchStatus = Literal["grounded", "derived", "misattributed", "sign", "ungrounded"]
+MatchStatus = Literal[
+    "grounded", "derived", "misattributed", "sign", "wrong_quantity", "ungrounded"
+]
 
 
 class FigureMatch(NamedTuple):
@@ -305,6 +309,8 @@ class FigureMatch(NamedTuple):
 
     status: MatchStatus
     field: SourceField | None
+    expected: SourceField | None = None
+    """For ``wrong_quantity``: the figure's own field of the role its wording claims."""
 
 
 def tolerance_window(fig: Figure, config: GraderConfig) -> tuple[float, float]:
@@ -398,7 +404,7 @@ class NumericUniverse:
             owner, prefix = opp.id, f"{OPPORTUNITIES_KEY}[{i}]."
         strings: list[tuple[str, str]] = []
         for key, value in _items(model):
-            if type(value) is str and key != "id":
+            if type(value) is str and OPPORTUNITY_MAP_ROLES.grounds(key):
                 strings.append((f"{prefix}{key}", value))
             elif key == "segment" and isinstance(value, dict):
                 strings.extend((f"{prefix}segment.{k}", str(v)) for k, v in value.items())
@@ -593,17 +599,19 @@ class NumericUniverse:
         """
         owner = self._source.opportunities[i].id
         usd = self.own(i, USD) + self.portfolio.get(USD, [])
-        out: list[tuple[str, float]] = []
+        out: list[tuple[str, float, str]] = []
         if kind is USD:
             counts = [c for c in self.own(i, FigureKind.COUNT) if c.magnitude > 0]
             out = _usd_derivations(usd, counts)
         else:
             rates = self.own(i, FigureKind.PERCENT) + self.portfolio.get(FigureKind.PERCENT, [])
             rates = [r for r in rates if r.unit in _RATE_UNITS]
-            out = _percent_derivations(usd, rates)
+            out = [(path, v, "") for path, v in _percent_derivations(usd, rates)]
         return [
-            SourceField(path, kind, v, v, "derived", i, abs(v), owner, "")
-            for path, v in out
+            SourceField(
+                path, kind, v, v, f"derived:{role}" if role else "derived", i, abs(v), owner
+            )
+            for path, v, role in out
             if math.isfinite(v) and v != 0
         ]
 
@@ -662,7 +670,8 @@ class NumericUniverse:
                         if b.path.endswith(tail):
                             v = a.value + b.value
                             path = f"({a.path} + {b.path})"
-                            out.append(SourceField(path, USD, v, v, "derived", i, abs(v), owner))
+                            unit = "derived:total"
+                            out.append(SourceField(path, USD, v, v, unit, i, abs(v), owner))
         return out
 
     @property
@@ -693,33 +702,51 @@ class NumericUniverse:
     def match(self, fig: Figure, opp: int | None, config: GraderConfig) -> FigureMatch:
         """Ground ``fig`` found in opportunity ``opp``'s prose (None: no such opportunity).
 
-        Order: own fields and portfolio fields, then figures quoted in the source's strings
+        Only fields of a role the figure's wording claims (``fig.claim``, see
+        ``pe_eval_core.grading.roles``) ground it, and a zero only in its own role. Order:
+        own fields and portfolio fields, then figures quoted in the source's data strings
         (grounded); for a share of a loss (role ``of_loss``) a recovery ratio (derived);
         another opportunity's field or string (misattributed, still cited); other
-        derivations (derived); a match of the wrong sign only (sign finding: an explicit
-        ``-`` on a positive value or an explicit ``+`` on a negative one); otherwise the
-        nearest field of the kind (ungrounded).
+        derivations (derived); a field of the claimed role with the wrong sign only (sign
+        finding); a field of another role only (wrong quantity); otherwise the nearest field
+        of the claimed role, or of the kind (ungrounded).
         """
         lo, hi = tolerance_window(fig, config)
         if fig.kind is QUARTERS and fig.role in _QUARTER_ROLES:
             return self._match_role(fig, opp, config, (lo, hi))
         kind, mag = fig.kind, abs(fig.value)
         sign = _sign(fig)
+        claim = _claim(fig)
         own = self.in_window(opp, kind, lo, hi) if opp is not None else []
         pool = _fitting(chain(own, self.portfolio.get(kind, ())), fig)
-        best, wrong_sign = _closest(pool, mag, lo, hi, sign)
-        if best is None:  # a figure quoted from the source's own strings, after its fields
-            best, quoted_sign = self._quoted(fig, opp, mag, lo, hi, sign)
-            wrong_sign = wrong_sign or quoted_sign
-        if best is not None:
-            return FigureMatch("grounded", best)
+        found = pick(pool, _role, claim, mag, lo, hi, sign)
+        if found.best is None:  # a figure quoted from the source's own strings, after its fields
+            quoted = self._quoted(fig, opp, mag, lo, hi, sign, claim)
+            found.best = quoted.best
+            found.wrong_sign = found.wrong_sign or quoted.wrong_sign
+            found.wrong_role = found.wrong_role or quoted.wrong_role
+        if found.best is not None:
+            return FigureMatch("grounded", found.best)
+        return self._beyond_own(fig, opp, config, (lo, hi), found)
+
+    def _beyond_own(
+        self,
+        fig: Figure,
+        opp: int | None,
+        config: GraderConfig,
+        window: tuple[float, float],
+        found: Picked[SourceField],
+    ) -> FigureMatch:
+        """``match`` once the opportunity's own and portfolio fields have not grounded it."""
+        kind, mag, sign, claim = fig.kind, abs(fig.value), _sign(fig), _claim(fig)
+        lo, hi = window
         derive = config.derivations and opp is not None and sign >= 0
         if derive and opp is not None and _SHARE_ROLES & set(fig.role.split()):
             share = self._share(fig, opp)
             if share is not None:
                 return FigureMatch("derived", share)
         shown_lo, shown_hi = _displayed(fig)
-        other = self._other_opportunity(fig, opp, mag, lo, hi, sign)
+        other, other_role = self._other_opportunity(fig, opp, mag, lo, hi, sign)
         fraction = "fraction" in fig.role or "of_total" in fig.role  # a share: derive first
         if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
             return FigureMatch("misattributed", other)  # within the figure's own digits
@@ -729,14 +756,38 @@ class NumericUniverse:
         if other is not None:
             return FigureMatch("misattributed", other)
         index = self._global()[0].get(kind)
+        wrong_sign = found.wrong_sign
         if sign and wrong_sign is None and index is not None:
             wrong_sign = next(
-                (f for f in index.closest_first(mag, lo, hi) if (f.value < 0) != (sign < 0)),
+                (
+                    f
+                    for f in index.closest_first(mag, lo, hi)
+                    if (f.value < 0) != (sign < 0) and accepts(claim, _role(f))
+                ),
                 None,
             )
         if wrong_sign is not None:
             return FigureMatch("sign", wrong_sign)
+        expected = self._claimed(fig, opp, claim)
+        wrong_role = found.wrong_role or other_role
+        if wrong_role is not None:
+            return FigureMatch("wrong_quantity", wrong_role, expected)
+        if expected is not None:
+            return FigureMatch("ungrounded", expected)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
+
+    def _claimed(self, fig: Figure, opp: int | None, claim: Role) -> SourceField | None:
+        """The opportunity's (else the portfolio's) field of the role ``fig`` claims nearest
+        its value, whatever the distance (None for a figure that claims no role)."""
+        if claim is Role.ANY:
+            return None
+        own = self.own(opp, fig.kind) if opp is not None else []
+        mag = abs(fig.value)
+        for scope in (own, self.portfolio.get(fig.kind, [])):
+            fields = [f for f in scope if _role(f) is claim]
+            if fields:
+                return min(fields, key=lambda f: abs(f.magnitude - mag))
+        return None
 
     def _share(self, fig: Figure, opp: int) -> SourceField | None:
         """A figure worded as a share of a loss (role ``of_loss``: a recovery ratio) or of
@@ -772,35 +823,51 @@ class NumericUniverse:
         return found
 
     def _quoted(
-        self, fig: Figure, opp: int | None, mag: float, lo: float, hi: float, sign: int
-    ) -> tuple[SourceField | None, SourceField | None]:
-        """``_closest`` over the figures quoted in opportunity ``opp``'s and the portfolio's
-        strings that are at least as precise as ``fig``."""
+        self,
+        fig: Figure,
+        opp: int | None,
+        mag: float,
+        lo: float,
+        hi: float,
+        sign: int,
+        claim: Role,
+    ) -> Picked[SourceField]:
+        """``pick`` over the figures quoted in opportunity ``opp``'s and the portfolio's data
+        strings (never prose) that are at least as precise as ``fig``."""
         texts = self.text_figures(None, fig.kind)
         if opp is not None:
             texts = self.text_figures(opp, fig.kind) + texts
-        return _closest(_as_precise(texts, fig), mag, lo, hi, sign)
+        return pick(_as_precise(texts, fig), _role, claim, mag, lo, hi, sign)
 
     def _other_opportunity(
         self, fig: Figure, opp: int | None, mag: float, lo: float, hi: float, sign: int
-    ) -> SourceField | None:
-        """Another opportunity's field of the right sign (nearest first), else a figure quoted
-        in another opportunity's strings."""
+    ) -> tuple[SourceField | None, SourceField | None]:
+        """(another opportunity's field of the right sign and an accepted role, nearest
+        first, else a figure quoted in another opportunity's data strings; the nearest other
+        opportunity's field in the window of another role). A zero is never matched across
+        opportunities."""
+        if not mag:
+            return None, None
         every, negatives = self._global()
         pool = negatives.get(fig.kind) if sign < 0 else every.get(fig.kind)
+        claim = _claim(fig)
+        wrong_role = None
         if pool is not None:
             # own and portfolio fields in the window were rejected above: few are skipped
             for f in pool.closest_first(mag, lo, hi):
-                other = f.opp is not None and f.opp != opp
-                if other and (sign <= 0 or f.value >= 0) and _fits(f, fig):
-                    return f
+                signed = sign <= 0 or f.value >= 0
+                if not (f.opp is not None and f.opp != opp and signed and _fits(f, fig)):
+                    continue
+                if accepts(claim, _role(f)):
+                    return f, None
+                wrong_role = wrong_role or f
         for j in range(len(self._source.opportunities)):
             if j != opp:
                 quoted = _as_precise(self.text_figures(j, fig.kind), fig)
-                found, _ = _closest(quoted, mag, lo, hi, sign)
+                found = pick(quoted, _role, claim, mag, lo, hi, sign).best
                 if found is not None:
-                    return found
-        return None
+                    return found, None
+        return None, wrong_role
 
     def recovery(self, i: int, mag: float, lo: float, hi: float) -> SourceField | None:
         """A recovery ratio of opportunity ``i`` in percent, for a figure written as a share
@@ -912,20 +979,50 @@ def _aggregate(f: SourceField) -> bool:
     return not any(w in tail for w in ("mean", "avg", "median", "per_"))
 
 
-def _usd_derivations(usd: list[SourceField], counts: list[SourceField]) -> list[tuple[str, float]]:
-    """Run-rates, per-unit values, sums and differences of USD operands (see ``derivations``)."""
-    out: list[tuple[str, float]] = []
-    plain = [a for a in usd if a.unit != "derived" and _annual(a)]
+def _usd_derivations(
+    usd: list[SourceField], counts: list[SourceField]
+) -> list[tuple[str, float, str]]:
+    """Run-rates, per-unit values, sums and differences of USD operands (see ``derivations``),
+    each with the role of the quantity it is (``_combined``): a run-rate keeps its operand's
+    role, a per-unit value is per unit, and only sums and differences that are a quantity
+    (loss + impact = projected outcome, projected - loss = impact ...) are formed."""
+    out: list[tuple[str, float, str]] = []
+    plain = [a for a in usd if not a.unit.startswith("derived") and _annual(a)]
     for a in plain:  # signed: a loss's run-rate is negative ("+$721K a month" is no match)
+        role = _role(a).value
         for d, shown in _RUN_RATES:
-            out.append((f"{a.path} / {shown}", a.value / d))
+            out.append((f"{a.path} / {shown}", a.value / d, role))
         for c in counts:
-            out.append((f"{a.path} / {c.path}", a.value / c.magnitude))
+            out.append((f"{a.path} / {c.path}", a.value / c.magnitude, Role.PER_UNIT.value))
     for j, a in enumerate(plain):
         for b in plain[j + 1 :]:
-            out.append((f"{a.path} + {b.path}", a.value + b.value))
-            out.append((f"{a.path} - {b.path}", a.value - b.value))
+            role = _combined(_role(a), _role(b), "+")
+            if role is not None:
+                out.append((f"{a.path} + {b.path}", a.value + b.value, role.value))
+            role = _combined(_role(a), _role(b), "-")
+            if role is not None:
+                out.append((f"{a.path} - {b.path}", a.value - b.value, role.value))
     return out
+
+
+_SUMS: dict[frozenset[Role], Role] = {
+    frozenset({Role.LOSS, Role.IMPACT}): Role.PROJECTED,  # residual loss
+    frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # gross improvement
+    frozenset({Role.PROJECTED, Role.COST}): Role.PROJECTED,
+}
+_DIFFERENCES: dict[frozenset[Role], Role] = {
+    frozenset({Role.PROJECTED, Role.LOSS}): Role.IMPACT,  # gross improvement
+    frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # net of cost
+    frozenset({Role.LOSS, Role.IMPACT}): Role.PROJECTED,
+}
+
+
+def _combined(a: Role, b: Role, op: str) -> Role | None:
+    """The quantity ``a op b`` is, or None when it is none (an impact minus the portfolio
+    total is no quantity a memo states). Fields of no declared role combine as before."""
+    if a is Role.ANY or b is Role.ANY:
+        return Role.ANY
+    return (_SUMS if op == "+" else _DIFFERENCES).get(frozenset({a, b}))
 
 
 def _percent_derivations(
@@ -938,7 +1035,7 @@ def _percent_derivations(
     bottoms = [b for b in usd if any(w in _tail(b) for w in _DENOMINATORS)]
     for a in tops:
         for b in bottoms:
-            if a is not b and a.magnitude < b.magnitude and b.unit != "derived":
+            if a is not b and a.magnitude < b.magnitude and not b.unit.startswith("derived"):
                 out.append((f"{a.path} / {b.path}", 100 * a.magnitude / b.magnitude))
     for j, a in enumerate(rates):
         for b in rates[j + 1 :]:
@@ -947,23 +1044,14 @@ def _percent_derivations(
     return out
 
 
-def _closest(
-    fields: Iterable[SourceField], mag: float, lo: float, hi: float, sign: int
-) -> tuple[SourceField | None, SourceField | None]:
-    """(the field in [lo, hi] nearest ``mag`` with the figure's sign, the first in [lo, hi]
-    with the wrong sign): an explicitly negative figure (``sign`` -1) is only grounded by a
-    negative value, an explicitly positive one (``+$1.4M``, ``sign`` 1) only by a value >= 0;
-    an unsigned one (0) by either."""
-    best: SourceField | None = None
-    wrong_sign: SourceField | None = None
-    for f in fields:
-        m = f.magnitude
-        if lo <= m <= hi:
-            if (sign < 0 and f.value >= 0) or (sign > 0 and f.value < 0):
-                wrong_sign = wrong_sign or f
-            elif best is None or abs(m - mag) < abs(best.magnitude - mag):
-                best = f
-    return best, wrong_sign
+def _claim(fig: Figure) -> Role:
+    """The role a figure's wording claims (``Role.ANY`` when it claims none)."""
+    return Role(fig.claim) if fig.claim else Role.ANY
+
+
+def _role(f: SourceField) -> Role:
+    """The role of a source field (by its key, ``memo.roles``; a derivation has none)."""
+    return field_role(f.path, f.unit)
 
 
 def _sign(fig: Figure) -> int:

@@ -129,6 +129,9 @@ class Figure:
     """True only when the text carries an explicit minus sign or accounting parentheses."""
     role: str = ""
     """Extra detail: ``observed``/``total`` for ``k of m quarters``; ``low``/``high`` for ranges."""
+    claim: str = ""
+    """The quantity its wording claims (a ``pe_eval_core.grading.roles.Role`` value: ``loss``,
+    ``impact`` ...), set by the grader from the figure's clause; '' claims nothing."""
 
     def covers(self, x: float) -> bool:
         """True if ``x`` is a value this figure could have been rounded from (ends included).

@@ -14,13 +14,19 @@ _CARDINAL_WORDS = (
 _CARDINALS = {w: i for i, w in enumerate(_CARDINAL_WORDS.split(" "))}
 _CARD = r"(?:\d{1,2}|" + "|".join(sorted(_CARDINALS, key=len, reverse=True)) + ")"
 _WS = r"[ \t\u00a0\u202f]+"
-_LAST = rf"(?:the{_WS})?(?:(?:last|past|prior|previous){_WS})?"
+_LAST = (
+    rf"(?:(?:the|its|their|our|this\ cohort's|the\ cohort's){_WS})?"
+    rf"(?:(?:last|past|prior|previous|most{_WS}recent|latest|observed|tracked|measured){_WS})*"
+)
+_QTRS = rf"(?:(?:observed|tracked|measured|recent|reporting|fiscal|calendar){_WS})?quarters?"
 _WORD_FIGURES = re.compile(
     rf"""(?ix)
     \b(?=[\dzotfsenha])                    # every branch starts a word so (speed)
     (?:
-    \b(?P<k>{_CARD})(?:{_WS}out)?{_WS}of{_WS}{_LAST}(?P<m>{_CARD}{_WS}quarters?)\b
-  | \b(?P<half>half)(?:{_WS}of)?{_WS}{_LAST}(?P<hm>{_CARD}{_WS}quarters?)\b
+    \b(?P<k>{_CARD})(?:{_WS}out)?{_WS}of{_WS}{_LAST}(?P<m>{_CARD}{_WS}{_QTRS})\b
+  | \b(?P<k2>{_CARD}){_WS}quarters?{_WS}(?:out{_WS})?of{_WS}{_LAST}(?P<m2>{_CARD})\b
+        (?!{_WS}(?:weeks?|months?|years?|days?|loans?|opportunit))
+  | \b(?P<half>half)(?:{_WS}of)?{_WS}{_LAST}(?P<hm>{_CARD}{_WS}{_QTRS})\b
   | \b(?P<all>all|every{_WS}one{_WS}of|each{_WS}of){_WS}{_LAST}(?P<am>{_CARD}{_WS}quarters)\b
   | \b(?P<dk>{_CARD}){_WS}out{_WS}of{_WS}(?:five|5)\b(?!{_WS}quarters?)
   | (?P<frac>
@@ -79,6 +85,8 @@ def extract_word_figures(text: str) -> list[Figure]:
     for m in _word_matches(text):
         if m["k"] is not None:
             _word_quarters(out, m, "k", _cardinal(m["k"]), "m")
+        elif m["k2"] is not None:
+            _word_quarters(out, m, "k2", _cardinal(m["k2"]), "m2")
         elif m["half"] is not None:
             total = _cardinal(m["hm"].split()[0])
             if total % 2 == 0:
@@ -89,7 +97,7 @@ def extract_word_figures(text: str) -> list[Figure]:
             v = float(_cardinal(m["dk"]))
             s, e = m.span("dk")
             out.append(Figure(FigureKind.DIFFICULTY, v, text[s:e], s, e, v, v, False))
-        else:
+        elif not _is_time_span(m):
             raw = m["frac"]
             low = raw.lower()
             unit = m["unit"] or m["unit2"] or (m["units"] or "half").rstrip("s")
@@ -101,6 +109,45 @@ def extract_word_figures(text: str) -> list[Figure]:
             w = _FRACTION_HALF_WIDTH
             out.append(Figure(FigureKind.PERCENT, v, raw, s, e, v - w, v + w, False, "fraction"))
     return out
+
+
+_TIME_OBJECT = re.compile(
+    rf"""(?ix){_WS}of{_WS}(?:(?:the|its|this|that|their|our|next|coming|first|last|
+        second|current|fiscal|calendar|a|an){_WS})*(?P<obj>[\w'-]+)(?:{_WS}(?P<obj2>[\w'-]+))?"""
+)
+_TIME_NOUNS = frozenset(
+    (
+        *("data", "post-action", "observation", "observations", "history", "performance"),
+        *("monitoring", "runway", "time", "year", "years", "month", "months", "week", "weeks"),
+        *("day", "days", "period", "window", "seasoning", "results"),
+        *("testing", "test", "trial", "pilot", "lag", "tenure", "backtest", "tracking"),
+        *("lookback", "look-back", "evidence", "experience", "follow-up", "fy", "h1", "h2"),
+    )
+)
+"""Objects that make a fraction word a time span ("one quarter of post-action data")."""
+_DELAY_BEFORE = re.compile(
+    r"(?i)\b(?:delay(?:s|ed|ing)?|push(?:es|ed|ing)?(?:\s+\w+)?|slip(?:s|ped|ping)?|"
+    r"postpone[sd]?|defer(?:s|red|ring)?|back|late|later|early|earlier|ahead|extend(?:s|ed)?)"
+    r"\s+(?:\w+\s+)?by\s+$"
+)
+
+
+def _is_time_span(m: re.Match[str]) -> bool:
+    """A fraction word that measures time, not a share: "one quarter of post-action data",
+    "the first half of 2026", "delayed by a quarter".
+
+    >>> [f.raw for f in extract_word_figures("observe one quarter of post-action data; "
+    ...     "the first half of 2026; slips back by a quarter; a quarter of the loss")]
+    ['a quarter']
+    """
+    text = m.string
+    start, end = m.span("frac")
+    after = _TIME_OBJECT.match(text, end)
+    if after is not None:
+        words = [w.lower() for w in after.group("obj", "obj2") if w]
+        if any(w in _TIME_NOUNS or (w.isdigit() and len(w) == 4) for w in words):
+            return True
+    return _DELAY_BEFORE.search(text, max(0, start - 40), start) is not None
 
 
 _ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")

@@ -56,7 +56,7 @@ def test_shape_a_memo_is_perfect(memo):
     assert _counted(ev) == []
     assert ev.scores.model_dump() == PERFECT
     # the rollout's "one quarter of post-action data" is no figure at all
-    assert not [m for m in ev.marks if m.what == "figure" and "quarter" in m.raw]
+    assert not [m for m in ev.marks if m.field == "rollout"]
 
 
 @pytest.mark.parametrize("memo", [m for m in MEMOS if _portco(m)[0] in SHAPE_B], ids=lambda m: m.stem)
