@@ -59,7 +59,9 @@ def test_shape_a_memo_is_perfect(memo):
     assert not [m for m in ev.marks if m.field == "rollout"]
 
 
-@pytest.mark.parametrize("memo", [m for m in MEMOS if _portco(m)[0] in SHAPE_B], ids=lambda m: m.stem)
+@pytest.mark.parametrize(
+    "memo", [m for m in MEMOS if _portco(m)[0] in SHAPE_B], ids=lambda m: m.stem
+)
 def test_shape_b_defects_are_each_one_finding(memo):
     portco, audience = _portco(memo)
     source = json.loads((CORPUS / f"dx_report_{portco}.json").read_text())
