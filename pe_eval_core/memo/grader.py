@@ -195,6 +195,8 @@ class _Run:
         if figures and names:
             figures = _outside_names(figures, names)
         mentions = extract_entities(text, figures, self.config.section_markers)
+        if figures and mentions:  # a figure inside a cohort label is a segment value
+            figures = _outside_cohorts(figures, mentions)
         exempt = self._exempt_spans(text) if figures else None
         parsed = (figures, mentions, exempt, names)
         self._parsed[text] = parsed
@@ -210,7 +212,7 @@ class _Run:
             phrase = _inside(exempt, f.start, f.end) if exempt else None
             matches.append(match(f, own, config) if phrase is None else phrase)
         lookup = self.entities.lookup
-        return matches, [lookup(m.text, own, m.category) for m in mentions]
+        return matches, [lookup(m.key or m.text, own, m.category) for m in mentions]
 
     def parse_all(self, texts: list[str]) -> None:
         """``_parse`` every distinct non-blank text up front, and count the blocks of each
@@ -456,6 +458,14 @@ class _Run:
         if f is None or f.opp is None:
             return None
         return self.opp_ids[f.opp]
+
+
+def _outside_cohorts(figures: list[Figure], mentions: list[EntityMention]) -> list[Figure]:
+    """The figures not inside a piece of a bold cohort label (``**30-50% × <50**``)."""
+    spans = [(m.start, m.end) for m in mentions if m.category == SEGMENT_VALUE]
+    if not spans:
+        return figures
+    return [f for f in figures if not any(s <= f.start and f.end <= e for s, e in spans)]
 
 
 def _role_name(f: SourceField) -> str:
