@@ -11,7 +11,7 @@ from dataclasses import replace
 from pe_eval_core.grading.roles import claim_of
 from pe_eval_core.memo.config import TemplateConstant
 from pe_eval_core.memo.prose_names import EntityMention
-from pe_eval_core.numbers import Figure, FigureKind
+from pe_eval_core.numbers import Figure, FigureKind, extract_figures
 
 
 def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
@@ -103,22 +103,7 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
                 if out is figures:
                     out = list(figures)
                 out[j] = f = replace(f, claim=claim.value)
-        roles = []
-        if f.kind is FigureKind.PERCENT and (
-            _OF_LOSS_AFTER.match(text, f.end) is not None
-            or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
-            or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
-            or (
-                _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
-                and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
-                and sentences.says(_LOSS_WORD, f.start, f.end)
-            )
-        ):
-            roles.append("of_loss")
-        elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
-            roles.append("of_quarters")
-        elif f.kind is FigureKind.PERCENT and _OF_TOTAL.match(text, f.end) is not None:
-            roles.append("of_total")
+        roles = _licensing(text, f, sentences)
         if sentences.says(_SUM_WORDS, f.start, f.end):
             roles.append("sum")
         if roles:
@@ -126,6 +111,114 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
                 out = list(figures)
             out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
     return out
+
+
+def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
+    """The one derivation ``f``'s wording licenses, as a role (see ``with_context``)."""
+    percent = f.kind is FigureKind.PERCENT
+    if percent and _of_loss(text, f, sentences):
+        return ["of_loss"]
+    if "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+        return ["of_quarters"]
+    if percent and (base := _of_stated(text, f.end)) is not None:
+        return [f"of_usd={base:g}"]
+    if percent and _OF_TOTAL.match(text, f.end) is not None:
+        return ["of_total"]
+    if f.kind is FigureKind.USD and (n := _run_rate(text, f.start, f.end)) is not None:
+        return [f"rate:{n}"]
+    return []
+
+
+def _of_loss(text: str, f: Figure, sentences: _Sentences) -> bool:
+    """A percent worded as a share of a loss ("40% of the cohort's loss", "halves the
+    loss", "a gain of $1.08M (40%)" in a sentence about a loss)."""
+    return (
+        _OF_LOSS_AFTER.match(text, f.end) is not None
+        or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+        or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
+        or (
+            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
+            and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
+            and sentences.says(_LOSS_WORD, f.start, f.end)
+        )
+    )
+
+
+_OF_STATED = re.compile(
+    r"[ \t]*of[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+|that[ \t]+|this[ \t]+)?"
+    r"(?:(?:total|combined|annual|identified|overall)[ \t]+)?(?=[$\u2013-]|US\$|USD)"
+)
+_PER_PERIOD_AFTER = re.compile(
+    r"[ \t]*(?:(?:a|per|each|every)[ \t]+(?P<unit>quarter|month|week)"
+    r"|/[ \t]*(?P<abbr>q(?:tr)?|mo|wk)\b)",
+    re.IGNORECASE,
+)
+_PER_PERIOD_BEFORE = re.compile(
+    r"\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
+    r"(?:of[ \t]+|is[ \t]+|at[ \t]+)?"
+    r"(?:about[ \t]+|roughly[ \t]+|~)?$",
+    re.IGNORECASE,
+)
+_PERIODS = {"quarter": 4, "quarterly": 4, "q": 4, "qtr": 4, "month": 12, "monthly": 12, "mo": 12,
+            "week": 52, "weekly": 52, "wk": 52}  # fmt: skip
+
+
+def _of_stated(text: str, end: int) -> float | None:
+    """The dollar value a percent is worded as a share of ("41% of the $15.0M")."""
+    m = _OF_STATED.match(text, end)
+    if m is None:
+        return None
+    stated = extract_figures(text[m.end() : m.end() + 24])
+    if stated and stated[0].start == 0 and stated[0].kind is FigureKind.USD:
+        return abs(stated[0].value) or None
+    return None
+
+
+def _run_rate(text: str, start: int, end: int) -> int | None:
+    """Periods a year of a dollar figure worded as a run-rate ("$1.6M a quarter",
+    "$520K per month", "a quarterly loss of $1.6M"), else None."""
+    m = _PER_PERIOD_AFTER.match(text, end)
+    if m is None:
+        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 40), start)
+    if m is None:
+        return None
+    return _PERIODS[(m["unit"] or m.groupdict().get("abbr") or "").lower()]
+
+
+_PLAN = re.compile(
+    r"(?i)\b(?:control(?:[ \t-]+(?:group|cell|arm|sample|cohort))?|hold-?outs?|"
+    r"hold[ \t]+(?:back|out)|"
+    r"(?:test|treatment|pilot|challenger|canary)[ \t-]+(?:group|cell|arm|sample|cohort|batch|book)|"
+    r"sample[ \t]+(?:of|size)|randomi[sz]e[ds]?|a/b[ \t]+test|pilot[ \t]+(?:of|on|with))\b"
+)
+_PLAN_REACH = 40
+
+
+def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
+    """Drop the counts and percents that size a test the memo proposes ("a control group of
+    500 loans", "hold out 10%", "a 2,000-account pilot cohort"): parameters of a plan, not
+    claims about the source.
+
+    >>> t = "Hold out 10% as a control group of 500 loans; the cohort has 13,436 loans."
+    >>> [f.raw for f in without_plan_parameters(t, extract_figures(t))]
+    ['13,436 loans']
+    """
+    if not figures or _PLAN.search(text) is None:
+        return figures
+    keep = []
+    for f in figures:
+        if f.kind is FigureKind.COUNT or f.kind is FigureKind.PERCENT:
+            lo = max(0, f.start - _PLAN_REACH)
+            window = text[lo : f.end + _PLAN_REACH]
+            cut = [
+                i for i in (window.find(";", f.end - lo), window.find(". ", f.end - lo)) if i >= 0
+            ]
+            window = window[: min(cut)] if cut else window
+            head = max(window.rfind(";", 0, f.start - lo), window.rfind(". ", 0, f.start - lo))
+            if _PLAN.search(window[head + 1 :]) is not None:
+                continue
+        keep.append(f)
+    return keep
 
 
 def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Figure]:

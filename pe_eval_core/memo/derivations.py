@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from pe_eval_core.grading.roles import Role
+from pe_eval_core.grading.roles import Role, accepts
 from pe_eval_core.memo.models import OpportunityMap
 from pe_eval_core.memo.source_fields import (
     QUARTERS,
@@ -15,6 +15,7 @@ from pe_eval_core.memo.source_fields import (
     SourceField,
     _aggregate,
     _annual,
+    _claim,
     _displayed,
     _opps_in,
     _role,
@@ -30,7 +31,7 @@ _RUN_RATES = ((4, "4"), (12, "12"))
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
-_SHARE_ROLES = frozenset({"of_loss", "of_quarters"})
+_SHARE_ROLES = frozenset({"of_loss", "of_quarters", "of_usd"})
 
 _DENOMINATORS = ("ebitda", "total_projected")
 """Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
@@ -168,10 +169,13 @@ class Derivations:
     def _share(self, fig: Figure, opp: int) -> SourceField | None:
         """A figure worded as a share of a loss (role ``of_loss``: a recovery ratio) or of
         the quarters observed (``of_quarters``: k / m of the opportunity's quarters pair)."""
-        lo, hi = _displayed(fig)
+        lo, hi = _licensed(fig)
         mag = abs(fig.value)
         if "of_loss" in fig.role:
             return self.recovery(opp, mag, lo, hi)
+        stated = _stated_base(fig)
+        if stated is not None:
+            return self._share_of(opp, mag, lo, hi, stated)
         quarters = self.own(opp, QUARTERS)
         observed = [f for f in quarters if f.role == "observed"]
         total = [f for f in quarters if f.role == "total"]
@@ -188,7 +192,7 @@ class Derivations:
         """The derivation of opportunity ``opp`` within ``fig``'s displayed precision, of
         the figure's sign when it has one (``+$3.7M`` is not ``proj - imp`` of a loss); a
         sum worded as one (role ``sum``) may add another opportunity's impact."""
-        mag, (lo, hi) = abs(fig.value), _displayed(fig)
+        mag, (lo, hi) = abs(fig.value), _licensed(fig)
         if "of_loss" in fig.role:
             return None  # a share of a loss is a recovery ratio or nothing
         found = self.derive(opp, fig.kind, mag, lo, hi)
@@ -197,6 +201,34 @@ class Derivations:
         if found is not None and sign > 0 and found.value < 0:
             return None
         return found
+
+    def _share_of(
+        self, i: int, mag: float, lo: float, hi: float, base: float
+    ) -> SourceField | None:
+        """A percent worded as a share of a dollar figure the sentence states ("41% of the
+        $15.0M"): one of opportunity ``i``'s or the portfolio's dollar fields over it."""
+        owner = self._source.opportunities[i].id
+        for a in [*self.own(i, USD), *self.portfolio.get(USD, [])]:
+            v = 100 * a.magnitude / base
+            if lo <= v <= hi and a.magnitude < base:
+                path = f"{a.path} / {base:g}"
+                return SourceField(path, FigureKind.PERCENT, v, v, "derived", i, v, owner)
+        return None
+
+    def run_rate(self, fig: Figure, i: int, per_year: int) -> SourceField | None:
+        """A dollar figure worded as a run-rate ("$1.6M a quarter", "$520K per month"):
+        one of opportunity ``i``'s or the portfolio's annual fields of a role the figure
+        claims, over ``per_year``, within the figure's precision or 1% (writers divide the
+        rounded annual figure)."""
+        lo, hi = _licensed(fig)
+        claim = _claim(fig)
+        owner = self._source.opportunities[i].id
+        for a in [*self.own(i, USD), *self.portfolio.get(USD, [])]:
+            v = a.value / per_year
+            if _annual(a) and lo <= abs(v) <= hi and accepts(claim, _role(a)) and v:
+                path = f"{a.path} / {per_year}"
+                return SourceField(path, USD, v, v, f"derived:{_role(a).value}", i, abs(v), owner)
+        return None
 
     def recovery(self, i: int, mag: float, lo: float, hi: float) -> SourceField | None:
         """A recovery ratio of opportunity ``i`` in percent, for a figure written as a share
@@ -292,3 +324,33 @@ def _percent_derivations(
             if a.path != b.path:
                 out.append((f"{a.path} - {b.path}", a.value - b.value))
     return out
+
+
+_LICENSED_SLACK = 0.01
+
+
+def _licensed(fig: Figure) -> tuple[float, float]:
+    """The magnitudes a derivation may take for ``fig``: its displayed precision, widened by
+    1% of its value where its wording licenses a computation (a share, a run-rate, a sum),
+    since writers compute from the rounded figures they have already stated."""
+    lo, hi = _displayed(fig)
+    if any(w in fig.role for w in ("of_", "rate:", "sum", "fraction")):
+        slack = _LICENSED_SLACK * abs(fig.value)
+        return min(lo, abs(fig.value) - slack), max(hi, abs(fig.value) + slack)
+    return lo, hi
+
+
+def _stated_base(fig: Figure) -> float | None:
+    """The dollar figure a percent is worded as a share of (role ``of_usd=<value>``)."""
+    for token in fig.role.split():
+        if token.startswith("of_usd="):
+            return float(token[7:]) or None
+    return None
+
+
+def per_year(fig: Figure) -> int | None:
+    """How many periods a year a run-rate figure's wording names (role ``rate:4``)."""
+    for token in fig.role.split():
+        if token.startswith("rate:"):
+            return int(token[5:])
+    return None

@@ -33,6 +33,7 @@ from pe_eval_core.memo.context import (
     merge_figures,
     template_regex,
     with_context,
+    without_plan_parameters,
 )
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
@@ -190,7 +191,8 @@ class _Run:
         there is no figure), remembered by text: producers repeat whole blocks (section
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
-        figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
+        figures = merge_figures(figures, extract_word_figures(text))
+        figures = with_context(text, without_plan_parameters(text, figures))
         names = self.plain.mentions(text) if self.plain is not None else []
         if figures and names:
             figures = _outside_names(figures, names)

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from pe_eval_core.grading.roles import Picked, Role, accepts, pick
 from pe_eval_core.memo.config import GraderConfig
-from pe_eval_core.memo.derivations import _DERIVED_KINDS, _SHARE_ROLES, Derivations
+from pe_eval_core.memo.derivations import _DERIVED_KINDS, _SHARE_ROLES, Derivations, per_year
 from pe_eval_core.memo.models import OpportunityMap
 from pe_eval_core.memo.roles import OPPORTUNITY_MAP_ROLES
 from pe_eval_core.memo.source_fields import (
@@ -378,7 +378,16 @@ class NumericUniverse(Derivations):
         kind, mag, sign, claim = fig.kind, abs(fig.value), _sign(fig), _claim(fig)
         lo, hi = window
         derive = config.derivations and opp is not None and sign >= 0
-        if derive and opp is not None and _SHARE_ROLES & set(fig.role.split()):
+        periods = per_year(fig) if derive and opp is not None else None
+        if periods is not None and opp is not None:
+            rate = self.run_rate(fig, opp, periods)
+            if rate is not None:
+                return FigureMatch("derived", rate)
+        if (
+            derive
+            and opp is not None
+            and _SHARE_ROLES & {t.split("=")[0] for t in fig.role.split()}
+        ):
             share = self._share(fig, opp)
             if share is not None:
                 return FigureMatch("derived", share)

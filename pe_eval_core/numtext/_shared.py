@@ -22,7 +22,7 @@ _NUM = r"""(?:
     | \.\d+                                # .5
 )"""
 
-_SCALE_WORDS = r"(?i:thousand|million|billion|trillion)\b"
+_SCALE_WORDS = r"(?i:thousand|million|billion|trillion)s?\b"
 
 # A scale letter or abbreviation; a letter that starts a word is not a scale ("$5MoM").
 _SCALE_LETTER = r"(?i:bn|mn|mm|tn|[kmbt])(?!\w)"
@@ -32,11 +32,11 @@ _SCALE_LETTER = r"(?i:bn|mn|mm|tn|[kmbt])(?!\w)"
 # ("$1.2-million"). A plain space before a single letter is not a scale ("$5 M").
 _SCALE_ATTACHED = (
     rf"(?:{_SCALE_LETTER}|{_SCALE_WORDS}|[\u00a0\u202f]{_SCALE_LETTER}"
-    rf"|[\-\u2010\u2011](?:{_SCALE_WORDS}|(?i:bn|mn|mm)(?!\w)))"
+    rf"|[\-\u2010\u2011](?:{_SCALE_WORDS}|(?i:bn|mn|mm|mln|bln)(?!\w)))"
 )
 
 # Spaced scale: spelled-out words, or a multi-letter finance abbreviation ("$1.2 bn").
-_SCALE_SPACED = rf"{_H}+(?:{_SCALE_WORDS}|(?i:bn|mn|mm)(?!\w))"
+_SCALE_SPACED = rf"{_H}+(?:{_SCALE_WORDS}|(?i:bn|mn|mm|mln|bln)(?!\w))"
 
 # What joins a scale to its number, stripped before the scale is looked up.
 _SCALE_JOINERS = " \t\u00a0\u202f-\u2010\u2011"
@@ -55,6 +55,12 @@ _SCALES: dict[str, int] = {
     "t": 12,
     "tn": 12,
     "trillion": 12,
+    "thousands": 3,
+    "millions": 6,
+    "billions": 9,
+    "trillions": 12,
+    "mln": 6,
+    "bln": 9,
 }
 _BP_EXPONENT = -2  # one basis point is 10**-2 percentage points
 

@@ -108,7 +108,44 @@ def extract_word_figures(text: str) -> list[Figure]:
             s, e = m.span("frac")
             w = _FRACTION_HALF_WIDTH
             out.append(Figure(FigureKind.PERCENT, v, raw, s, e, v - w, v + w, False, "fraction"))
-    return out
+    return _with_difficulty(text, out)
+
+
+_DIFFICULTY_CUE = re.compile(
+    r"(?i)\b(?:difficult\w*|ease|easy|effort|complex\w*|hard(?:ness)?|rated|rating|scored?|"
+    r"scores|execution\s+risk|implementation)\b"
+)
+_DIFFICULTY_RATING = re.compile(
+    rf"(?i)(?<![\w.$/])(?P<k>[1-5]|one|two|three|four|five)(?:[ \t]*/[ \t]*|{_WS}out{_WS}of{_WS}"
+    rf"|{_WS}of{_WS})(?:5|five)\b(?![ \t]*(?:quarters?|%|\.\d|/))"
+)
+
+
+def _with_difficulty(text: str, out: list[Figure]) -> list[Figure]:
+    """Add the difficulty ratings worded anywhere in a sentence that speaks of difficulty,
+    effort or a rating: "a 2/5 on difficulty", "difficulty sits at 2/5", "one out of five
+    for effort" (a digit rating right after "rated"/"difficulty" is read by
+    ``extract_figures`` already; overlaps are dropped by the grader).
+
+    >>> [(f.kind.value, f.value, f.raw) for f in extract_word_figures(
+    ...     "It scores a 2/5 on difficulty. Effort: one out of five. Ranked 2 of 5 cohorts.")]
+    [('difficulty', 2.0, '2/5'), ('difficulty', 1.0, 'one')]
+    """
+    if "5" not in text and "five" not in text.lower():
+        return out
+    added = False
+    for m in _DIFFICULTY_RATING.finditer(text):
+        s, e = m.span()
+        if any(f.start < e and s < f.end for f in out):
+            continue
+        lo = max(text.rfind(".", 0, s), text.rfind("\n", 0, s), text.rfind(";", 0, s)) + 1
+        stop = [i for i in (text.find(".", e), text.find("\n", e), text.find(";", e)) if i >= 0]
+        if not _DIFFICULTY_CUE.search(text, lo, min(stop) if stop else len(text)):
+            continue
+        v = float(_cardinal(m["k"]))
+        out.append(Figure(FigureKind.DIFFICULTY, v, text[s:e], s, e, v, v, False))
+        added = True
+    return sorted(out, key=lambda f: f.start) if added else out
 
 
 _TIME_OBJECT = re.compile(
