@@ -201,13 +201,15 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         Role.PER_UNIT,
         after=r"(?:a|per|each|for\s+each|for\s+every|/)\s*(?:loan|account|borrower|customer|polic"
         r"y|deal|unit|application|lead|member|claim|row|case|mortgage|household|contract)\b",
-        before=r"(?:average|mean|median|per-(?:loan|account|unit)|typical)\b[^$\d]{0,40}",
+        before=r"(?:average|mean|median|per-(?:loan|account|unit)|typical|"
+        r"^\s*per\s+(?:loan|account|unit|borrower|customer|deal|row))\b[^$\d]{0,40}",
     ),
     Cue(
         Role.PROJECTED,
         after=r"(?:of\s+)?(?:projected|residual|remaining|post-action|expected)\s+(?:annual\s+)?"
         r"(?:outcome|loss(?:es)?|result)\b",
-        before=r"(?:projected\s+(?:annual\s+)?outcome|residual(?:\s+loss)?|remaining\s+loss|"
+        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)|"
+        r"residual(?:\s+loss)?|remaining\s+loss|"
         r"(?<!up\s)(?<!close\s)(?<!equal\s)(?<!amounts\s)(?<!comes\s)(?<!add\s)(?<!adds\s)"
         r"(?<=(?-i:[a-z'\u2019])\s)to|leav(?:e|es|ing)(?:\s+\w+){0,3}?\s+(?:at|with)|"
         r"would\s+(?:still\s+)?(?:lose|be))\s+(?:is\s+|of\s+|at\s+)?" + _HEDGE,
@@ -232,9 +234,9 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         + _LOSS_WORDS
         + r"\b",
         before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)\s+outcome|outcome\s+today)"
-        r"\s+(?:\w+\s+){0,2}?(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)|"
+        r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
-        r"draining|costs?(?:\s+us)?|costing|continues\s+producing|producing))\s*" + _HEDGE,
+        r"draining|costs?\s+us|continues\s+producing|producing))\s*" + _HEDGE,
     ),
     Cue(
         Role.IMPACT,
@@ -257,9 +259,12 @@ DEFAULT_CUES: tuple[Cue, ...] = (
 """English wording of the quantities in PE value-creation prose (first match in order wins
 among ``before`` cues, then ``after`` cues; see ``claim_of``)."""
 
-_CLAUSE_END = re.compile(r"[.;:!?\n\u2014()]|\s-\s|,\s(?:and|but|while|with|which)\b")
+_CLAUSE_END = re.compile(r"[.;!?\n\u2014()]|\s-\s|,\s(?:and|but|while|with|which)\b")
 _MARKUP = str.maketrans("*_`", "   ")
 _WINDOW = 80
+_LABEL_WORDS = 4
+"""A colon ends the clause unless what precedes it is a label of this many words or fewer
+("Annual loss: -$6.22M")."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +300,11 @@ def _clause_after(text: str, end: int) -> str:
 def _clause_before(text: str, start: int) -> str:
     window = text[max(0, start - _WINDOW) : start].translate(_MARKUP)
     ends = [m.end() for m in _CLAUSE_END.finditer(window)]
-    return (window[ends[-1] :] if ends else window).rstrip(" \t$(\u00a0+-\u2212") + " "
+    window = window[ends[-1] :] if ends else window
+    colon = window.rfind(":")
+    if colon >= 0 and len(window[:colon].split()) > _LABEL_WORDS:
+        window = window[colon + 1 :]  # "halves the loss: $1.4M": a colon after a clause
+    return (window).rstrip(" \t$(\u00a0+-\u2212") + " "
 
 
 def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CUES) -> Role:
@@ -317,9 +326,13 @@ def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CU
     """
     reader = _reader(cues)
     before_text = _clause_before(text, start)
-    before = next((r for rx, r in reader.before if rx.search(before_text)), Role.ANY)
-    if before in (Role.PER_UNIT, Role.PROJECTED):
-        return before
+    before, nearest = Role.ANY, -1
+    for rx, r in reader.before:  # the cue nearest the figure wins ("notice of loss saves $X")
+        m = rx.search(before_text)
+        if m is not None and r in (Role.PER_UNIT, Role.PROJECTED):
+            return r
+        if m is not None and m.start() > nearest:
+            before, nearest = r, m.start()
     after_text = _clause_after(text, end)
     after = next((r for rx, r in reader.after if rx.match(after_text)), Role.ANY)
     if after is Role.PER_UNIT:

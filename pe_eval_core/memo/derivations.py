@@ -51,17 +51,24 @@ class Derivations:
         raise NotImplementedError  # NumericUniverse.own
 
     def derive(
-        self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
+        self,
+        i: int,
+        kind: FigureKind,
+        mag: float,
+        lo: float,
+        hi: float,
+        claim: Role = Role.ANY,
     ) -> SourceField | None:
-        """The derivation nearest ``mag`` with magnitude in [lo, hi] (see ``derivations``),
-        or None. The candidates of opportunity ``i`` and ``kind`` are built once (a few
-        hundred at most) and bisected like any other kind index."""
+        """The derivation nearest ``mag`` with magnitude in [lo, hi] (see ``derivations``)
+        that is a quantity ``claim`` accepts, or None. The candidates of opportunity ``i``
+        and ``kind`` are built once (a few hundred at most) and bisected like any other kind
+        index."""
         if kind not in _DERIVED_KINDS:
             return None
         index = self._derived.get((i, kind))
         if index is None:
             index = self._derived[i, kind] = KindIndex(self.derivations(i, kind))
-        return next(index.closest_first(mag, lo, hi), None)
+        return next((f for f in index.closest_first(mag, lo, hi) if accepts(claim, _role(f))), None)
 
     def derivations(self, i: int, kind: FigureKind) -> list[SourceField]:
         """Every derived value a figure of ``kind`` in opportunity ``i``'s prose may cite.
@@ -195,7 +202,7 @@ class Derivations:
         mag, (lo, hi) = abs(fig.value), _licensed(fig)
         if "of_loss" in fig.role:
             return None  # a share of a loss is a recovery ratio or nothing
-        found = self.derive(opp, fig.kind, mag, lo, hi)
+        found = self.derive(opp, fig.kind, mag, lo, hi, _claim(fig))
         if found is None and "sum" in fig.role:
             found = self.cross_sum(opp, fig.kind, mag, lo, hi)
         if found is not None and sign > 0 and found.value < 0:

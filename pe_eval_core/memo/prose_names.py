@@ -399,6 +399,10 @@ _LETTER = re.compile(r"[A-Za-z]")
 _RANGE = re.compile(r"\d+-\d+")
 
 
+def _is_state(value: str) -> bool:
+    return value.upper() in US_STATES or value.title() in US_STATES.values()
+
+
 def _band_shape(value: str) -> str | None:
     """The regex of values shaped like ``value`` when it is a band: a range of two 3+-digit
     numbers (``660-699``: any ``ddd-ddd``), or a range led by a word (``LTV 80-90%``:
@@ -448,7 +452,8 @@ class PlainNames:
         for opp in source.opportunities:
             for key, value in opp.segment.items():
                 text = str(value).strip()
-                states = states or "state" in str(key).lower()
+                # a state column of state codes or names (not of MSA codes: HMDA's addr_state)
+                states = states or ("state" in str(key).lower() and _is_state(text))
                 if _LETTER.search(text) and len(text) >= 2:
                     values.add(text)
                 if (shape := _band_shape(text)) is not None:

@@ -169,12 +169,16 @@ _DELAY_BEFORE = re.compile(
 )
 
 
+_AFTER_AMOUNT = re.compile(r"(?:\d|\d[KkMmBb]|\dbn|\d[KkMmBb]n)[ \t]+$")
+
+
 def _is_time_span(m: re.Match[str]) -> bool:
     """A fraction word that measures time, not a share: "one quarter of post-action data",
     "the first half of 2026", "delayed by a quarter".
 
     >>> [f.raw for f in extract_word_figures("observe one quarter of post-action data; "
-    ...     "the first half of 2026; slips back by a quarter; a quarter of the loss")]
+    ...     "the first half of 2026; slips back by a quarter; $1.6M a quarter of leakage; "
+    ...     "a quarter of the loss")]
     ['a quarter']
     """
     text = m.string
@@ -184,13 +188,15 @@ def _is_time_span(m: re.Match[str]) -> bool:
         words = [w.lower() for w in after.group("obj", "obj2") if w]
         if any(w in _TIME_NOUNS or (w.isdigit() and len(w) == 4) for w in words):
             return True
+    if _AFTER_AMOUNT.search(text, max(0, start - 12), start) is not None:
+        return True  # "$1.6M a quarter of leakage": a run-rate's period
     return _DELAY_BEFORE.search(text, max(0, start - 40), start) is not None
 
 
 _ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
 _ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
 _QUARTER_WORDS = re.compile(
-    r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous)\b"
+    r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous|a|by)\b"
 )
 _BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
 
