@@ -9,7 +9,6 @@ phrase ``raw``: [] passes, a kind fails.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -248,3 +247,13 @@ def test_claims_read_from_wording():
         for r in ("$3.3M", "$2.1M", "$14.5M", "$1.1M")
     ]
     assert got == [Role.LOSS, Role.IMPACT, Role.BASELINE, Role.PROJECTED]
+
+
+def test_docs_list_every_role_and_field_rule():
+    from pe_eval_core.memo.roles import OPPORTUNITY_MAP_ROLES
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "memo_rules.md").read_text()
+    for rule in OPPORTUNITY_MAP_ROLES.rules:
+        assert rule.key.replace("|", "\\|") in doc, rule.key
+    for role in Role:
+        assert f"`{role.value}`" in doc, role
