@@ -186,7 +186,8 @@ def measure_clean(verbose: bool) -> tuple[int, float]:
     labels = load_json(CORPUS / "labels.json") if (CORPUS / "labels.json").is_file() else []
     index, problems = label_spans(labels)
     memo_paths = sorted(CORPUS.glob("explain_*.json"))
-    mutations = load_json(CORPUS / "mutations.json")
+    has_cases = (CORPUS / "mutations.json").is_file()
+    mutations = load_json(CORPUS / "mutations.json") if has_cases else []
     print(
         f"Free-form corpus: {len(memo_paths)} memos, {len(list(CORPUS.glob('dx_report_*.json')))}"
         f" sources, {len(labels)} labels, {len(mutations)} mutations ({CORPUS.relative_to(ROOT)})"
@@ -305,6 +306,8 @@ def caught(case: dict[str, Any], graded: Graded, start: int, end: int) -> bool:
 
 def measure_mutations(verbose: bool) -> int:
     """Recall of the planted errors by class; returns the false flags on correct variants."""
+    if not (CORPUS / "mutations.json").is_file():
+        return 0
     mutations = load_json(CORPUS / "mutations.json")
     hits: Counter[str] = Counter()
     totals: Counter[str] = Counter()

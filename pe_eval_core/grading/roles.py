@@ -209,6 +209,7 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         after=r"(?:of\s+)?(?:projected|residual|remaining|post-action|expected)\s+(?:annual\s+)?"
         r"(?:outcome|loss(?:es)?|result)\b",
         before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)|"
+        r"(?:action|change|reroute|fix)\s+projects|"
         r"residual(?:\s+loss)?|remaining\s+loss|"
         r"(?<!up\s)(?<!close\s)(?<!equal\s)(?<!amounts\s)(?<!comes\s)(?<!add\s)(?<!adds\s)"
         r"(?<=(?-i:[a-z'\u2019])\s)to|leav(?:e|es|ing)(?:\s+\w+){0,3}?\s+(?:at|with)|"
@@ -233,7 +234,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"current|today's|ongoing|cohort|net|structural|recurring|credit)\s+)*"
         + _LOSS_WORDS
         + r"\b",
-        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)\s+outcome|outcome\s+today)"
+        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)(?:\s+annuali[sz]ed)?\s+"
+        r"outcome|outcome\s+today)"
         r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
         r"draining|costs?\s+us|continues\s+producing|producing))\s*" + _HEDGE,

@@ -109,8 +109,8 @@ class Derivations:
                 path, kind, v, v, f"derived:{role}" if role else "derived", i, abs(v), owner
             )
             for path, v, role in out
-            if math.isfinite(v) and v != 0
-        ]
+            if math.isfinite(v) and (v != 0 or role == Role.PROJECTED.value)
+        ]  # a zero is a derivation only as a projected outcome: loss + impact = break-even
 
     def cross_sum(
         self, i: int, kind: FigureKind, mag: float, lo: float, hi: float

@@ -333,6 +333,8 @@ def _displayed(fig: Figure) -> tuple[float, float]:
     """The magnitudes a figure's displayed precision covers (no nominal tolerance): a
     derivation must land where the figure's own digits put it."""
     lo, hi = sorted((abs(fig.lo), abs(fig.hi)))
+    if fig.lo <= 0 <= fig.hi:  # "$0" stands for [-0.5, 0.5]: magnitudes from 0
+        lo = 0.0
     slack = 1e-9 * max(abs(fig.value), 1.0)
     return lo - slack, hi + slack
 

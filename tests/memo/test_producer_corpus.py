@@ -80,3 +80,35 @@ def test_shape_b_defects_are_each_one_finding(memo):
     # the "$0" is judged against the loss it claims, not the projected outcome that is 0
     assert all(f.nearest_path.endswith(".current_outcome_usd_annual") for f in zero)
     assert ev.scores.coverage == 1.0 and ev.scores.consistency == 1.0
+
+
+# More runs of the same producer (its code unmodified, output data only): other seeds for the
+# raw books (producer_seeds: HMDA states, two regional lenders, eTeleQuote, SaaSCo), and its
+# other template variant, the one its SKILL asks an agent to fill: ``narrative_board`` /
+# ``narrative_operator`` set from its own ``dx_memo`` skeleton, which the explainer prints
+# verbatim (producer_skeleton). Every counted finding must be a known defect, checked by hand
+# and listed with its reason in the folder's known_defects.json, and every known defect found.
+RUNS = [
+    CORPUS,
+    CORPUS.parents[1] / "producer_seeds" / "finance_output",
+    CORPUS.parents[1] / "producer_skeleton" / "finance_output",
+]
+
+
+@pytest.mark.parametrize(
+    "memo",
+    [m for folder in RUNS for m in sorted(folder.glob("explain_*.json"))],
+    ids=lambda m: f"{m.parents[1].name}/{m.stem}",
+)
+def test_every_counted_finding_is_a_known_defect(memo):
+    folder = memo.parent
+    known = [
+        (k["opportunity_id"], k["field"], k["raw"])
+        for k in json.loads((folder / "known_defects.json").read_text())
+        if k["memo"] == memo.name
+    ]
+    portco, _ = _portco(memo)
+    ev = grade_memo(memo, folder / f"dx_report_{portco}.json")
+    assert sorted((f[1], f[2], f[3]) for f in _counted(ev)) == sorted(known)
+    if not known:
+        assert ev.scores.model_dump() == PERFECT
