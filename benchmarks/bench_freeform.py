@@ -332,6 +332,18 @@ def measure_mutations(verbose: bool) -> int:
                     f"{case['id']} {case['memo']} {case['opportunity_id']} {case['field']}: "
                     f"{case['find']!r} -> {case['replace']!r}"
                 )
+    _print_recall(hits, totals, missed, verbose)
+    n_variants = sum(1 for c in mutations if is_correct_variant(c))
+    if n_variants:
+        print(f"  correct variants: {len(variant_flags)} flagged of {n_variants}")
+        for line in variant_flags:
+            print(f"    {line}")
+    return len(variant_flags)
+
+
+def _print_recall(
+    hits: Counter[str], totals: Counter[str], missed: list[str], verbose: bool
+) -> None:
     print("\nRecall of planted errors by class:")
     for cls in sorted(totals):
         print(f"  {cls:<26} {hits[cls]:>2}/{totals[cls]:<2} {100 * hits[cls] / totals[cls]:5.1f}%")
@@ -343,12 +355,6 @@ def measure_mutations(verbose: bool) -> int:
             print(f"    {line}")
         if not verbose and len(missed) > 8:
             print(f"    ... {len(missed) - 8} more (--verbose)")
-    n_variants = sum(1 for c in mutations if is_correct_variant(c))
-    if n_variants:
-        print(f"  correct variants: {len(variant_flags)} flagged of {n_variants}")
-        for line in variant_flags:
-            print(f"    {line}")
-    return len(variant_flags)
 
 
 def measure_demo() -> None:
