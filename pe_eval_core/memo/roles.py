@@ -15,6 +15,8 @@ still ground figures of their unit (from the key, as before), for any claim.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pe_eval_core.grading.roles import FieldRule, Role, RoleTable
 
 OPPORTUNITY_MAP_ROLES = RoleTable(
@@ -78,6 +80,7 @@ OPPORTUNITY_MAP_ROLES = RoleTable(
 """The roles of an OpportunityMap's fields (shape A and shape B), first match wins."""
 
 
+@lru_cache(maxsize=8192)
 def field_role(path: str, unit: str = "") -> Role:
     """The role of the source field at ``path``; a derivation's is in its unit
     (``derived:projected_outcome`` for loss + impact; plain ``derived``: none)."""
