@@ -1,4 +1,10 @@
-"""`python -m pe_eval_core memo ...` imports only what the memo command needs."""
+"""`python -m pe_eval_core memo ...` imports only what the memo command needs.
+
+With history on (the default), grading a memo records it in SQLite through the standard
+library's sqlite3 (``pe_eval_core.db.lite``): no SQLAlchemy, no history models, no scenario,
+MCP, Anthropic or dashboard stack. Each module named here costs more CPU to import than the
+memo command's whole budget (2x importing pydantic and jinja2; benchmarks/bench_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -15,9 +21,21 @@ NOT_FOR_MEMO = (
     "pe_eval_core.cli.scenarios",
     "pe_eval_core.cli.mcp",
     "pe_eval_core.mcp_server",
+    "pe_eval_core.history.store",
+    "pe_eval_core.history.records",
+    "pe_eval_core.db.engine",
+    "pe_eval_core.db.schema",
     "anthropic",
     "mcp",
     "streamlit",
+    "sqlalchemy",
+    "psycopg",
+    "httpx",
+    "httpx2",
+    "pandas",
+    "numpy",
+    "altair",
+    "opentelemetry",
 )
 
 PROBE = """
@@ -44,15 +62,31 @@ def _modules(*argv: str, cwd: Path) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _heavy(loaded: list[str]) -> list[str]:
+    return [m for m in loaded if any(m == p or m.startswith(p + ".") for p in NOT_FOR_MEMO)]
+
+
 @pytest.mark.parametrize(
     "argv",
-    [("memo", "--help"), ("memo", "MortgageCo", "--data-dir", str(ROOT / "finance_output"))],
+    [
+        ("memo", "--help"),
+        ("memo", "MortgageCo", "--data-dir", str(ROOT / "finance_output"), "--out-dir", "out"),
+        ("memo", "--all", "--data-dir", str(ROOT / "finance_output"), "--out-dir", "out"),
+    ],
 )
-def test_memo_imports_no_scenarios_anthropic_or_mcp(argv, tmp_path):
+def test_memo_with_history_on_imports_nothing_heavy(argv, tmp_path):
     loaded = _modules(*argv, cwd=tmp_path)
     assert "pe_eval_core.cli.memo" in loaded
-    bad = [m for m in loaded if any(m == p or m.startswith(p + ".") for p in NOT_FOR_MEMO)]
-    assert bad == []
+    assert _heavy(loaded) == []
+    if "--help" not in argv:  # the run was recorded, so the recording path was measured
+        assert "pe_eval_core.history.recording" in loaded
+        assert (tmp_path / "home" / "history.sqlite").stat().st_size > 0
+
+
+def test_memo_help_loads_no_grader(tmp_path):
+    loaded = _modules("memo", "--help", cwd=tmp_path)
+    assert not any(m.startswith("pe_eval_core.memo.") for m in loaded)
+    assert "pydantic" not in loaded and "jinja2" not in loaded
 
 
 def test_top_level_help_lists_every_command_without_importing_them(tmp_path):

@@ -12,24 +12,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
-from pe_eval_core.memo.explain import lowest_dimension, score_lines
-from pe_eval_core.memo.outputs import write_outputs
-from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
-from pe_eval_core.memo.result import MemoEvaluation
-from pe_eval_core.memo.verdict import (
-    NOT_COUNTED,
-    Verdict,
-    VerdictThresholds,
-    memo_verdict,
-    verdict_lines,
-)
 from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
-from pe_eval_core.wording import DIMENSIONS, count_of
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo.result import MemoEvaluation
+    from pe_eval_core.memo.verdict import Verdict, VerdictThresholds
+
+# The grader, its models and patterns are imported by the handlers, never at import: the
+# top-level ``--help`` and ``memo --help`` pay for argparse only (tests/test_cli_lazy_imports).
 
 
 def parse_fail_under(spec: str | None) -> dict[str, float]:
@@ -46,6 +42,8 @@ def verdict_thresholds(
 ) -> VerdictThresholds:
     """``--fail-under`` and ``--max-hallucination`` as the verdict's thresholds (the pass band
     for every dimension they leave out; no mis-attribution allowed)."""
+    from pe_eval_core.memo.verdict import VerdictThresholds
+
     bounds = dict(fail_under)
     if max_hallucination is not None:
         bounds["hallucination_rate"] = max_hallucination
@@ -101,6 +99,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from pe_eval_core.memo.pairs import scan_memo_pairs
+
     pairs, skipped = scan_memo_pairs(args.data_dir)
     for s in skipped:
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
@@ -131,8 +131,15 @@ def _list(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-INFORMATIONAL_KINDS = NOT_COUNTED
-"""Findings the CLI leaves to the scorecard (the verdict's ``NOT_COUNTED``)."""
+def __getattr__(name: str) -> object:
+    """``INFORMATIONAL_KINDS``: the findings the CLI leaves to the scorecard (the verdict's
+    ``NOT_COUNTED``), looked up on use so importing this module loads no grader."""
+    if name == "INFORMATIONAL_KINDS":
+        from pe_eval_core.memo.verdict import NOT_COUNTED
+
+        return NOT_COUNTED
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 FINDINGS_SHOWN = 5
 """The CLI is a pointer to the scorecard: name the first few offending figures, not all."""
@@ -140,8 +147,11 @@ FINDINGS_SHOWN = 5
 
 def _print_findings(ev: MemoEvaluation) -> None:
     """List the findings that count against a score (exempt and unreadable notes stay in the
-    scorecard), each naming the offending text, so the chat output surfaces what is wrong."""
-    shown = [f for f in ev.findings if f.kind not in INFORMATIONAL_KINDS]
+    scorecard), each naming the offending text, so the chat output surfaces what is wrong.
+    The findings left to the scorecard are the verdict's ``NOT_COUNTED``."""
+    from pe_eval_core.memo.verdict import NOT_COUNTED
+
+    shown = [f for f in ev.findings if f.kind not in NOT_COUNTED]
     if not shown:
         return
     print(f"Findings ({len(shown)}):")
@@ -174,6 +184,9 @@ def source_named_by_memo(memo_path: Path) -> Path:
 
 
 def _print_text(ev: MemoEvaluation, html_path: Path, verdict: Verdict, run_id: int | None) -> None:
+    from pe_eval_core.memo.explain import score_lines
+    from pe_eval_core.memo.verdict import verdict_lines
+
     print(f"Eval scorecard: {html_path}")
     for line in score_lines(ev):
         print(term(line))
@@ -201,6 +214,9 @@ def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | Non
 
 def handle(args: argparse.Namespace) -> int:
     from pe_eval_core.memo.grader import grade_memo
+    from pe_eval_core.memo.outputs import write_outputs
+    from pe_eval_core.memo.pairs import resolve_pair
+    from pe_eval_core.memo.verdict import memo_verdict
 
     fail_under, max_h = _thresholds(args)
     if args.list:
@@ -221,7 +237,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         return _list(args)
 
-    from pe_eval_core.history.store import record_or_warn  # SQLAlchemy: only when recording
+    from pe_eval_core.history.recording import record_or_warn
 
     ev = grade_memo(memo_path, source_path)
     thresholds = verdict_thresholds(fail_under, max_h)
@@ -229,6 +245,8 @@ def handle(args: argparse.Namespace) -> int:
     run_id = record_or_warn(ev, origin="cli", db=store_target(args))
     verdict = memo_verdict(ev, thresholds)
     if args.json:
+        from pe_eval_core.memo.explain import lowest_dimension
+
         lowest_name, sentence = lowest_dimension(ev)
         out: dict[str, object] = dict(ev.seed_dict(html_path, json_path))
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
@@ -248,9 +266,13 @@ def exit_code(verdict: Verdict) -> ExitCode:
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
     """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
-    from pe_eval_core.history.store import record_many_or_warn
+    from pe_eval_core.history.recording import record_many_or_warn
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
+    from pe_eval_core.memo.outputs import write_outputs
+    from pe_eval_core.memo.pairs import scan_memo_pairs
+    from pe_eval_core.memo.verdict import memo_verdict
+    from pe_eval_core.wording import DIMENSIONS, count_of
 
     if args.portco or args.memo is not None or args.source is not None:
         raise UsageError("--all grades the whole --data-dir: give no portco, --memo or --source")

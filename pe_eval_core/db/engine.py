@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,37 +23,33 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
+from pe_eval_core.db.lite import configure
+from pe_eval_core.db.location import (
+    DATABASE_URL_ENV,
+    DB_FILENAME,
+    DEFAULT_LOCK_TIMEOUT_S,
+    LOCK_TIMEOUT_ENV,
+    default_db_path,
+    lock_timeout_s,
+    sqlite_error,
+    text_safe,
+)
 from pe_eval_core.db.schema import migrate
 from pe_eval_core.errors import HistoryError, HistoryLockedError, PeEvalError
-from pe_eval_core.paths import pe_eval_home
 
-DB_FILENAME = "history.sqlite"
-DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"
-LOCK_TIMEOUT_ENV = "PE_EVAL_LOCK_TIMEOUT"
-DEFAULT_LOCK_TIMEOUT_S = 5.0
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def default_db_path() -> Path:
-    """``$PE_EVAL_HOME/history.sqlite`` if set, else ``./.pe_eval/history.sqlite``."""
-    return pe_eval_home() / DB_FILENAME
-
-
-def lock_timeout_s() -> float:
-    """``$PE_EVAL_LOCK_TIMEOUT`` (seconds, > 0), else 5."""
-    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 3600:
-        raise HistoryError(
-            f"{LOCK_TIMEOUT_ENV}={raw!r} is not a number of seconds between 0 and 3600",
-            fix=f"Set {LOCK_TIMEOUT_ENV} to a number of seconds such as 5, or unset it.",
-        )
-    return value
+__all__ = [
+    "DATABASE_URL_ENV",
+    "DB_FILENAME",
+    "DEFAULT_LOCK_TIMEOUT_S",
+    "LOCK_TIMEOUT_ENV",
+    "Database",
+    "database_url",
+    "default_db_path",
+    "insert_ignore",
+    "lock_timeout_s",
+    "text_safe",
+    "upsert",
+]
 
 
 def database_url(target: str | os.PathLike[str] | None = None) -> URL:
@@ -138,11 +133,7 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
-        dbapi_conn.isolation_level = None  # transactions are begun below, not by the driver
-        dbapi_conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        _enable_wal(dbapi_conn, timeout)
-        dbapi_conn.execute("PRAGMA foreign_keys = ON")
-        dbapi_conn.execute("PRAGMA synchronous = NORMAL")
+        configure(dbapi_conn, timeout)  # the same settings as the light writer's (db.lite)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -151,45 +142,6 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
-
-
-def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
-    # Switching the journal mode needs a moment of exclusive access the busy handler does not
-    # always cover, so retry briefly while another process is creating the file.
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-            continue
-        if str(mode).lower() != "wal":
-            raise sqlite3.OperationalError(f"SQLite refused WAL mode (got {mode!r})")
-        return
-
-
-def _holders(path: Path) -> list[str]:
-    """The other processes that have ``path`` (or its WAL) open, as ``pid N (command)``;
-    empty where /proc cannot tell (another OS, another user's processes)."""
-    wanted = {str(path.resolve()), str(path.resolve()) + "-wal"}
-    found: list[str] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            fds = list((entry / "fd").iterdir())
-            if not any(os.readlink(fd) in wanted for fd in fds):
-                continue
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        found.append(f"pid {entry.name} ({cmd.strip()[:80]})")
-    return found
 
 
 class Database:
@@ -238,19 +190,15 @@ class Database:
     def _typed(self, exc: BaseException) -> HistoryError:
         orig = exc.orig if isinstance(exc, DBAPIError) else exc
         detail = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-        if self.is_sqlite and "locked" in detail:
-            holders = _holders(self.path) if self.path else []
-            held = f"; held by {', '.join(holders)}" if holders else ""
-            return HistoryLockedError(
-                f"history database {self.location} stayed locked for {self.lock_timeout:g} s{held}"
-            )
+        if self.is_sqlite:
+            typed = sqlite_error(detail, self.location, self.path, self.lock_timeout)
+            if typed is not None:
+                return typed
         if getattr(orig, "sqlstate", None) == "55P03":  # PostgreSQL lock_not_available
             return HistoryLockedError(
                 f"history database {self.location}: a lock stayed held for "
                 f"{self.lock_timeout:g} s by another session ({detail})"
             )
-        if self.is_sqlite and "not a database" in detail:
-            return HistoryError(f"{self.location} is not a usable SQLite database: {detail}")
         if (isinstance(exc, DBAPIError) and exc.connection_invalidated) or "connect" in detail:
             return HistoryError(f"cannot connect to history database {self.location}: {detail}")
         return HistoryError(f"history database {self.location}: {detail}")
@@ -298,15 +246,3 @@ def upsert(conn: Connection, table: Any) -> Any:
 def insert_ignore(conn: Connection, table: Any) -> Any:
     """INSERT ... ON CONFLICT DO NOTHING in the connection's dialect."""
     return upsert(conn, table).on_conflict_do_nothing()
-
-
-def text_safe(value: Any) -> Any:
-    """A string the database driver can encode: lone surrogates (``"\\ud800"``, valid in
-    JSON, not in UTF-8) become U+FFFD; other values pass through."""
-    if not isinstance(value, str):
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", value)
-    return value

@@ -38,7 +38,10 @@ from sqlalchemy import (
     text,
 )
 
+from pe_eval_core.db.lite import SCHEMA_VERSION
 from pe_eval_core.errors import HistorySchemaTooNewError
+
+__all__ = ["METADATA", "SCHEMA_VERSION", "UPGRADES", "current_version", "migrate", "sqlite_ddl"]
 
 METADATA = MetaData()
 
@@ -261,7 +264,22 @@ def _upgrade_2_to_3(conn: Connection) -> None:
 
 UPGRADES: dict[int, Callable[[Connection], None]] = {1: _upgrade_1_to_2, 2: _upgrade_2_to_3}
 """``UPGRADES[v]`` brings a database from version ``v`` to ``v + 1``."""
-SCHEMA_VERSION = 3
+
+
+def sqlite_ddl() -> tuple[str, ...]:
+    """The statements creating a fresh SQLite database from :data:`METADATA`, in a fixed order
+    (each table, then its indexes by name). ``pe_eval_core.db.lite.FRESH_SQLITE_DDL`` holds
+    this rendering, so recording a memo needs no SQLAlchemy; a test compares the two."""
+    from sqlalchemy.dialects import sqlite
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    dialect = sqlite.dialect()
+    out: list[str] = []
+    for table in METADATA.sorted_tables:
+        out.append(str(CreateTable(table).compile(dialect=dialect)).strip())
+        for index in sorted(table.indexes, key=lambda i: str(i.name)):
+            out.append(str(CreateIndex(index).compile(dialect=dialect)).strip())
+    return tuple(out)
 
 
 def current_version(conn: Connection) -> int:

@@ -1,4 +1,10 @@
-"""Recording a result from a surface (CLI, dashboard, MCP server) without ever failing it."""
+"""Recording a result from a surface (CLI, dashboard, MCP server) without ever failing it.
+
+Memo gradings bound for a SQLite file are written with the standard library's ``sqlite3``
+(``pe_eval_core.db.lite``, the same schema and rows): the memo command records one run, and
+SQLAlchemy alone would cost it more CPU than the grading. Scenario runs, PostgreSQL, and a
+SQLite file that needs a migration go through the full store (``RunStore``).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pe_eval_core.errors import PeEvalError
-from pe_eval_core.history.records import RunRecord, memo_record
+from pe_eval_core.errors import HistoryError, PeEvalError
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
@@ -18,20 +23,50 @@ if TYPE_CHECKING:
 NO_HISTORY_ENV = "PE_EVAL_NO_HISTORY"
 
 
-def _as_record(result: MemoEvaluation | ScenarioRun, origin: str) -> RunRecord | None:
-    """The record for a memo evaluation, None for a scenario run (recorded without one), told
-    apart by their classes.
+def _is_memo(result: MemoEvaluation | ScenarioRun) -> bool:
+    """True for a memo evaluation, False for a scenario run, told apart by their classes.
 
     The classes are looked up among the loaded modules: an instance exists only if its module
     was imported, and importing the other domain here would slow every command that records.
     """
     scenarios = sys.modules.get("pe_eval_core.scenarios.models")
     if scenarios is not None and isinstance(result, scenarios.ScenarioRun):
-        return None
+        return False
     memo = sys.modules.get("pe_eval_core.memo.result")
     if memo is not None and isinstance(result, memo.MemoEvaluation):
-        return memo_record(result, origin=origin)
+        return True
     raise TypeError(f"cannot record {type(result).__name__}: not a MemoEvaluation or ScenarioRun")
+
+
+def record_memos(
+    evaluations: Sequence[MemoEvaluation],
+    *,
+    origin: str,
+    db: str | os.PathLike[str] | None = None,
+) -> list[int]:
+    """Store memo gradings in one transaction; their run ids. A plain SQLite file is written
+    with ``sqlite3`` (no SQLAlchemy); anything else through ``RunStore``. Raises the store's
+    typed errors."""
+    from pe_eval_core.db import lite
+    from pe_eval_core.db.location import lock_timeout_s, plain_sqlite_file
+    from pe_eval_core.history.memo_rows import insert_memo_rows, memo_rows
+
+    path = plain_sqlite_file(db)
+    if path is not None:
+        batch = [memo_rows(e, origin=origin) for e in evaluations]
+        timeout = lock_timeout_s()
+        for attempt in (1, 2):  # once more after a unique-key race with another writer
+            try:
+                with lite.write_transaction(path, timeout) as conn:
+                    return insert_memo_rows(conn, batch)
+            except lite.NeedsFullStore:
+                break
+            except sqlite3.IntegrityError as exc:
+                if attempt == 2:
+                    raise HistoryError(f"history database {path}: {exc}") from exc
+    from pe_eval_core.history.store import RunStore
+
+    return RunStore(db).record_memo_evaluations(evaluations, origin=origin)
 
 
 def _recording_off() -> bool:
@@ -49,14 +84,13 @@ def record_or_warn(
     """
     if _recording_off():
         return None
-    from pe_eval_core.history.store import RunStore  # the store imports this module
-
-    record = _as_record(result, origin)
+    memo = _is_memo(result)
     try:
-        store = RunStore(db)
-        if record is None:
-            return store.record_scenario_run(result, origin=origin)  # type: ignore[arg-type]
-        return store.record(record)
+        if memo:
+            return record_memos([result], origin=origin, db=db)[0]  # type: ignore[list-item]
+        from pe_eval_core.history.store import RunStore  # the store imports this module
+
+        return RunStore(db).record_scenario_run(result, origin=origin)  # type: ignore[arg-type]
     except (PeEvalError, OSError, sqlite3.Error) as exc:
         print(f"warning: run not recorded in history: {exc}", file=sys.stderr)
         return None
@@ -71,10 +105,8 @@ def record_many_or_warn(
     """Record a batch of memo gradings in one transaction, never failing the caller."""
     if _recording_off() or not evaluations:
         return None
-    from pe_eval_core.history.store import RunStore
-
     try:
-        return RunStore(db).record_memo_evaluations(evaluations, origin=origin)
+        return record_memos(evaluations, origin=origin, db=db)
     except (PeEvalError, OSError, sqlite3.Error) as exc:
         print(f"warning: runs not recorded in history: {exc}", file=sys.stderr)
         return None

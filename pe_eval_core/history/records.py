@@ -8,19 +8,47 @@ check a run it does not record with the same numbers the store would give.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from pe_eval_core import rates
-from pe_eval_core.files import sha256_file
+from pe_eval_core.history.memo_rows import (
+    grading_key_of,
+    iso_utc,
+    memo_rows,
+    now_utc,
+    resolved_path,
+    sha_if_file,
+)
 from pe_eval_core.wording import DIMENSIONS
+
+__all__ = [
+    "MEMO_DIMENSIONS",
+    "SCENARIO_DETAIL_KEYS",
+    "MemoFindingRow",
+    "MemoOpportunityRow",
+    "RunFilters",
+    "RunKind",
+    "RunRecord",
+    "RunSummary",
+    "ScenarioResultRow",
+    "ScenarioRowData",
+    "TierCount",
+    "grading_key",
+    "iso_utc",
+    "memo_record",
+    "now_utc",
+    "resolved_path",
+    "scenario_record",
+    "scenario_row_data",
+    "scenario_summary",
+    "scores_json",
+]
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
@@ -230,98 +258,15 @@ class RunRecord(BaseModel):
 # --- builders ---------------------------------------------------------------------------
 
 
-def now_utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def iso_utc(value: datetime | str | None) -> str:
-    """Normalise a datetime or ISO string to UTC ISO-8601 so text order is time order.
-
-    >>> iso_utc("2026-05-01T10:00:00+02:00")
-    '2026-05-01T08:00:00.000000+00:00'
-    >>> iso_utc("2026-05-01T10:00:00")
-    '2026-05-01T10:00:00.000000+00:00'
-    """
-    if value is None or value == "":
-        return now_utc()
-    dt = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
-    return dt.isoformat(timespec="microseconds")
-
-
-def resolved_path(value: str | None) -> str | None:
-    """Absolute form of an input path, so runs of the same file group together."""
-    if not value:
-        return None
-    try:
-        return str(Path(value).expanduser().resolve())
-    except (OSError, RuntimeError):
-        return value
-
-
-def _sha_if_file(path: str | None) -> str | None:
-    try:
-        return sha256_file(path) if path and Path(path).is_file() else None
-    except OSError:
-        return None
-
-
 def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord:
-    """A memo evaluation as a history record (not stored: ``summary.id`` is 0)."""
-    scores = evaluation.scores.model_dump(mode="json")
-    summary = RunSummary(
-        id=UNRECORDED_ID,
-        uid=uuid.uuid4().hex,
-        kind="memo",
-        created_at=iso_utc(evaluation.evaluated_at),
-        recorded_at=now_utc(),
-        origin=origin,
-        portco_id=evaluation.portco_id,
-        audience=evaluation.audience,
-        memo_path=resolved_path(evaluation.memo_path),
-        memo_sha256=evaluation.memo_sha256 or _sha_if_file(evaluation.memo_path),
-        source_path=resolved_path(evaluation.source_path),
-        source_sha256=evaluation.source_sha256 or _sha_if_file(evaluation.source_path),
-        grader_version=evaluation.grader_version,
-        note=evaluation.consistency.note,
-        config_digest=hashlib.sha256(evaluation.config.model_dump_json().encode()).hexdigest(),
-        scores={"scores": scores, "totals": evaluation.totals.model_dump(mode="json")},
-        citation_accuracy=evaluation.scores.citation_accuracy,
-        hallucination_rate=evaluation.scores.hallucination_rate,
-        coverage=evaluation.scores.coverage,
-        consistency=evaluation.scores.consistency,
+    """A memo evaluation as a history record (not stored: ``summary.id`` is 0); its values are
+    :func:`~pe_eval_core.history.memo_rows.memo_rows`'s, the rows a memo command writes."""
+    rows = memo_rows(evaluation, origin=origin)
+    return RunRecord(
+        summary=RunSummary(id=UNRECORDED_ID, **rows.summary),
+        findings=[MemoFindingRow(**f) for f in rows.findings],
+        opportunities=[MemoOpportunityRow(**o) for o in rows.opportunities],
     )
-    findings = [
-        MemoFindingRow(
-            kind=str(f.kind),
-            opportunity_id=f.opportunity_id,
-            field=f.field,
-            start=f.start,
-            end=f.end,
-            raw=f.raw,
-            message=f.message,
-            nearest_value=f.nearest_value,
-            nearest_path=f.nearest_path,
-            other_opportunity_id=f.other_opportunity_id,
-        )
-        for f in evaluation.findings
-    ]
-    opportunities = [
-        MemoOpportunityRow(
-            opportunity_id=o.id,
-            archetype=o.archetype,
-            cohort=o.cohort,
-            in_source=o.in_source,
-            addressed=o.addressed,
-            figures_total=o.figures_total,
-            figures_cited=o.figures_cited,
-            entities_total=o.entities_total,
-            entities_grounded=o.entities_grounded,
-            n_findings=o.findings,
-        )
-        for o in evaluation.opportunities
-    ]
-    return RunRecord(summary=summary, findings=findings, opportunities=opportunities)
 
 
 def scenario_row_data(run: ScenarioRun) -> list[ScenarioRowData]:
@@ -354,7 +299,7 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         recorded_at=now_utc(),
         origin=origin,
         scenarios_path=resolved_path(run.scenarios_path),
-        scenarios_sha256=run.scenarios_sha256 or _sha_if_file(run.scenarios_path),
+        scenarios_sha256=run.scenarios_sha256 or sha_if_file(run.scenarios_path),
         target=run.target,
         model=run.model,
         n_total=run.total,
@@ -408,10 +353,8 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
 
 
 def grading_key(record: RunRecord) -> str | None:
-    """What makes two memo gradings the same: the memo file and the content of memo and
-    source, the grader version and configuration, and what it gave (scores and findings: a
-    sibling memo that changed changes consistency, so that is a new grading). None when the
-    record lacks the hashes (nothing to deduplicate on).
+    """What makes two memo gradings the same (``memo_rows.grading_key_of``): memo file and
+    content, source content, grader version and configuration, scores and findings.
 
     >>> s = RunSummary(id=0, uid="u", kind="memo", created_at="t", recorded_at="t",
     ...                origin="cli", memo_sha256="a", source_sha256="b")
@@ -419,19 +362,8 @@ def grading_key(record: RunRecord) -> str | None:
     >>> grading_key(RunRecord(summary=s)) == grading_key(RunRecord(summary=later))
     True
     """
-    summary = record.summary
-    if summary.kind != "memo" or not summary.memo_sha256 or not summary.source_sha256:
-        return None
-    parts = [
-        summary.memo_path,
-        summary.memo_sha256,
-        summary.source_sha256,
-        summary.grader_version,
-        summary.config_digest,
-        summary.scores,
-        [(f.kind, f.opportunity_id, f.field, f.raw, f.start) for f in record.findings],
-    ]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    summary = record.summary.model_dump()
+    return grading_key_of(summary, [f.model_dump() for f in record.findings])
 
 
 def scores_json(summary: RunSummary) -> str:

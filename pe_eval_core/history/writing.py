@@ -17,6 +17,7 @@ from sqlalchemy import Connection, case, func, insert, select, update
 from pe_eval_core.db import schema as sch
 from pe_eval_core.db.engine import text_safe
 from pe_eval_core.history.blobs import CHUNK, put_blobs
+from pe_eval_core.history.memo_rows import finding_columns, opportunity_columns, run_columns
 from pe_eval_core.history.records import (
     SCENARIO_DETAIL_KEYS,
     RunRecord,
@@ -114,17 +115,23 @@ def _insert_fresh_memos(
     taken = _lookup(conn, sch.runs.c.uid, sch.runs.c.id, [r.summary.uid for r in fresh.values()])
     values = []
     for i, record in fresh.items():
-        row = record.summary.model_dump(exclude={"id", "scores", "infra_error"})
-        row["scores_json"] = json.dumps(record.summary.scores)
+        row = run_columns(record.summary.model_dump(), keys[i])
         if row["uid"] in taken:
             row["uid"] = f"{row['uid']}-{os.urandom(4).hex()}"
-        row["grading_key"] = keys[i]
-        values.append({k: text_safe(v) for k, v in row.items()})
+        values.append(row)
     stmt = insert(sch.runs).returning(sch.runs.c.id, sort_by_parameter_order=True)
     new_ids = [int(r[0]) for r in conn.execute(stmt, values)]
     assigned = dict(zip(fresh, new_ids, strict=True))
-    findings = [row for i, rid in assigned.items() for row in _finding_rows(rid, fresh[i])]
-    opps = [row for i, rid in assigned.items() for row in _opportunity_rows(rid, fresh[i])]
+    findings = [
+        row
+        for i, rid in assigned.items()
+        for row in finding_columns(rid, [f.model_dump() for f in fresh[i].findings])
+    ]
+    opps = [
+        row
+        for i, rid in assigned.items()
+        for row in opportunity_columns(rid, [o.model_dump() for o in fresh[i].opportunities])
+    ]
     if findings:
         conn.execute(insert(sch.memo_findings), findings)
     if opps:
@@ -211,54 +218,7 @@ def _lookup(conn: Connection, key_col: Any, value_col: Any, keys: Sequence[Any])
     return out
 
 
-def _finding_rows(run_id: int, record: RunRecord) -> list[dict[str, Any]]:
-    return [
-        {
-            "run_id": run_id,
-            "seq": seq,
-            "kind": text_safe(f.kind),
-            "opportunity_id": text_safe(f.opportunity_id),
-            "field": text_safe(f.field),
-            "start": f.start,
-            "end": f.end,
-            "raw": text_safe(f.raw),
-            "message": text_safe(f.message),
-            "nearest_value": f.nearest_value if isinstance(f.nearest_value, int | float) else None,
-            "nearest_text": text_safe(f.nearest_value)
-            if isinstance(f.nearest_value, str)
-            else None,
-            "nearest_path": text_safe(f.nearest_path),
-            "other_opportunity_id": text_safe(f.other_opportunity_id),
-        }
-        for seq, f in enumerate(record.findings)
-    ]
-
-
-def _opportunity_rows(run_id: int, record: RunRecord) -> list[dict[str, Any]]:
-    opportunities = {o.opportunity_id: o for o in record.opportunities}  # last one wins
-    return [
-        {
-            "run_id": run_id,
-            "opportunity_id": text_safe(o.opportunity_id),
-            "archetype": text_safe(o.archetype),
-            "cohort": text_safe(o.cohort),
-            "in_source": _int(o.in_source),
-            "addressed": _int(o.addressed),
-            "figures_total": o.figures_total,
-            "figures_cited": o.figures_cited,
-            "entities_total": o.entities_total,
-            "entities_grounded": o.entities_grounded,
-            "n_findings": o.n_findings,
-        }
-        for o in opportunities.values()
-    ]
-
-
 def _insert_run(conn: Connection, values: dict[str, Any]) -> int:
     key = conn.execute(insert(sch.runs).values(values)).inserted_primary_key
     assert key is not None
     return int(key[0])
-
-
-def _int(flag: bool | None) -> int | None:
-    return None if flag is None else int(flag)
