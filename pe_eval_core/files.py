@@ -204,7 +204,9 @@ def parse_json_text(text: str) -> Any:
             text,
             index,
         ) from None
-    if (m := _LONE_SURROGATE.search(text)) is not None:
+    # A lone surrogate can only come from a ``\u`` escape: most documents have none, so the
+    # C-speed substring test spares them the regex (6x the cost of json.loads itself).
+    if "\\u" in text and (m := _LONE_SURROGATE.search(text)) is not None:
         try:
             found = first_lone_surrogate(data)
         except RecursionError:

@@ -5,7 +5,12 @@ Grading a folder asks every memo for its siblings (the other ``explain_*.json`` 
 reads per memo, N^2 per folder. :class:`FolderIndex` lists the folder once, reads each
 ``explain_*.json`` once (lazily, on first use) and keeps what the sibling search needs, so a
 batch costs N reads. Single-memo grading builds a one-folder index and gets the same siblings,
-in the same order, with the same notes, as the search it replaces.
+in the same order, with the same notes, as the search it replaces; it parses only the memos
+named for the portco and those whose bytes carry its name (a byte search skips the rest).
+
+What a memo file gave is also kept for the life of the process, keyed by its resolved path,
+size, mtime and inode (:data:`_SEEN`): a process grading the memos of a folder one by one
+(the dashboard, the MCP server, a script) reads each file once until it changes.
 
 :meth:`FolderIndex.digest` names the folder's state (every file's name, size and mtime) for
 caches: any write, rename or deletion in the folder changes it.
@@ -32,12 +37,16 @@ HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 @dataclass(frozen=True)
 class FileStat:
-    """One directory entry as scanned: name, size in bytes, mtime in ns, regular file or not."""
+    """One directory entry as scanned: name, size in bytes, mtime in ns, regular file or not,
+    and its inode (a file replaced by a rename is another file)."""
 
     name: str
     size: int
     mtime_ns: int
     is_file: bool
+    ino: int = 0
+    is_link: bool = True
+    """A symbolic link (its path is resolved before use); True when not known."""
 
 
 @dataclass(frozen=True)
@@ -65,32 +74,45 @@ class FolderIndex:
 
     folder: Path
     files: tuple[FileStat, ...]
+    complete: bool = True
+    """Every entry of the folder is in ``files`` (False: only its memos, see ``scan``)."""
     _entries: dict[str, MemoEntry] = field(default_factory=dict, repr=False)
-    _resolved: dict[str, Path] = field(default_factory=dict, repr=False)
+    _resolved: dict[str, str] = field(default_factory=dict, repr=False)
     _names: list[str] | None = field(default=None, repr=False)
     _by_portco: dict[str, list[str]] | None = field(default=None, repr=False)
+    _stats: dict[str, FileStat] | None = field(default=None, repr=False)
+    _root: str | None = field(default=None, repr=False)
 
     @classmethod
-    def scan(cls, folder: str | os.PathLike[str]) -> FolderIndex:
-        """List ``folder`` (names, sizes, mtimes); an unreadable folder is an empty index."""
+    def scan(cls, folder: str | os.PathLike[str], *, memos_only: bool = False) -> FolderIndex:
+        """List ``folder`` (names, sizes, mtimes); an unreadable folder is an empty index.
+        ``memos_only``: stat only the ``explain_*.json`` names (enough to find siblings, not
+        for :meth:`digest`), as grading one memo does."""
         d = Path(folder)
         stats: list[FileStat] = []
         try:
             with os.scandir(d) as it:
                 for e in it:
+                    if memos_only and not fnmatch.fnmatchcase(e.name, MEMO_GLOB):
+                        continue
                     try:
                         st = e.stat()  # follows symlinks, as Path.is_file does
                         is_file = e.is_file()
+                        is_link = e.is_symlink()
                     except OSError:
                         continue
-                    stats.append(FileStat(e.name, st.st_size, st.st_mtime_ns, is_file))
+                    stats.append(
+                        FileStat(e.name, st.st_size, st.st_mtime_ns, is_file, st.st_ino, is_link)
+                    )
         except OSError:
             pass
         stats.sort(key=lambda s: s.name)
-        return cls(folder=d, files=tuple(stats))
+        return cls(folder=d, files=tuple(stats), complete=not memos_only)
 
     def digest(self) -> str:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
+        if not self.complete:
+            raise ValueError("digest() needs a full scan (FolderIndex.scan without memos_only)")
         h = hashlib.sha256(str(self.folder.resolve()).encode())
         for s in self.files:
             h.update(f"\0{s.name}\0{s.size}\0{s.mtime_ns}\0{int(s.is_file)}".encode())
@@ -126,11 +148,42 @@ class FolderIndex:
             named.append(n)
         return sorted(set(named) | set(self._by_portco.get(portco_id, ())))
 
-    def _resolve(self, name: str) -> Path:
+    def _resolve(self, name: str) -> str:
+        """``str((folder / name).resolve())``; for a name the scan saw is no link, the resolved
+        folder joined with it (the same path, without a system call per part)."""
         got = self._resolved.get(name)
         if got is None:
-            got = self._resolved[name] = (self.folder / name).resolve()
+            st = self._stat(name)
+            if st is not None and not st.is_link:
+                got = os.path.join(self._root_text(), name)
+            else:
+                got = str((self.folder / name).resolve())
+            self._resolved[name] = got
         return got
+
+    def _stat(self, name: str) -> FileStat | None:
+        if self._stats is None:
+            self._stats = {s.name: s for s in self.files}
+        return self._stats.get(name)
+
+    def _root_text(self) -> str:
+        if self._root is None:
+            self._root = str(self.folder.resolve())
+        return self._root
+
+    def _stamp(self, name: str) -> tuple[str, int, int, int] | None:
+        """The process cache's key for ``name``: resolved path, size, mtime, inode as scanned
+        (None: not a scanned regular file, never cached)."""
+        st = self._stat(name)
+        if st is None or not st.is_file:
+            return None
+        return (self._resolve(name), st.size, st.mtime_ns, st.ino)
+
+    def _outside(self, name: str) -> bool:
+        st = self._stat(name)
+        if st is not None and not st.is_link:
+            return False  # a plain entry of the folder
+        return not Path(self._resolve(name)).is_relative_to(self._root_text())
 
     def entry(self, name: str) -> MemoEntry:
         """The memo entry for ``name`` (read and parsed the first time it is asked for).
@@ -140,11 +193,49 @@ class FolderIndex:
         """
         got = self._entries.get(name)
         if got is None:
-            if not self._resolve(name).is_relative_to(self.folder.resolve()):
+            if self._outside(name):
                 got = MemoEntry(path=self.folder / name, error=OUTSIDE_FOLDER)
             else:
-                got = _read_entry(self.folder / name)
+                stamp = self._stamp(name)
+                seen = _SEEN.get(stamp) if stamp is not None else None
+                if isinstance(seen, MemoEntry):
+                    got = seen
+                else:
+                    got = _read_entry(self.folder / name)
+                    _remember(stamp, got)
             self._entries[name] = got
+        return got
+
+    def _entry_carrying(self, name: str, portco_id: str) -> MemoEntry | None:
+        """The entry for ``name`` if its bytes can name ``portco_id`` (None: they cannot, or
+        the file cannot be read: a memo not named for a portco is only ever its sibling
+        when it carries the portco's JSON literal). Unread memos are searched as bytes and
+        parsed only on a hit; a miss is remembered for the file as it is."""
+        got = self._entries.get(name)
+        if got is not None:
+            return got
+        if self._outside(name):
+            return None
+        stamp = self._stamp(name)
+        seen = _SEEN.get(stamp) if stamp is not None else None
+        if isinstance(seen, MemoEntry):
+            self._entries[name] = seen
+            return seen
+        if isinstance(seen, set) and portco_id in seen:
+            return None
+        path = self.folder / name
+        try:
+            check_file_size(path, input="memo")
+            raw = path.read_bytes()
+        except (PeEvalError, OSError):
+            return None
+        if json.dumps(portco_id).encode() not in raw:
+            absent = seen if isinstance(seen, set) else set()
+            absent.add(portco_id)
+            _remember(stamp, absent)
+            return None
+        got = self._entries[name] = _entry_from_bytes(path, raw)
+        _remember(stamp, got)
         return got
 
     def load_all(self) -> FolderIndex:
@@ -157,24 +248,31 @@ class FolderIndex:
         """Headlines of the other memos on ``portco_id`` (unreadable ones too), sorted by name."""
         from pe_eval_core.memo.result import SiblingHeadline
 
-        me = memo_path.resolve()
+        me = str(memo_path.resolve())
+        prefix = f"explain_{portco_id}_"
         out: list[SiblingHeadline] = []
         for name in self._candidates(portco_id):
-            path = self.folder / name
             if self._resolve(name) == me:
                 continue
-            by_name = name.startswith(f"explain_{portco_id}_")
-            e = self.entry(name)
+            by_name = name.startswith(prefix)
+            if by_name:
+                e = self.entry(name)
+            else:
+                found = self._entry_carrying(name, portco_id)
+                if found is None:
+                    continue
+                e = found
+            if not by_name and e.error is None and not (e.literal and e.portco_id == portco_id):
+                continue  # another portco's memo (the common case: no path built for it)
+            path = str(self.folder / name)
             if e.error is not None:
                 if by_name:
-                    out.append(SiblingHeadline(path=str(path), error=e.error))
-                continue
-            if not by_name and not (e.literal and e.portco_id == portco_id):
+                    out.append(SiblingHeadline(path=path, error=e.error))
                 continue
             portco = e.portco_id if e.data_ok else None
             if not isinstance(portco, str):
                 if by_name:
-                    out.append(SiblingHeadline(path=str(path), error="no portco_id"))
+                    out.append(SiblingHeadline(path=path, error="no portco_id"))
                 continue
             if portco != portco_id:
                 continue
@@ -182,17 +280,31 @@ class FolderIndex:
             if not _is_number(e.headline):
                 out.append(
                     SiblingHeadline(
-                        path=str(path), audience=audience, error=f"no numeric {HEADLINE_FIELD}"
+                        path=path, audience=audience, error=f"no numeric {HEADLINE_FIELD}"
                     )
                 )
                 continue
-            out.append(
-                SiblingHeadline(path=str(path), audience=audience, headline=float(e.headline))
-            )
+            out.append(SiblingHeadline(path=path, audience=audience, headline=float(e.headline)))
         return out
 
 
 OUTSIDE_FOLDER = "a link to outside the folder"
+
+_SEEN: dict[tuple[str, int, int, int], MemoEntry | set[str]] = {}
+"""What each memo file gave, by (resolved path, size, mtime, inode): its parsed entry, or the
+portcos its bytes were searched for and lack. Bounded by :data:`SEEN_MAX` files. Only what
+:class:`FolderIndex` found inside its folder is kept (links out of it are refused first)."""
+SEEN_MAX = 50_000
+
+
+def _remember(stamp: tuple[str, int, int, int] | None, value: MemoEntry | set[str]) -> None:
+    """Keep what a file gave; an unreadable one is not kept (its reason names the path as
+    this index spells it, and it is rare)."""
+    if stamp is None or (isinstance(value, MemoEntry) and value.error is not None):
+        return
+    if len(_SEEN) >= SEEN_MAX:
+        _SEEN.clear()  # a process that has seen this many files starts over
+    _SEEN[stamp] = value
 
 
 def _is_number(value: Any) -> bool:
@@ -209,6 +321,11 @@ def _read_entry(path: Path) -> MemoEntry:
         raw = path.read_bytes()
     except OSError as exc:
         return MemoEntry(path=path, error=f"unreadable ({type(exc).__name__})")
+    return _entry_from_bytes(path, raw)
+
+
+def _entry_from_bytes(path: Path, raw: bytes) -> MemoEntry:
+    """A memo entry from a file's bytes (``read_json``'s parse and errors)."""
     try:
         try:
             text = raw.decode("utf-8-sig")

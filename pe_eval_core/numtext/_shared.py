@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 _H = r"[ \t\u00a0\u202f]"  # horizontal space, incl. no-break and narrow no-break space
 
@@ -72,19 +71,51 @@ _FLOAT_DIGITS = 290  # numbers written with fewer digits always fit in a float
 _LEAD = r"[^A-Za-z0-9_]"
 
 
-class _Scanner(NamedTuple):
-    """A branch regex compiled twice: anchored at offset 0, and led by one non-word char.
+class _Scanner:
+    """A branch regex compiled twice: anchored at offset 0 (``head``), and led by one non-word
+    character (``body``). ``head`` reads a match at offset 0; ``body.finditer(text,
+    head_end)`` reads the rest.
 
-    ``head`` reads a match at offset 0; ``body.finditer(text, head_end)`` reads the rest.
+    Both compile on first use, not at import (these are the costliest patterns of the
+    package: a command that never reads a number never compiles them), and ``head`` only
+    once a text passes ``first`` at offset 0 (:meth:`match_head`): most prose starts with a
+    letter or ``**``, where ``first`` already fails, so the head is rarely compiled at all.
     """
 
-    head: re.Pattern[str]
-    body: re.Pattern[str]
+    __slots__ = ("_body", "_branches", "_first", "_gate", "_head")
+
+    def __init__(self, branches: str, first: str):
+        self._branches = branches
+        self._first = first
+        self._gate: re.Pattern[str] | None = None
+        self._head: re.Pattern[str] | None = None
+        self._body: re.Pattern[str] | None = None
+
+    @property
+    def head(self) -> re.Pattern[str]:
+        if self._head is None:
+            self._head = re.compile(f"{self._first}(?:{self._branches})", re.VERBOSE)
+        return self._head
+
+    @property
+    def body(self) -> re.Pattern[str]:
+        if self._body is None:
+            self._body = re.compile(f"{_LEAD}{self._first}(?:{self._branches})", re.VERBOSE)
+        return self._body
+
+    def match_head(self, text: str) -> re.Match[str] | None:
+        """``head.match(text)``; the head is ``first`` followed by the branches, so where
+        ``first`` (a cheap lookahead, compiled alone) fails at offset 0, so does the head."""
+        if self._gate is None:
+            self._gate = re.compile(self._first, re.VERBOSE)
+        if self._gate.match(text) is None:
+            return None
+        return self.head.match(text)
 
 
 def _scan(scanner: _Scanner, text: str) -> Iterator[re.Match[str]]:
     """Every match of ``scanner`` in ``text``, in order: the one scan loop of both modes."""
-    first = scanner.head.match(text)
+    first = scanner.match_head(text)
     if first is not None:
         yield first
     yield from scanner.body.finditer(text, first.end() if first is not None else 0)
@@ -92,9 +123,7 @@ def _scan(scanner: _Scanner, text: str) -> Iterator[re.Match[str]]:
 
 def _scanner(branches: str, first: str) -> _Scanner:
     """``first`` is a lookahead every match satisfies, tested once per candidate position."""
-    head = re.compile(f"{first}(?:{branches})", re.VERBOSE)
-    body = re.compile(f"{_LEAD}{first}(?:{branches})", re.VERBOSE)
-    return _Scanner(head, body)
+    return _Scanner(branches, first)
 
 
 # Half a unit in the last displayed place, by (decimal places, power of ten of the unit).

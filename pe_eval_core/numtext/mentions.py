@@ -107,13 +107,23 @@ _NUMBER_FIRST = rf"""(?=[\d.($£€¥₹{_MINUS}+A-Z])(?=   # one set test rejec
   | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
 )"""
 _NUMBER_SCANNER = _scanner(_NUMBER_BRANCHES, _NUMBER_FIRST)
-# Positions in a ``findall`` tuple (group number - 1) of the groups ``number_values`` reads;
-# head and body compile the same branches, so their groups number alike.
-_VALUE_GROUPS = tuple(
-    _NUMBER_SCANNER.body.groupindex[name] - 1
-    for name in ("skip", "n", "rn", "scale", "po", "s1", "s2", "pi", "pc", "cur1", "cur2")
-)
-assert _NUMBER_SCANNER.head.groupindex == _NUMBER_SCANNER.body.groupindex
+_VALUE_NAMES = ("skip", "n", "rn", "scale", "po", "s1", "s2", "pi", "pc", "cur1", "cur2")
+_VALUE_GROUPS: tuple[int, ...] = ()
+"""Positions in a ``findall`` tuple (group number - 1) of the groups ``number_values`` reads,
+set on first use (with the scanner's compile). Head and body compile the same branches, so
+their groups number alike:
+
+>>> _NUMBER_SCANNER.head.groupindex == _NUMBER_SCANNER.body.groupindex
+True
+"""
+
+
+def _value_groups() -> tuple[int, ...]:
+    global _VALUE_GROUPS
+    if not _VALUE_GROUPS:
+        index = _NUMBER_SCANNER.body.groupindex
+        _VALUE_GROUPS = tuple(index[name] - 1 for name in _VALUE_NAMES)
+    return _VALUE_GROUPS
 
 
 _SIGNED = frozenset("-\u2212\u2013\u2014")  # a sign that negates ("+" does not)
@@ -215,12 +225,12 @@ def number_values(text: str) -> list[float]:
         return out
     append = out.append
     scanner = _NUMBER_SCANNER
-    first = scanner.head.match(text)
+    first = scanner.match_head(text)
     if first is None:
         rows = scanner.body.findall(text)
     else:
         rows = [first.groups(""), *scanner.body.findall(text, first.end())]
-    skip_i, n_i, rn_i, scale_i, po_i, s1_i, s2_i, pi_i, pc_i, c1_i, c2_i = _VALUE_GROUPS
+    skip_i, n_i, rn_i, scale_i, po_i, s1_i, s2_i, pi_i, pc_i, c1_i, c2_i = _value_groups()
     for g in rows:
         if g[skip_i]:
             continue  # a date, time or version

@@ -1,0 +1,118 @@
+"""Siblings read once per folder in a process: what a memo file gave is kept by its path, size,
+mtime and inode, so a changed, replaced, new or removed sibling is seen on the next grading,
+and single-memo grading parses only the memos that can be siblings."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pe_eval_core.memo import grade_memo
+from pe_eval_core.memo.consistency import read_siblings
+from pe_eval_core.memo.folder_index import FolderIndex
+from tests.helpers.memo_builders import SHAPE_A_SOURCE, make_memo, write_json
+from tests.memo.test_memo_batch import HEADLINE, _old_read_siblings
+
+PORTCOS = ("Alpha", "Beta", "Gamma")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    d = tmp_path / "data"
+    d.mkdir()
+    for portco in PORTCOS:
+        src = dict(SHAPE_A_SOURCE, portco_id=portco)
+        write_json(d / f"dx_report_{portco}.json", src)
+        for audience in ("board", "operator"):
+            memo = make_memo(src, audience)
+            memo["portco_id"] = portco
+            write_json(d / f"explain_{portco}_{audience}.json", memo)
+    return d
+
+
+def _rewrite(path: Path, **changes: object) -> None:
+    """Change a memo in place, keeping its size when the change does, with a new mtime."""
+    data = json.loads(path.read_text())
+    data.update(changes)
+    st = path.stat()
+    path.write_text(json.dumps(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000))
+
+
+def _headlines(folder: Path, portco: str = "Alpha") -> list[tuple[str, float | None]]:
+    memo = folder / f"explain_{portco}_board.json"
+    return [(Path(s.path).name, s.headline) for s in read_siblings(memo, portco)]
+
+
+def test_a_changed_sibling_is_read_again(folder: Path) -> None:
+    first = _headlines(folder)
+    assert first == [("explain_Alpha_operator.json", first[0][1])]
+    _rewrite(folder / "explain_Alpha_operator.json", **{HEADLINE: 1234.0})
+    assert _headlines(folder) == [("explain_Alpha_operator.json", 1234.0)]
+
+
+def test_a_replaced_new_or_removed_sibling_is_seen(folder: Path) -> None:
+    operator = folder / "explain_Alpha_operator.json"
+    data = json.loads(operator.read_text())
+    assert len(_headlines(folder)) == 1
+    replacement = folder / "replacement.tmp"
+    replacement.write_text(json.dumps(dict(data, **{HEADLINE: 99.0})))
+    os.replace(replacement, operator)  # another inode under the same name
+    assert _headlines(folder) == [("explain_Alpha_operator.json", 99.0)]
+    write_json(folder / "explain_Alpha_lp.json", dict(data, audience="lp", **{HEADLINE: 7.0}))
+    assert [h for _, h in _headlines(folder)] == [7.0, 99.0]
+    operator.unlink()
+    assert _headlines(folder) == [("explain_Alpha_lp.json", 7.0)]
+
+
+def test_a_memo_of_another_name_counts_only_while_it_carries_the_portco(folder: Path) -> None:
+    odd = folder / "explain_renamed.json"
+    data = json.loads((folder / "explain_Beta_board.json").read_text())
+    write_json(odd, dict(data, portco_id="Gamma"))
+    assert _headlines(folder) == [("explain_Alpha_operator.json", _headlines(folder)[0][1])]
+    _rewrite(odd, portco_id="Alpha")  # the probe that missed must not hide the change
+    names = [n for n, _ in _headlines(folder)]
+    assert names == ["explain_Alpha_operator.json", "explain_renamed.json"]
+    for memo in sorted(folder.glob("explain_*.json")):
+        for portco in (*PORTCOS, "nobody"):
+            index = FolderIndex.scan(folder, memos_only=True)
+            assert index.siblings(memo, portco) == _old_read_siblings(memo, portco)
+
+
+def test_single_memo_grading_parses_only_possible_siblings(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pe_eval_core.memo import folder_index
+
+    parsed: list[str] = []
+    real = folder_index._entry_from_bytes
+
+    def counting(path: Path, raw: bytes) -> folder_index.MemoEntry:
+        parsed.append(path.name)
+        return real(path, raw)
+
+    monkeypatch.setattr(folder_index, "_entry_from_bytes", counting)
+    memo = folder / "explain_Beta_board.json"
+    grade_memo(memo, folder / "dx_report_Beta.json")
+    assert parsed == ["explain_Beta_operator.json"]
+    grade_memo(memo, folder / "dx_report_Beta.json")  # the folder read once per process
+    assert parsed == ["explain_Beta_operator.json"]
+
+
+def test_a_memos_only_index_has_no_digest(folder: Path) -> None:
+    with pytest.raises(ValueError, match="full scan"):
+        FolderIndex.scan(folder, memos_only=True).digest()
+    assert len(FolderIndex.scan(folder).digest()) == 64
+
+
+def test_a_link_out_of_the_folder_is_never_read(folder: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.json"
+    data = json.loads((folder / "explain_Alpha_operator.json").read_text())
+    outside.write_text(json.dumps(dict(data, audience="leak", **{HEADLINE: 1.0})))
+    (folder / "explain_Alpha_leak.json").symlink_to(outside)
+    sibs = read_siblings(folder / "explain_Alpha_board.json", "Alpha")
+    leak = [s for s in sibs if s.path.endswith("explain_Alpha_leak.json")]
+    assert [(s.headline, s.error) for s in leak] == [(None, "a link to outside the folder")]
