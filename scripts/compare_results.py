@@ -6,7 +6,8 @@ own interpreter, importing its own ``pe_eval_core``):
 * every memo pair of every corpus folder (``finance_output``, ``tests/corpus/*`` and their
   ``finance_output``): the whole evaluation (scores, totals, findings, marks, consistency),
   the scorecard HTML and the JSON sidecar as written (``evaluated_at`` fixed, so the bytes
-  compare), one memo at a time and as a folder batch (``grade_pairs``, two jobs);
+  compare), one memo at a time and as a folder batch (``grade_pairs``, two jobs); and
+  ``memo --all --json`` on each folder (two jobs): its report and every file it writes;
 * the demo scenarios against their recorded responses: with the shipped judge verdicts, with
   no judge, and against mutated responses (numbers scaled, phrases dropped, text cut, case
   changed) so failing paths are compared too; every result field but timings;
@@ -92,6 +93,35 @@ def dump_memos(root: Path, out: dict[str, Any]) -> None:
                     out[key] = scrub(dumped, here)
 
 
+def dump_memo_all(root: Path, out: dict[str, Any]) -> None:
+    """``memo --all --json`` on every corpus folder (two jobs), with the files it writes."""
+    here = str(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder in corpus_folders(root):
+            rel = folder.relative_to(root).as_posix()
+            dest = Path(tmp) / rel
+            cmd = [sys.executable, "-m", "pe_eval_core", "memo", "--all", "--json", "--jobs", "2"]
+            done = subprocess.run(
+                [*cmd, "--data-dir", str(folder), "--out-dir", str(dest)],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": here},
+            )
+            report = json.loads(done.stdout)
+            out[f"memo --all {rel} (exit)"] = done.returncode
+            out[f"memo --all {rel}"] = scrub(scrub(report, tmp), here)
+            for written in sorted(dest.glob("eval_*")):
+                text = written.read_text(encoding="utf-8")
+                key = f"memo --all {rel}/{written.name}"
+                if written.suffix == ".json":
+                    data = json.loads(text)
+                    data.pop("html_sha256", None)
+                    out[key] = scrub(scrub(data, tmp), here)
+                else:
+                    stamp = json.loads(written.with_suffix(".json").read_text())["evaluated_at"]
+                    out[key] = digest(text.replace(stamp, FIXED_TIME).encode(), tmp, here)
+
+
 def mutations(text: str) -> dict[str, str]:
     """Responses a failing agent could give, derived from a recorded one."""
     scaled = re.sub(r"\d+(?:\.\d+)?", lambda m: str(round(float(m[0]) * 10, 2)), text)
@@ -135,6 +165,7 @@ def dump(root: Path) -> dict[str, Any]:
     os.chdir(root)
     out: dict[str, Any] = {}
     dump_memos(root, out)
+    dump_memo_all(root, out)
     dump_scenarios(root, out)
     return out
 
@@ -183,10 +214,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--before is required")
     before, after = run_dump(args.before.resolve()), run_dump(args.after.resolve())
     found = differences(before, after)
-    memos = sum(1 for k in after if k.startswith("memo ") and "(" not in k)
+    memos = sum(1 for k in after if k.startswith("memo ") and "(" not in k and "--all" not in k)
+    folders = sum(1 for k in after if k.startswith("memo --all") and k.endswith("(exit)"))
     scenarios = sum(1 for k in after if k.startswith("scenarios "))
     print(f"compared {len(after)} items: {memos} memos graded alone (+ HTML and sidecar bytes), "
-          f"{memos} in folder batches, {scenarios} scenario results")  # fmt: skip
+          f"{memos} in folder batches, memo --all on {folders} folders (report and files), "
+          f"{scenarios} scenario results")  # fmt: skip
     for line in found[:50]:
         print("  " + line)
     print(f"{len(found)} differences" if found else "identical")

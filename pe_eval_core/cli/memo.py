@@ -265,13 +265,12 @@ def exit_code(verdict: Verdict) -> ExitCode:
 
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
-    """``memo --all``: every pair of the folder graded on ``--jobs`` processes."""
-    from pe_eval_core.history.recording import record_many_or_warn
-    from pe_eval_core.memo.batch import grade_pairs
+    """``memo --all``: every pair of the folder graded and written on ``--jobs`` processes
+    (``memo.batch.grade_and_write``), recorded in one transaction."""
+    from pe_eval_core.history.recording import record_rows_or_warn
+    from pe_eval_core.memo.batch import grade_and_write
     from pe_eval_core.memo.folder_index import FolderIndex
-    from pe_eval_core.memo.outputs import write_outputs
     from pe_eval_core.memo.pairs import scan_memo_pairs
-    from pe_eval_core.memo.verdict import memo_verdict
     from pe_eval_core.wording import DIMENSIONS, count_of
 
     if args.portco or args.memo is not None or args.source is not None:
@@ -279,10 +278,15 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
     pairs, skipped = scan_memo_pairs(args.data_dir)
     for s in skipped:  # named, never fatal: the rest of the folder is still graded
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
-    items = grade_pairs(pairs, FolderIndex.scan(Path(args.data_dir)), jobs=args.jobs)
     thresholds = verdict_thresholds(fail_under, max_h)
+    items = grade_and_write(
+        pairs,
+        FolderIndex.scan(Path(args.data_dir)),
+        jobs=args.jobs,
+        out_dir=args.out_dir,
+        thresholds=thresholds,
+    )
     rows: list[dict[str, object]] = []
-    graded_ok: list[MemoEvaluation] = []
     n_fail = n_error = 0
     for item in items:
         name = f"{item.pair.portco_id}/{item.pair.audience}"
@@ -292,26 +296,23 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             if not args.json:
                 print(term(f"{name:<32} ERROR  {item.error.message}"))
             continue
-        ev = item.evaluation
-        assert ev is not None
-        html_path, _ = write_outputs(ev, args.out_dir, thresholds)
-        graded_ok.append(ev)
-        verdict = memo_verdict(ev, thresholds)
-        summary = verdict.summary(ev)
-        n_fail += not verdict.ready
+        summary = item.verdict
+        assert summary is not None
+        n_fail += not summary["ready"]
         rows.append(
             {
                 "memo": name,
-                "scores": ev.scores.model_dump(),
-                "scorecard": str(html_path),
-                "threshold_failures": verdict.failures,
-                "verdict": summary.model_dump(),
+                "scores": item.scores,
+                "scorecard": str(item.scorecard),
+                "threshold_failures": summary["failures"],
+                "verdict": summary,
             }
         )
         if not args.json:
-            cells = "  ".join(f"{d.split('_')[0]} {summary.scores[d]:>7}" for d in DIMENSIONS)
-            print(term(f"{name:<32} {cells}  {verdict.headline}"))
-    record_many_or_warn(graded_ok, origin="cli", db=store_target(args))  # one transaction
+            cells = "  ".join(f"{d.split('_')[0]} {summary['scores'][d]:>7}" for d in DIMENSIONS)
+            print(term(f"{name:<32} {cells}  {summary['headline']}"))
+    graded_rows = [item.rows for item in items if item.rows is not None]
+    record_rows_or_warn(graded_rows, db=store_target(args))  # one transaction
     graded = len(items) - n_error
     line = (
         f"{count_of(len(items), 'memo')} in {args.data_dir}: "

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pe_eval_core.errors import HistoryError, PeEvalError
 
 if TYPE_CHECKING:
+    from pe_eval_core.history.memo_rows import MemoRows
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
 
@@ -47,13 +48,24 @@ def record_memos(
     """Store memo gradings in one transaction; their run ids. A plain SQLite file is written
     with ``sqlite3`` (no SQLAlchemy); anything else through ``RunStore``. Raises the store's
     typed errors."""
+    from pe_eval_core.history.memo_rows import memo_rows
+
+    return record_memo_rows([memo_rows(e, origin=origin) for e in evaluations], db=db)
+
+
+def record_memo_rows(
+    batch: Sequence[MemoRows], *, db: str | os.PathLike[str] | None = None
+) -> list[int]:
+    """``record_memos`` for gradings already turned into rows (``history.memo_rows``), as a
+    batch's workers send them back."""
     from pe_eval_core.db import lite
     from pe_eval_core.db.location import lock_timeout_s, plain_sqlite_file
-    from pe_eval_core.history.memo_rows import insert_memo_rows, memo_rows
+    from pe_eval_core.history.memo_rows import insert_memo_rows
 
+    if not batch:
+        return []
     path = plain_sqlite_file(db)
     if path is not None:
-        batch = [memo_rows(e, origin=origin) for e in evaluations]
         timeout = lock_timeout_s()
         for attempt in (1, 2):  # once more after a unique-key race with another writer
             try:
@@ -64,9 +76,10 @@ def record_memos(
             except sqlite3.IntegrityError as exc:
                 if attempt == 2:
                     raise HistoryError(f"history database {path}: {exc}") from exc
+    from pe_eval_core.history.records import memo_record_from_rows
     from pe_eval_core.history.store import RunStore
 
-    return RunStore(db).record_memo_evaluations(evaluations, origin=origin)
+    return RunStore(db).record_many([memo_record_from_rows(rows) for rows in batch])
 
 
 def _recording_off() -> bool:
@@ -107,6 +120,19 @@ def record_many_or_warn(
         return None
     try:
         return record_memos(evaluations, origin=origin, db=db)
+    except (PeEvalError, OSError, sqlite3.Error) as exc:
+        print(f"warning: runs not recorded in history: {exc}", file=sys.stderr)
+        return None
+
+
+def record_rows_or_warn(
+    batch: Sequence[MemoRows], *, db: str | os.PathLike[str] | None = None
+) -> list[int] | None:
+    """``record_many_or_warn`` for gradings already turned into rows."""
+    if _recording_off() or not batch:
+        return None
+    try:
+        return record_memo_rows(batch, db=db)
     except (PeEvalError, OSError, sqlite3.Error) as exc:
         print(f"warning: runs not recorded in history: {exc}", file=sys.stderr)
         return None

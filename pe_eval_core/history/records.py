@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from pe_eval_core import rates
 from pe_eval_core.history.memo_rows import (
+    MemoRows,
     grading_key_of,
     iso_utc,
     memo_rows,
@@ -42,6 +43,7 @@ __all__ = [
     "grading_key",
     "iso_utc",
     "memo_record",
+    "memo_record_from_rows",
     "now_utc",
     "resolved_path",
     "scenario_record",
@@ -261,7 +263,11 @@ class RunRecord(BaseModel):
 def memo_record(evaluation: MemoEvaluation, *, origin: str = "api") -> RunRecord:
     """A memo evaluation as a history record (not stored: ``summary.id`` is 0); its values are
     :func:`~pe_eval_core.history.memo_rows.memo_rows`'s, the rows a memo command writes."""
-    rows = memo_rows(evaluation, origin=origin)
+    return memo_record_from_rows(memo_rows(evaluation, origin=origin))
+
+
+def memo_record_from_rows(rows: MemoRows) -> RunRecord:
+    """The record of a memo grading's rows (``history.memo_rows.MemoRows``)."""
     return RunRecord(
         summary=RunSummary(id=UNRECORDED_ID, **rows.summary),
         findings=[MemoFindingRow(**f) for f in rows.findings],

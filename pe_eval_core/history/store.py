@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +179,10 @@ class RunStore:
         source content, grader version, configuration and result) returns the existing id."""
         return self._write_retrying(lambda conn: insert_records(conn, [record]))[0]
 
+    def record_many(self, records: Sequence[RunRecord]) -> list[int]:
+        """Store records in one transaction (memo gradings as one bulk insert); their ids."""
+        return self._write_retrying(lambda conn: insert_records(conn, records))
+
     def record_memo_evaluation(self, evaluation: MemoEvaluation, *, origin: str = "api") -> int:
         """Store a ``MemoEvaluation`` with its opportunities and findings; return the run id."""
         return self.record(memo_record(evaluation, origin=origin))
@@ -187,8 +191,7 @@ class RunStore:
         self, evaluations: Iterable[MemoEvaluation], *, origin: str = "api"
     ) -> list[int]:
         """Store many memo gradings in one transaction (a batch); their run ids, in order."""
-        records = [memo_record(e, origin=origin) for e in evaluations]
-        return self._write_retrying(lambda conn: insert_records(conn, records))
+        return self.record_many([memo_record(e, origin=origin) for e in evaluations])
 
     def record_scenario_run(self, run: ScenarioRun, *, origin: str = "api") -> int:
         """Store a ``ScenarioRun`` with one row per scenario verdict; return the run id.

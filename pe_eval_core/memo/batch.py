@@ -6,6 +6,12 @@ results equal serial grading's (``jobs=1``) field for field, save ``evaluated_at
 worker grades against the same :class:`FolderIndex`, read once in the parent before the pool
 starts. ``jobs`` defaults to the machine's core count; a small folder is graded in process
 (a pool costs more to start than it saves).
+
+``grade_and_write`` is ``memo --all``'s whole job per pair, done in the workers: grade,
+render and write the scorecard pair, take the verdict and the history rows. The parent gets
+plain data back (:class:`WrittenMemo`), never rebuilding an evaluation, and a dead writer's
+leftovers are removed once for the folder, not once per memo: per-memo CPU stays flat from
+a hundred memos to ten thousand (``benchmarks/bench_batch.py``).
 """
 
 from __future__ import annotations
@@ -15,12 +21,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs
 from pe_eval_core.memo.result import MemoEvaluation
+
+if TYPE_CHECKING:
+    from pe_eval_core.history.memo_rows import MemoRows
+    from pe_eval_core.memo.verdict import VerdictThresholds
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called in the calling process as pairs finish."""
@@ -123,3 +134,129 @@ def grade_folder(
     pairs = find_memo_pairs(data_dir)
     index = FolderIndex.scan(Path(data_dir))
     return grade_pairs(pairs, index, jobs=jobs, config=config, progress=progress)
+
+
+# --- grade and write: memo --all -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WrittenMemo:
+    """One pair graded with its scorecard written, as plain data (what a worker sends back):
+    ``error`` is the typed grading error, else every other field is set."""
+
+    pair: MemoPair
+    error: PeEvalError | None = None
+    scores: dict[str, float] | None = None
+    """The four scores (``Scores.model_dump()``)."""
+    verdict: dict[str, Any] | None = None
+    """The verdict under the run's thresholds (``VerdictSummary.model_dump()``)."""
+    scorecard: Path | None = None
+    rows: MemoRows | None = None
+    """The history rows of the grading (``history.memo_rows``), for one recording per run."""
+
+
+_WriterArgs = tuple[FolderIndex, GraderConfig | None, Path | None, "VerdictThresholds | None", str]
+_WRITER: _WriterArgs | None = None
+
+
+def _init_writer(
+    index: FolderIndex,
+    config: GraderConfig | None,
+    out_dir: Path | None,
+    thresholds: VerdictThresholds | None,
+    origin: str,
+) -> None:
+    global _WRITER
+    _WRITER = (index, config, out_dir, thresholds, origin)
+
+
+def _write_one(
+    pair: MemoPair,
+    index: FolderIndex,
+    config: GraderConfig | None,
+    out_dir: Path | None,
+    thresholds: VerdictThresholds | None,
+    origin: str,
+) -> WrittenMemo:
+    """Grade one pair and write its scorecard pair (leftovers already cleaned); a grading
+    error is the item's, a write error is raised (it stops the run, as one memo's does)."""
+    from pe_eval_core.history.memo_rows import memo_rows
+    from pe_eval_core.memo.grader import grade_memo
+    from pe_eval_core.memo.outputs import write_outputs
+    from pe_eval_core.memo.verdict import memo_verdict
+
+    try:
+        ev = grade_memo(pair.memo_path, pair.source_path, config=config, index=index)
+    except PeEvalError as err:
+        return WrittenMemo(pair=pair, error=err)
+    html_path, _ = write_outputs(ev, out_dir, thresholds, clean=False)
+    summary = memo_verdict(ev, thresholds).summary(ev)
+    return WrittenMemo(
+        pair=pair,
+        scores=ev.scores.model_dump(),
+        verdict=summary.model_dump(),
+        scorecard=html_path,
+        rows=memo_rows(ev, origin=origin),
+    )
+
+
+def _write_work(pair: MemoPair) -> WrittenMemo | None:
+    """``_write_one`` in a worker; an error comes back as None and the parent redoes the
+    pair, so a typed error (whose constructor arguments may not survive pickling) or a
+    write failure is raised there as in a serial run."""
+    assert _WRITER is not None
+    try:
+        item = _write_one(pair, *_WRITER)
+    except Exception:
+        return None
+    return None if item.error is not None else item
+
+
+def grade_and_write(
+    pairs: Sequence[MemoPair],
+    index: FolderIndex,
+    *,
+    jobs: int | None = None,
+    config: GraderConfig | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    thresholds: VerdictThresholds | None = None,
+    origin: str = "cli",
+) -> list[WrittenMemo]:
+    """Grade ``pairs`` (all in ``index``'s folder) and write each scorecard pair, on ``jobs``
+    processes, in order. Outputs go to ``out_dir`` (default: each memo's folder)."""
+    from pe_eval_core.memo.outputs import remove_stale_leftovers
+
+    total = len(pairs)
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    jobs = min(jobs, max(1, total // MIN_PAIRS_PER_JOB))
+    out = Path(out_dir) if out_dir is not None else None
+    index.load_all()
+    for folder, names in _output_names(pairs, out).items():
+        remove_stale_leftovers(folder, names)  # once per run and folder
+    args = (index, config, out, thresholds, origin)
+    if jobs <= 1:
+        return [_write_one(pair, *args) for pair in pairs]
+    chunk = max(1, total // (jobs * 8))
+    done: list[WrittenMemo] = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_writer, initargs=args) as pool:
+        for pair, item in zip(pairs, pool.map(_write_work, pairs, chunksize=chunk), strict=True):
+            done.append(item if item is not None else _write_one(pair, *args))
+    return done
+
+
+def _output_names(pairs: Sequence[MemoPair], out_dir: Path | None) -> dict[Path, set[str]]:
+    """The folders the pairs' scorecards go to, each with the file names written there."""
+    from pe_eval_core.files import SAFE_NAME
+
+    folders: dict[Path, set[str]] = {}
+    for pair in pairs:
+        if not (SAFE_NAME.fullmatch(pair.portco_id) and SAFE_NAME.fullmatch(pair.audience)):
+            continue  # refused when written, with its error
+        folder = out_dir if out_dir is not None else pair.memo_path.parent
+        try:
+            folder = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        stem = f"eval_{pair.portco_id}_{pair.audience}"
+        folders.setdefault(folder, set()).update({f"{stem}.html", f"{stem}.json"})
+    return folders

@@ -12,11 +12,11 @@ import io
 import os
 import re
 import secrets
+from collections.abc import Collection
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import (
-    atomic_write_bytes,
     check_path_text,
     csv_cell,
     refuse_symlink,
@@ -83,9 +83,13 @@ def write_outputs(
     evaluation: MemoEvaluation,
     out_dir: str | os.PathLike[str] | None = None,
     thresholds: VerdictThresholds | None = None,
+    *,
+    clean: bool = True,
 ) -> tuple[Path, Path]:
     """Write the HTML scorecard and the JSON sidecar atomically; return (html, json) paths.
-    Both state the verdict under ``thresholds`` (None: the pass band)."""
+    Both state the verdict under ``thresholds`` (None: the pass band). ``clean=False``: the
+    caller removed a dead writer's leftovers for the whole folder already (a batch does it
+    once per run, see ``write_pair``)."""
     from pe_eval_core.memo.scorecard import render_scorecard_html
 
     html_path, json_path = output_paths(evaluation, out_dir)
@@ -97,7 +101,7 @@ def write_outputs(
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
     body = evaluation_to_json(stamped).encode("utf-8")
     try:
-        write_pair([(html_path, html), (json_path, body)])
+        write_pair([(html_path, html), (json_path, body)], clean=clean)
     except OSError as exc:
         message = f"cannot write {json_path.parent}: {exc.strerror or exc}"
         if out_dir is None:
@@ -111,10 +115,27 @@ def write_outputs(
 
 
 def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<pid>-<random>.tmp``,
-    written by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would
-    give); the caller renames or removes it."""
-    return atomic_write_bytes(target.with_name(f".{target.name}.{_tag()}.tmp"), data)
+    """``data`` in a new, fsynced temp file next to ``target``
+    (``.<name>.<pid>-<random>.tmp``, created exclusively and never through a link, with the
+    permissions a plain ``open()`` gives); the caller renames or removes it.
+
+    The fsync policy: every file is on disk before it is renamed over its target, so a crash
+    never leaves an empty or partial file under a scorecard's name (the pair commits with the
+    sidecar, see ``write_pair``); the folder is not fsynced, so after a power cut a rename
+    may be undone, which leaves the previous pair. ``benchmarks/bench_batch.py`` measures
+    what the fsyncs cost a folder (CPU and wall, with and without)."""
+    tmp = target.with_name(f".{target.name}.{_tag()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
 
 
 def _tag() -> str:
@@ -135,7 +156,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_leftovers(folder: Path, names: list[str]) -> list[Path]:
+def remove_stale_leftovers(folder: Path, names: Collection[str]) -> list[Path]:
     """Remove the temp/backup files a killed writer left for ``names`` (only those whose
     writing process is gone, so a concurrent writer's temps are kept); return them."""
     removed: list[Path] = []
@@ -143,9 +164,10 @@ def remove_stale_leftovers(folder: Path, names: list[str]) -> list[Path]:
         entries = list(folder.iterdir())
     except OSError:
         return removed
+    wanted = names if isinstance(names, set | frozenset) else set(names)
     for p in entries:
         m = _LEFTOVER.fullmatch(p.name)
-        if m and m["name"] in names and not _alive(int(m["pid"])) and not p.is_dir():
+        if m and m["name"] in wanted and not _alive(int(m["pid"])) and not p.is_dir():
             p.unlink(missing_ok=True)
             removed.append(p)
     return removed
@@ -182,7 +204,7 @@ def _backup(target: Path) -> Path | None:
 _rename = os.replace  # one name for the renames, so tests can make one fail
 
 
-def write_pair(files: list[tuple[Path, bytes]]) -> None:
+def write_pair(files: list[tuple[Path, bytes]], *, clean: bool = True) -> None:
     """Write every file or none of them: a scorecard never lands without its sidecar.
 
     All contents go to temp files first (the likely failures, a full disk or a read-only
@@ -195,11 +217,16 @@ def write_pair(files: list[tuple[Path, bytes]]) -> None:
     leaves a new HTML beside the old sidecar, which ``pair_is_committed`` reports, so a
     reader never takes a mismatched pair as one; the next write removes that run's
     leftover temps and backups. No target is a symlink (``files.refuse_symlink``).
+
+    Removing leftovers lists the folder; ``clean=False`` skips it for a caller that did it
+    once for every file it writes (``memo --all``: one listing per run, not per memo, so a
+    folder of N memos costs N writes, not N^2 directory entries read).
     """
     folder = files[0][0].parent
     folder.mkdir(parents=True, exist_ok=True)
     files = [(refuse_symlink(t), d) for t, d in files]
-    remove_stale_leftovers(folder, [t.name for t, _ in files])
+    if clean:
+        remove_stale_leftovers(folder, [t.name for t, _ in files])
     temps: list[Path] = []
     backups: list[Path | None] = []
     done: list[Path] = []
