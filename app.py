@@ -1,16 +1,24 @@
 """pe-eval dashboard entrypoint: page config, the shared sidebar, and st.navigation routing.
 
 Run with ``python3 -m streamlit run app.py``; it opens on the bundled demo data with no API key.
+
+First paint: this file imports only light modules (Streamlit and ``ui``'s links, state,
+layout and error helpers; tests/ui/test_first_paint.py keeps it so), so the frame (sidebar,
+navigation) is on screen at once; a page's own code (pandas, altair, the grader, the
+scenario runner, the history store) is then imported behind a progress state, once per
+process (:func:`load_page_code`), and the page loads its data after drawing its title.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import data, links, responsive, state
+from ui import links, responsive, state
 from ui.errors import md_code
 
 
@@ -54,6 +62,8 @@ def render_sidebar() -> None:
             help="Re-read every file and re-score (clears the caches).",
         )
     if reload:
+        from ui import data
+
         data.clear_caches()
         st.toast("Caches cleared; files re-read.", icon=":material/refresh:")
 
@@ -76,6 +86,26 @@ def build_navigation() -> StreamlitPage:
     return st.navigation(pages)
 
 
+PAGE_CODE = {
+    "Memo scorecard": ("ui.views.scorecard", "Loading the memo scorecard…"),
+    "Portfolio": ("ui.views.portfolio", "Loading the portfolio…"),
+    "Scenario evaluation": ("ui.views.scenarios", "Loading the scenario page…"),
+    "History": ("ui.views.history", "Loading the run history…"),
+}
+"""Each page's view module (what its page file runs) and the progress text shown while it is
+first imported."""
+
+
+def load_page_code(title: str) -> None:
+    """Import the page's view module behind a spinner the first time this process shows it
+    (seconds on a fresh server); a no-op afterwards."""
+    module, message = PAGE_CODE.get(title, (None, ""))
+    if module is None or module in sys.modules:
+        return
+    with st.spinner(message):
+        importlib.import_module(module)
+
+
 # A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
 # (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
 FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
@@ -86,4 +116,5 @@ render_sidebar()
 page = build_navigation()
 links.route(on_landing_page=page.title == "Memo scorecard")
 responsive.close_sidebar_on_phone(page.title)
+load_page_code(page.title)
 page.run()

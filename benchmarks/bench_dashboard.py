@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -54,15 +55,21 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-TRIAGE_PREFIX = "**Why it did not pass:**"
+CONTENT_PREFIXES = ("**Why it did not pass:**", "Regressed.")
+"""Error-styled boxes that are content, not failures: a failed scenario's drill-down, and the
+History page's comparison of two memo runs that regressed."""
+CONTENT_PATTERNS = (re.compile(r"^\d+ scenario\(s\) regressed: "),)
+
+
+def is_content(box: str) -> bool:
+    return box.startswith(CONTENT_PREFIXES) or any(p.match(box) for p in CONTENT_PATTERNS)
 
 
 def check(at: Any, where: str, rows: int | None = None) -> None:
     """Fail loudly if the page raised, showed an error, or (with ``rows``) lacks the results."""
     if at.exception:
         raise SystemExit(f"{where}: the page raised {at.exception[0].value}")
-    # A failed scenario's drill-down explains itself in an error-styled box: that is content.
-    errors = [e.value for e in at.error if not e.value.startswith(TRIAGE_PREFIX)]
+    errors = [e.value for e in at.error if not is_content(e.value)]
     if errors:
         raise SystemExit(f"{where}: the page shows an error: {errors[0]}")
     if rows is not None:

@@ -10,8 +10,10 @@ filled), the time from navigation start until:
 * settled: the script run has finished (Streamlit's running indicator is gone).
 
 Target: the frame in under 1.5 s warm. Median of ``--repeat`` visits for warm (cold is one
-visit per fresh server). Needs Chromium at /usr/bin/chromium and the playwright package;
-without them it says so and exits 0.
+visit per fresh server). A minimal Streamlit app (a sidebar navigation of two pages and a
+title) is measured the same way, in the same run, as the floor: what Streamlit and the
+browser cost before any of pe-eval's code. Needs Chromium at /usr/bin/chromium and the
+playwright package; without them it says so and exits 0.
 
     python benchmarks/bench_first_paint.py [--repeat 3] [--pages scorecard portfolio ...]
 """
@@ -33,7 +35,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+MINIMAL_APP = """
+import streamlit as st
+
+def page():
+    st.title("Minimal")
+
+pages = [st.Page(page, title="Minimal", default=True), st.Page(page, title="Other", url_path="o")]
+nav = st.navigation(pages)
+nav.run()
+"""
 PAGES = {
+    "minimal app": "",
     "scorecard": "",
     "portfolio": "portfolio",
     "scenarios": "scenario_eval",
@@ -65,9 +78,10 @@ def free_port() -> int:
 
 
 class Server:
-    """One ``streamlit run app.py`` on a free port, with its own empty ``PE_EVAL_HOME``."""
+    """One ``streamlit run app.py`` on a free port, with its own empty ``PE_EVAL_HOME``
+    (``app``: another app file, run from the same folder)."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, app: Path | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -77,7 +91,8 @@ class Server:
         home.mkdir(parents=True, exist_ok=True)
         self.log = open(home / "streamlit.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", str(app or "app.py"),
+             "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
@@ -141,8 +156,11 @@ def main(argv: list[str] | None = None) -> int:
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         try:
+            minimal = Path(tmp) / "minimal_app.py"
+            minimal.write_text(MINIMAL_APP, encoding="utf-8")
             for name in args.pages:
-                server = Server(Path(tmp) / f"home-{name}")
+                app = minimal if name == "minimal app" else None
+                server = Server(Path(tmp) / f"home-{name.replace(' ', '-')}", app)
                 try:
                     url = f"{server.url}/{PAGES[name]}"
                     cold = visit(browser, url)
@@ -150,16 +168,17 @@ def main(argv: list[str] | None = None) -> int:
                 finally:
                     server.stop()
                 w = [statistics.median(v[i] for v in warm) for i in range(3)]
-                worst = max(worst, w[0])
+                if app is None:
+                    worst = max(worst, w[0])
                 rows.append((name, cold, w))
         finally:
             browser.close()
     print(f"first paint in Chromium, seconds from navigation start (warm: median of "
           f"{args.repeat} new sessions)")  # fmt: skip
-    print(f"{'page':<12}{'cold frame':>12}{'title':>8}{'settled':>9}"
+    print(f"{'page':<14}{'cold frame':>12}{'title':>8}{'settled':>9}"
           f"{'warm frame':>12}{'title':>8}{'settled':>9}")  # fmt: skip
     for name, c, w in rows:
-        print(f"{name:<12}{c[0]:>12.2f}{c[1]:>8.2f}{c[2]:>9.2f}{w[0]:>12.2f}{w[1]:>8.2f}"
+        print(f"{name:<14}{c[0]:>12.2f}{c[1]:>8.2f}{c[2]:>9.2f}{w[0]:>12.2f}{w[1]:>8.2f}"
               f"{w[2]:>9.2f}")  # fmt: skip
     ok = worst <= TARGET_WARM_FRAME_S
     print(f"slowest warm frame {worst:.2f} s | target <= {TARGET_WARM_FRAME_S} s: "

@@ -82,15 +82,17 @@ def test_scorecard_records_once_and_names_its_run(app):
 
 
 def test_portfolio_records_every_pair_once_and_a_reload_adds_none(app, monkeypatch):
+    from pe_eval_core.history import recording
+
     calls: list[int] = []
-    real = RunStore.record_memo_evaluations
+    real = recording.record_memo_rows  # every batch of memo gradings is one call (one transaction)
 
-    def spy(self, evaluations, **kw):
-        evaluations = list(evaluations)
-        calls.append(len(evaluations))
-        return real(self, evaluations, **kw)
+    def spy(batch, **kw):
+        batch = list(batch)
+        calls.append(len(batch))
+        return real(batch, **kw)
 
-    monkeypatch.setattr(RunStore, "record_memo_evaluations", spy)
+    monkeypatch.setattr(recording, "record_memo_rows", spy)
     monkeypatch.setenv("PE_EVAL_NO_HISTORY", "1")  # the landing scorecard records nothing
     at = app()
     monkeypatch.delenv("PE_EVAL_NO_HISTORY")
