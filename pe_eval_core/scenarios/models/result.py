@@ -7,6 +7,7 @@ without re-running anything.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -56,8 +57,14 @@ class ExpectationResult(BaseModel):
     judge_prompt_version: str | None = None
 
 
-class NumberSeen(BaseModel):
-    """One number as the range reader saw it (``range_reader.NumberRead``, as data)."""
+@dataclass(frozen=True, slots=True)
+class NumberSeen:
+    """One number as the range reader saw it (``range_reader.NumberRead``, as data).
+
+    A plain slots dataclass, not a model: a response has dozens of numbers per range and
+    10,000 responses are scored in one run, so it is built without validation on the scoring
+    path (a model costs ~3x as much); pydantic still validates it when a result is loaded,
+    and serialises and documents it as a field of ``NumericResult``."""
 
     raw: str
     value: float

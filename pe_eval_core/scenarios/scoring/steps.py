@@ -19,7 +19,7 @@ from pe_eval_core.scenarios.scoring.assertions import check_contains, check_excl
 from pe_eval_core.scenarios.scoring.behaviour import Behaviour, claim_unjudged
 from pe_eval_core.scenarios.scoring.checks import failure_reasons, passes
 from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
-from pe_eval_core.scenarios.scoring.range_reader import NumberRead, read_numbers, read_range
+from pe_eval_core.scenarios.scoring.range_reader import Kind, judge, nearest, read_numbers
 
 
 @dataclass(slots=True)
@@ -153,39 +153,38 @@ def rule_check(found: list[Expectation], view: ResponseView) -> list[int]:
     return remaining
 
 
-def _seen(n: NumberRead) -> NumberSeen:
-    return NumberSeen(
-        raw=n.raw,
-        value=n.value,
-        kind=n.kind.value,
-        accepted=n.accepted,
-        read_as=n.read_as,
-        reason=n.reason,
-    )
-
-
 def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResult]:
-    """The numeric ranges, read with meaning (``range_reader.read_range``): each result
-    carries every number the reader saw and why the matched one was accepted."""
+    """The numeric ranges, read with meaning (``range_reader.judge``, the decision
+    ``read_range`` makes): each result carries every number the reader saw and why the
+    matched one was accepted. The numbers stay plain data until the result is built (no
+    per-range copy of each reading), and loss words are looked for only when a range needs
+    them (a max at most 0)."""
     if not ranges:
         return []
-    numbers = read_numbers(text)
+    numbers = read_numbers(text, loss_words=any(float(r.max) <= 0 for r in ranges))
+    quantity = Kind.QUANTITY
+    quantities = [n.value for n in numbers if n.kind is quantity]
     out = []
     for rng in ranges:
-        read = read_range(text, rng, numbers)
-        m = read.matched
+        decisions = judge(numbers, rng)
+        hit = next((i for i, d in enumerate(decisions) if d[0]), None)
+        m = numbers[hit] if hit is not None else None
+        read_as = decisions[hit][1] if hit is not None else None
         out.append(
             NumericResult(
                 field=rng.field,
                 min=rng.min,
                 max=rng.max,
-                satisfied=read.satisfied,
-                matched=m.read_as if m is not None else None,
-                nearest=read.nearest,
+                satisfied=hit is not None,
+                matched=read_as,
+                nearest=None if hit is not None else nearest(quantities, rng.min, rng.max),
                 matched_text=m.raw if m is not None else None,
-                read_as=m.read_as if m is not None else None,
-                reason=m.reason if m is not None else "out of range",
-                read=[_seen(n) for n in read.numbers],
+                read_as=read_as,
+                reason=decisions[hit][2] if hit is not None else "out of range",
+                read=[
+                    NumberSeen(n.raw, n.value, n.kind.value, accepted, value, reason)
+                    for n, (accepted, value, reason) in zip(numbers, decisions, strict=True)
+                ],
             )
         )
     return out
