@@ -130,6 +130,7 @@ from pe_eval_core.numtext.figures import (
 from pe_eval_core.numtext.mentions import (
     NumberMention,
     extract_numbers,
+    iter_number_spans,
     iter_number_values,
     iter_numbers,
     number_values,
@@ -145,6 +146,7 @@ __all__ = [
     "extract_figures",
     "extract_numbers",
     "extract_word_figures",
+    "iter_number_spans",
     "iter_number_values",
     "iter_numbers",
     "number_values",

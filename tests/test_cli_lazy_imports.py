@@ -113,3 +113,29 @@ def test_the_light_table_matches_the_registered_parsers():
         lone = build_parser([name])
         lone_sub = next(a for a in lone._actions if a.dest == "command")
         assert lone_sub.choices[name].format_help() == sub.choices[name].format_help()
+
+
+NO_CALL_STACKS = ("anthropic", "httpx", "httpx2", "mcp", "streamlit", "pandas")
+"""What a scenarios command that makes no model or tool call never imports: the Anthropic SDK
+(and its HTTP client), the MCP client, the dashboard."""
+
+
+@pytest.mark.parametrize("judge", [("--no-judge",), ()])  # (): the shipped recorded verdicts
+def test_scoring_recorded_responses_imports_no_sdk(judge, tmp_path):
+    exports = ROOT / ".mimic" / "exports"
+    loaded = _modules(
+        "scenarios",
+        "score",
+        "--scenarios",
+        str(exports / "mimic-scenarios.json"),
+        "--responses",
+        str(exports / "recorded-responses.json"),
+        "--out",
+        str(tmp_path / "out"),
+        *judge,
+        cwd=tmp_path,
+    )
+    assert "pe_eval_core.scenarios.scoring.score" in loaded
+    assert (tmp_path / "out" / "report.json").is_file()  # it ran, and wrote its reports
+    bad = [m for m in loaded if m.split(".")[0] in NO_CALL_STACKS]
+    assert bad == []

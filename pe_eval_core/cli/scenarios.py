@@ -24,6 +24,7 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pe_eval_core.cli import plain_doc
 from pe_eval_core.cli.scenario_output import (
@@ -44,7 +45,6 @@ from pe_eval_core.scenarios.agent.loop import McpToolbox
 from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL
-from pe_eval_core.scenarios.llm.batches import MessageBatcher
 from pe_eval_core.scenarios.loading import load_scenarios
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
@@ -69,6 +69,9 @@ from pe_eval_core.scenarios.scoring.judge import (
 )
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
+
+if TYPE_CHECKING:  # the Anthropic SDK loads only for a run that batches (``--batch``)
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
 
@@ -398,6 +401,8 @@ def _batcher(options: RunOptions, target: Target, judge: Judge | None) -> Messag
         note("Batch: no plain Anthropic target or live judge in this run; calls made directly.")
         return None
     note(f"Batching {' and '.join(parties)} calls through the Message Batches API (half price).")
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
+
     return MessageBatcher(progress=note)
 
 

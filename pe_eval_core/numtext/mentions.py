@@ -204,9 +204,21 @@ def iter_numbers(text: str) -> Iterator[NumberMention]:
     >>> next(m.raw for m in iter_numbers("on 2026-04-29 we lost -$4,820 of 9 causes"))
     '-$4,820'
     """
+    for value, start, end, currency, percent in iter_number_spans(text):
+        yield NumberMention(value, text[start:end], start, end, currency, percent)
+
+
+def iter_number_spans(text: str) -> Iterator[tuple[float, int, int, str | None, bool]]:
+    """``iter_numbers`` as plain tuples ``(value, start, end, currency, percent)``, with no
+    object per number: for a caller that reads every number of many responses (the scenario
+    range reader).
+
+    >>> list(iter_number_spans("lost -$4,820 (12%)"))
+    [(-4820.0, 5, 12, '$', False), (12.0, 14, 17, None, True)]
+    """
     for m, value, start, end in _scan_numbers(text):
         currency = (m["cur1"] or m["cur2"] or "").strip() or None
-        yield NumberMention(value, text[start:end], start, end, currency, bool(m["pc"]))
+        yield value, start, end, currency, bool(m["pc"])
 
 
 def number_values(text: str) -> list[float]:

@@ -65,9 +65,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, extract_numbers
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, iter_number_spans
 
 __all__ = [
     "Kind",
@@ -75,6 +75,7 @@ __all__ = [
     "Range",
     "RangeLike",
     "RangeRead",
+    "Reading",
     "Reason",
     "is_cents_field",
     "is_rate_field",
@@ -85,6 +86,7 @@ __all__ = [
     "range_satisfied",
     "read_numbers",
     "read_range",
+    "readings",
 ]
 
 
@@ -327,11 +329,10 @@ _NEXT_WORD = re.compile(r"[ \t\u00a0]+([^\W\d_]+)")
 _CENTS_AFTER = re.compile(r"[ \t\u00a0]*(?:¢|cents?\b)", re.IGNORECASE)
 
 
-def _is_year(m: NumberMention, text: str) -> bool:
-    raw = m.raw
-    if not (raw.isdigit() and len(raw) == 4 and 1900 <= m.value <= 2100):
+def _is_year(raw: str, value: float, end: int, text: str) -> bool:
+    if not (raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2100):
         return False
-    nxt = _NEXT_WORD.match(text, m.end)
+    nxt = _NEXT_WORD.match(text, end)
     return not (nxt and nxt.group(1).lower() in _COUNT_WORDS)
 
 
@@ -339,8 +340,9 @@ _HYPHENS = "-\u2010\u2011"
 _HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
 
 
-def _is_id(m: NumberMention, text: str) -> bool:
-    before = text[max(0, m.start - 30) : m.start]
+def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
+    """``bare``: no currency, no percent."""
+    before = text[max(0, start - 30) : start]
     if before and (before[-1].isalnum() or before[-1] == "_"):
         return True  # glued to letters: "cus_GL007" (the scanner already drops most)
     # (the regex can only match a hyphen at the end, or before a final newline: test that
@@ -349,7 +351,7 @@ def _is_id(m: NumberMention, text: str) -> bool:
     prefix = _HYPHEN_PREFIX.search(before) if tail and tail[-1] in _HYPHENS else None
     if prefix is not None and not prefix.group(1)[0].isdigit():
         return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
-    bare = m.currency is None and not m.percent and m.raw.replace(",", "").isdigit()
+    bare = bare and raw.replace(",", "").isdigit()
     return bare and _ID_BEFORE.search(before) is not None
 
 
@@ -357,59 +359,85 @@ def _phone_spans(text: str) -> list[tuple[int, int]]:
     return [p.span() for p in _PHONE.finditer(text)]
 
 
-def read_numbers(text: str, *, loss_words: bool = True) -> list[NumberRead]:
-    """Every number in ``text`` (digits and number words), classified, in text order.
+class Reading(NamedTuple):
+    """A number as read from the text, before any range: ``NumberRead``'s first fields as a
+    tuple, so the scorer reads a response's dozens of numbers without an object each."""
+
+    raw: str
+    start: int
+    end: int
+    value: float
+    kind: Kind
+    currency: str | None = None
+    percent: bool = False
+    word: bool = False
+    sign_written: bool = False
+    cents_marked: bool = False
+    loss_word: str | None = None
+
+
+def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
+    """Every number in ``text`` (digits and number words), classified, in text order: the
+    one reader (``read_numbers`` gives the same as ``NumberRead`` objects).
 
     ``loss_words=False`` leaves ``loss_word`` unset: it decides only a range whose max is at
     most 0 (rule 3), so a caller judging no such range skips the search.
+    """
+    norm = normalize_separators(text)
+    phones = _phone_spans(norm)
+    out: list[Reading] = []
+    quantity = Kind.QUANTITY
+    for value, start, end, currency, percent in iter_number_spans(norm):
+        raw = norm[start:end]
+        bare = currency is None and not percent
+        if phones and any(s <= start and end <= e for s, e in phones):
+            kind = Kind.PHONE
+        elif _is_id(raw, start, bare, norm):
+            kind = Kind.ID
+        elif bare and _is_year(raw, value, end, norm):
+            kind = Kind.YEAR
+        else:
+            kind = quantity
+        out.append(
+            Reading(
+                text[start:end],
+                start,
+                end,
+                value,
+                kind,
+                currency,
+                percent,
+                False,
+                value < 0,  # the scanner negates only for a sign or brackets
+                _CENTS_AFTER.match(norm, end) is not None,
+                _loss_word(norm, start) if loss_words else None,
+            )
+        )
+    taken = [(n.start, n.end) for n in out]
+    words = False
+    for w in _NUMBER_WORD.finditer(norm):
+        ws, we = w.span()
+        if any(s < we and ws < e for s, e in taken):
+            continue
+        value = 0.0 if w.group("no") else _WORD_VALUES[w.group("w").lower()]
+        loss = _loss_word(norm, ws) if loss_words else None
+        out.append(
+            Reading(text[ws:we], ws, we, value, quantity, None, False, True, False, False, loss)
+        )
+        words = True
+    if words:
+        out.sort(key=lambda n: n.start)
+    return out
+
+
+def read_numbers(text: str, *, loss_words: bool = True) -> list[NumberRead]:
+    """Every number in ``text`` (digits and number words), classified, in text order
+    (``readings`` as ``NumberRead`` objects).
 
     >>> [(n.raw, n.value, n.kind.value) for n in read_numbers("eight of 2026's #12345 cards")]
     [('eight', 8.0, 'quantity'), ('2026', 2026.0, 'year'), ('12345', 12345.0, 'id')]
     """
-    norm = normalize_separators(text)
-    phones = _phone_spans(norm)
-    out: list[NumberRead] = []
-    for m in extract_numbers(norm):
-        if any(s <= m.start and m.end <= e for s, e in phones):
-            kind = Kind.PHONE
-        elif _is_id(m, norm):
-            kind = Kind.ID
-        elif m.currency is None and not m.percent and _is_year(m, norm):
-            kind = Kind.YEAR
-        else:
-            kind = Kind.QUANTITY
-        out.append(
-            NumberRead(
-                raw=text[m.start : m.end],
-                start=m.start,
-                end=m.end,
-                value=m.value,
-                kind=kind,
-                currency=m.currency,
-                percent=m.percent,
-                sign_written=m.value < 0,  # the scanner negates only for a sign or brackets
-                cents_marked=_CENTS_AFTER.match(norm, m.end) is not None,
-                loss_word=_loss_word(norm, m.start) if loss_words else None,
-            )
-        )
-    taken = [(n.start, n.end) for n in out]
-    for w in _NUMBER_WORD.finditer(norm):
-        if any(s < w.end() and w.start() < e for s, e in taken):
-            continue
-        value = 0.0 if w.group("no") else _WORD_VALUES[w.group("w").lower()]
-        out.append(
-            NumberRead(
-                raw=text[w.start() : w.end()],
-                start=w.start(),
-                end=w.end(),
-                value=value,
-                kind=Kind.QUANTITY,
-                word=True,
-                loss_word=_loss_word(norm, w.start()) if loss_words else None,
-            )
-        )
-    out.sort(key=lambda n: n.start)
-    return out
+    return [NumberRead(*r) for r in readings(text, loss_words=loss_words)]
 
 
 def _loss_word(text: str, start: int) -> str | None:
@@ -425,7 +453,8 @@ def _within(x: float, lo: float, hi: float) -> bool:
     return lo - slack <= x <= hi + slack
 
 
-_REJECTED = {Kind.YEAR: Reason.YEAR, Kind.ID: Reason.ID, Kind.PHONE: Reason.PHONE}
+_REJECTED = {Kind.YEAR: Reason.YEAR.value, Kind.ID: Reason.ID.value, Kind.PHONE: Reason.PHONE.value}
+_OUT_OF_RANGE = Reason.OUT_OF_RANGE.value  # (the enum values as plain text, looked up once)
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +471,7 @@ class _FieldRules:
 
 
 def _readings(
-    n: NumberRead, rules: _FieldRules, lo: float, hi: float
+    n: Reading | NumberRead, rules: _FieldRules, lo: float, hi: float
 ) -> list[tuple[float, Reason]]:
     """The values a number may stand for on this field, each with the rule that allows it."""
     if rules.cents and n.currency is not None:
@@ -469,7 +498,7 @@ Decision = tuple[bool, float | None, str]
 """One number judged for a range: (accepted, the value read in range or None, ``Reason``)."""
 
 
-def judge(numbers: Sequence[NumberRead], rng: RangeLike) -> list[Decision]:
+def judge(numbers: Sequence[Reading] | Sequence[NumberRead], rng: RangeLike) -> list[Decision]:
     """Each number's decision for ``rng`` (rules 1-5 and 8), in order: the one decision
     ``read_range`` and the scorer (``steps.numeric_check``) share. ``numbers`` must carry
     their loss words when ``rng``'s max is at most 0 (``read_numbers``' default)."""
@@ -479,11 +508,11 @@ def judge(numbers: Sequence[NumberRead], rng: RangeLike) -> list[Decision]:
     quantity = Kind.QUANTITY  # (speed: an enum member looked up once, not per number)
     for n in numbers:
         if n.kind is not quantity:
-            out.append((False, None, _REJECTED[n.kind].value))
+            out.append((False, None, _REJECTED[n.kind]))
             continue
         hit = next(((v, r) for v, r in _readings(n, rules, lo, hi) if _within(v, lo, hi)), None)
         if hit is None:
-            out.append((False, None, Reason.OUT_OF_RANGE.value))
+            out.append((False, None, _OUT_OF_RANGE))
         else:
             out.append((True, hit[0], hit[1].value))
     return out

@@ -19,7 +19,7 @@ from pe_eval_core.scenarios.scoring.assertions import check_contains, check_excl
 from pe_eval_core.scenarios.scoring.behaviour import Behaviour, claim_unjudged
 from pe_eval_core.scenarios.scoring.checks import failure_reasons, passes
 from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
-from pe_eval_core.scenarios.scoring.range_reader import Kind, judge, nearest, read_numbers
+from pe_eval_core.scenarios.scoring.range_reader import Kind, judge, nearest, readings
 
 
 @dataclass(slots=True)
@@ -153,6 +153,10 @@ def rule_check(found: list[Expectation], view: ResponseView) -> list[int]:
     return remaining
 
 
+_KIND_TEXT = {k: k.value for k in Kind}
+"""A reading's kind as stored (``"quantity"``), looked up per number without the enum."""
+
+
 def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResult]:
     """The numeric ranges, read with meaning (``range_reader.judge``, the decision
     ``read_range`` makes): each result carries every number the reader saw and why the
@@ -161,7 +165,7 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
     them (a max at most 0)."""
     if not ranges:
         return []
-    numbers = read_numbers(text, loss_words=any(float(r.max) <= 0 for r in ranges))
+    numbers = readings(text, loss_words=any(float(r.max) <= 0 for r in ranges))
     quantity = Kind.QUANTITY
     quantities = [n.value for n in numbers if n.kind is quantity]
     out = []
@@ -182,7 +186,7 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
                 read_as=read_as,
                 reason=decisions[hit][2] if hit is not None else "out of range",
                 read=[
-                    NumberSeen(n.raw, n.value, n.kind.value, accepted, value, reason)
+                    NumberSeen(n.raw, n.value, _KIND_TEXT[n.kind], accepted, value, reason)
                     for n, (accepted, value, reason) in zip(numbers, decisions, strict=True)
                 ],
             )
