@@ -158,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     parser.add_argument("--scenarios", type=int, default=5000, help="size of the large run")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when a target is missed (default: report)"
+    )
     args = parser.parse_args(argv)
 
     from ui import state
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = worst <= 0.30 and cbig / c19 <= 3.0
         verdict = "OK" if ok else "MISSED"
         print(f"\nworst warm/cold {worst:.2f}; large/demo {cbig / c19:.2f}: {verdict}")
-        return 0 if ok else 1
+        return 0 if ok or not args.check else 1
 
 
 if __name__ == "__main__":
