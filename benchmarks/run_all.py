@@ -29,6 +29,7 @@ TINY: dict[str, list[str]] = {
     "bench_hostile": ["--sizes", "0.05", "--skip-before"],
     "bench_memo": ["--sizes", "10,50", "--repeat", "1", "--no-memory"],
     "bench_number_values": ["--n", "200", "--repeat", "1"],
+    "bench_peer": ["--repeat", "1"],  # without --peer (no checkout of the producer): skips
     "bench_portfolio": ["--pairs", "6", "12", "--repeat", "1"],
     "bench_runner": ["--scenarios", "8", "--offline", "200", "--repeat", "1", "--cli-repeat", "1"],
     "bench_startup": ["--repeat", "1", "--tree-repeat", "1", "--top", "2"],
