@@ -131,16 +131,6 @@ def _list(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def __getattr__(name: str) -> object:
-    """``INFORMATIONAL_KINDS``: the findings the CLI leaves to the scorecard (the verdict's
-    ``NOT_COUNTED``), looked up on use so importing this module loads no grader."""
-    if name == "INFORMATIONAL_KINDS":
-        from pe_eval_core.memo.verdict import NOT_COUNTED
-
-        return NOT_COUNTED
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 FINDINGS_SHOWN = 5
 """The CLI is a pointer to the scorecard: name the first few offending figures, not all."""
 
@@ -267,6 +257,9 @@ def exit_code(verdict: Verdict) -> ExitCode:
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
     """``memo --all``: every pair of the folder graded and written on ``--jobs`` processes
     (``memo.batch.grade_and_write``), recorded in one transaction."""
+    from functools import partial
+
+    from pe_eval_core.history.memo_rows import memo_rows
     from pe_eval_core.history.recording import record_rows_or_warn
     from pe_eval_core.memo.batch import grade_and_write
     from pe_eval_core.memo.folder_index import FolderIndex
@@ -285,6 +278,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
         jobs=args.jobs,
         out_dir=args.out_dir,
         thresholds=thresholds,
+        keep=partial(memo_rows, origin="cli"),  # the history rows, taken in the workers
     )
     rows: list[dict[str, object]] = []
     n_fail = n_error = 0
@@ -311,7 +305,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
         if not args.json:
             cells = "  ".join(f"{d.split('_')[0]} {summary['scores'][d]:>7}" for d in DIMENSIONS)
             print(term(f"{name:<32} {cells}  {summary['headline']}"))
-    graded_rows = [item.rows for item in items if item.rows is not None]
+    graded_rows = [item.kept for item in items if item.kept is not None]
     record_rows_or_warn(graded_rows, db=store_target(args))  # one transaction
     graded = len(items) - n_error
     line = (

@@ -8,8 +8,9 @@ starts. ``jobs`` defaults to the machine's core count; a small folder is graded 
 (a pool costs more to start than it saves).
 
 ``grade_and_write`` is ``memo --all``'s whole job per pair, done in the workers: grade,
-render and write the scorecard pair, take the verdict and the history rows. The parent gets
-plain data back (:class:`WrittenMemo`), never rebuilding an evaluation, and a dead writer's
+render and write the scorecard pair, take the verdict (and what the caller's ``keep`` takes:
+the CLI's history rows). The parent gets plain data back (:class:`WrittenMemo`), never
+rebuilding an evaluation, and a dead writer's
 leftovers are removed once for the folder, not once per memo: per-memo CPU stays flat from
 a hundred memos to ten thousand (``benchmarks/bench_batch.py``).
 """
@@ -30,8 +31,11 @@ from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs
 from pe_eval_core.memo.result import MemoEvaluation
 
 if TYPE_CHECKING:
-    from pe_eval_core.history.memo_rows import MemoRows
     from pe_eval_core.memo.verdict import VerdictThresholds
+
+Keep = Callable[[MemoEvaluation], Any]
+"""What a worker takes from each evaluation besides the verdict (``memo --all``: its history
+rows); a module-level function or a ``functools.partial`` of one, so the pool can send it."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called in the calling process as pairs finish."""
@@ -151,11 +155,13 @@ class WrittenMemo:
     verdict: dict[str, Any] | None = None
     """The verdict under the run's thresholds (``VerdictSummary.model_dump()``)."""
     scorecard: Path | None = None
-    rows: MemoRows | None = None
-    """The history rows of the grading (``history.memo_rows``), for one recording per run."""
+    kept: Any = None
+    """What ``keep`` returned for the evaluation (None without one)."""
 
 
-_WriterArgs = tuple[FolderIndex, GraderConfig | None, Path | None, "VerdictThresholds | None", str]
+_WriterArgs = tuple[
+    FolderIndex, GraderConfig | None, Path | None, "VerdictThresholds | None", Keep | None
+]
 _WRITER: _WriterArgs | None = None
 
 
@@ -164,10 +170,10 @@ def _init_writer(
     config: GraderConfig | None,
     out_dir: Path | None,
     thresholds: VerdictThresholds | None,
-    origin: str,
+    keep: Keep | None,
 ) -> None:
     global _WRITER
-    _WRITER = (index, config, out_dir, thresholds, origin)
+    _WRITER = (index, config, out_dir, thresholds, keep)
 
 
 def _write_one(
@@ -176,11 +182,10 @@ def _write_one(
     config: GraderConfig | None,
     out_dir: Path | None,
     thresholds: VerdictThresholds | None,
-    origin: str,
+    keep: Keep | None,
 ) -> WrittenMemo:
     """Grade one pair and write its scorecard pair (leftovers already cleaned); a grading
     error is the item's, a write error is raised (it stops the run, as one memo's does)."""
-    from pe_eval_core.history.memo_rows import memo_rows
     from pe_eval_core.memo.grader import grade_memo
     from pe_eval_core.memo.outputs import write_outputs
     from pe_eval_core.memo.verdict import memo_verdict
@@ -196,7 +201,7 @@ def _write_one(
         scores=ev.scores.model_dump(),
         verdict=summary.model_dump(),
         scorecard=html_path,
-        rows=memo_rows(ev, origin=origin),
+        kept=keep(ev) if keep is not None else None,
     )
 
 
@@ -220,10 +225,11 @@ def grade_and_write(
     config: GraderConfig | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     thresholds: VerdictThresholds | None = None,
-    origin: str = "cli",
+    keep: Keep | None = None,
 ) -> list[WrittenMemo]:
     """Grade ``pairs`` (all in ``index``'s folder) and write each scorecard pair, on ``jobs``
-    processes, in order. Outputs go to ``out_dir`` (default: each memo's folder)."""
+    processes, in order. Outputs go to ``out_dir`` (default: each memo's folder); ``keep``
+    takes what else the caller needs from each evaluation, in the worker."""
     from pe_eval_core.memo.outputs import remove_stale_leftovers
 
     total = len(pairs)
@@ -233,7 +239,7 @@ def grade_and_write(
     index.load_all()
     for folder, names in _output_names(pairs, out).items():
         remove_stale_leftovers(folder, names)  # once per run and folder
-    args = (index, config, out, thresholds, origin)
+    args = (index, config, out, thresholds, keep)
     if jobs <= 1:
         return [_write_one(pair, *args) for pair in pairs]
     chunk = max(1, total // (jobs * 8))

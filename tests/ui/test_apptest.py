@@ -609,7 +609,7 @@ def test_tile_band_css_uses_the_band_colours(app):
 
 
 def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
-    from pe_eval_core.cli.memo import INFORMATIONAL_KINDS
+    from pe_eval_core.memo.verdict import NOT_COUNTED  # the findings the CLI leaves out
     from pe_eval_core.wording import BAND_LEGEND, Band
     from ui.charts import BAND_INK, band_labels
     from ui.views.portfolio import heatmap_rows
@@ -617,8 +617,7 @@ def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
     at = app(PORTFOLIO)
     assert not at.exception
     cli_total = sum(
-        sum(1 for f in grade(*p).findings if f.kind not in INFORMATIONAL_KINDS)
-        for p in demo_pairs()
+        sum(1 for f in grade(*p).findings if f.kind not in NOT_COUNTED) for p in demo_pairs()
     )
     assert metric_values(at)["Findings"] == str(cli_total)
     from ui import data
