@@ -6,7 +6,6 @@ Also the other serialisations surfaces need: the JSON text, a findings CSV, and 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import os
@@ -71,6 +70,8 @@ def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
 def findings_to_csv(evaluation: MemoEvaluation) -> str:
     """Every finding as one CSV row (header = the Finding fields)."""
     buf = io.StringIO()
+    import csv  # only the dashboard's download needs it, not a memo command
+
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(FINDING_COLUMNS)
     for f in evaluation.findings:
