@@ -74,12 +74,9 @@ def describe(m: Match, raw: str, role: Role | None, *, structured: bool) -> str:
     claims = f" claims a {role.value.replace('_', ' ')}" if role else ""
     exp = m.expected
     should = f"; the source has {_named(exp)}" if exp else "; the source has no value of its kind"
-    if m.status == "misattributed":
-        return (
-            f"{what}{claims} that belongs to {m.value.item_id if m.value else '?'}: {_named(m.value)}"
-            if m.value
-            else what
-        )
+    if m.status == "misattributed" and m.value is not None:
+        owner = m.value.item_id
+        return f"{what}{claims} that belongs to {owner}: {_named(m.value)}"
     if m.status == "sign":
         return f"{what}{claims} with the wrong sign{should}"
     if m.status == "wrong_quantity" and m.value is not None:
@@ -218,7 +215,8 @@ class _Pack:
         out: dict[str, dict[str, str]] = {}
         for oid, opp in self.opps.items():
             names: set[str] = set()
-            seg = opp.get("segment") if isinstance(opp.get("segment"), dict) else {}
+            raw_seg = opp.get("segment")
+            seg: dict[str, Any] = raw_seg if isinstance(raw_seg, dict) else {}
             if category == "segment value":
                 names = {norm(v) for v in seg.values()}
             elif category == "segment key":
@@ -273,10 +271,10 @@ class _Pack:
             own, others = self.names_of("segment value", cid)
             for part in split_label(m["label"]):
                 self.name(cid, field, part, "segment value", own, others)
-        m = _ARCHETYPE.match(text)
-        if m is not None:
+        arche = _ARCHETYPE.match(text)
+        if arche is not None:
             own, others = self.names_of("archetype", cid)
-            self.name(cid, field, m["word"], "archetype", own, others)
+            self.name(cid, field, arche["word"], "archetype", own, others)
 
     def _artifact(self, named: object, cid: str | None, field: str) -> None:
         if not isinstance(named, str):
@@ -375,7 +373,7 @@ def grade_exit_pack(
     items = [(cid, _claim_label(ledger[i]), cid in p.opps) for cid, i in claims] + [
         (oid, "not documented", True) for oid in p.opps if oid not in {c for c, _ in claims}
     ]
-    documented, addressed = p.led.count("item", "coverage")
+    documented, _ = p.led.count("item", "coverage")
     cells, cells_ok = p.led.count("derivation")
     return p.led.evaluation(
         kind=DocumentKind.EXIT_PROOF_PACK,

@@ -143,7 +143,8 @@ def check_sensitivity(led: Ledger, data: dict[str, Any], claims: dict[str, Any])
     if not isinstance(sens, dict):
         return
     mult = _multipliers(sens)
-    rows = sens.get("per_claim") if isinstance(sens.get("per_claim"), list) else []
+    per_claim = sens.get("per_claim")
+    rows: list[Any] = per_claim if isinstance(per_claim, list) else []
     sums = dict.fromkeys(BANDS, 0.0)
     seen: list[str] = []
     for j, row in enumerate(rows):

@@ -3,8 +3,15 @@
 
 >>> t = ("$-440.7M of current annual loss across 23,425 loans ... 5/5 quarters observed "
 ...      "(score 1.00); '23,425 named loans', 5 sample row IDs")
->>> [(f.raw, r.value if r else None) for f, r in prose_figures(t)]
-[('$-440.7M', 'current_outcome'), ('23,425 loans', 'count'), ('5', 'quarters_observed'), ('5 quarters', 'quarters_total'), ('1.00', 'persistence'), ('23,425 named loans', 'count'), ('5 sample row IDs', 'evidence_count')]
+>>> for f, r in prose_figures(t):
+...     print(f.raw, "->", r.value if r else None)
+$-440.7M -> current_outcome
+23,425 loans -> count
+5 -> quarters_observed
+5 quarters -> quarters_total
+1.00 -> persistence
+23,425 named loans -> count
+5 sample row IDs -> evidence_count
 """
 
 from __future__ import annotations

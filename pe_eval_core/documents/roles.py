@@ -6,10 +6,13 @@ outcome, so a ``projected_outcome_usd_annual`` of 0 does not ground it. The Oppo
 table is here because every document kind reads maps; each kind adds its own fields' roles in
 its module.
 
->>> [(v.path, v.role.value) for v in map_values(
-...     {"opportunities": [{"id": "opp_01", "n": 5, "persistence_quarters_out_of_total": [3, 4]}]}
-... )][:3]
-[('opportunities[0].n', 'count'), ('opportunities[0].persistence_quarters_out_of_total[0]', 'quarters_observed'), ('opportunities[0].persistence_quarters_out_of_total[1]', 'quarters_total')]
+>>> opp = {"id": "opp_01", "n": 5, "persistence_quarters_out_of_total": [3, 4]}
+>>> for v in map_values({"opportunities": [opp]}):
+...     print(v.path, v.role.value, v.value, v.derived or "")
+opportunities[0].n count 5.0
+opportunities[0].persistence_quarters_out_of_total[0] quarters_observed 3.0
+opportunities[0].persistence_quarters_out_of_total[1] quarters_total 4.0
+opportunities[0].persistence_quarters_out_of_total persistence 0.75 k / m quarters
 """
 
 from __future__ import annotations
