@@ -54,6 +54,8 @@ class Ledger:
 
     def finding(self, kind: DocFindingKind, message: str, **where: object) -> DocFinding:
         """Record a finding (its dimension follows from its kind) and return it."""
+        if "expected" in where:
+            where["expected"] = _value(where["expected"])
         f = DocFinding(kind=kind, dimension=FINDING_DIMENSION[kind], message=message, **where)  # type: ignore[arg-type]
         self.findings.append(f)
         return f
@@ -69,6 +71,8 @@ class Ledger:
         **detail: object,
     ) -> Check:
         """Record one counted unit and return it."""
+        if "source_value" in detail:
+            detail["source_value"] = _value(detail["source_value"])
         c = Check(dimension, what, ok, item_id, field, raw, **detail)  # type: ignore[arg-type]
         self.checks.append(c)
         return c
@@ -88,6 +92,7 @@ class Ledger:
     ) -> None:
         """One consistency comparison: a row for the table, a check when it could be made
         (``agrees`` not None), and a finding when it disagrees."""
+        stated, expected = _value(stated), _value(expected)
         self.rows.append(
             ConsistencyRow(
                 what=what,
@@ -223,6 +228,15 @@ class Ledger:
             consistency_rows=self.rows,
             coverage_label=coverage_label,
         )
+
+
+def _value(x: object) -> float | str | None:
+    """A value as the result models hold it: numbers as floats, anything else as text."""
+    if x is None or isinstance(x, str):
+        return x
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        return float(x)
+    return str(x)
 
 
 def _share(checks: list[Check], *, default: float) -> float:

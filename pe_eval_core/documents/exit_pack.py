@@ -169,19 +169,31 @@ class _Pack:
         ok = isinstance(expected, str) and norm(stated) == norm(expected)
         field = f"{base}.methodology_note"
         self.led.check(
-            "citation_accuracy", "quote", ok, cid, field, stated, role="action",
-            source_path=f"opportunities[{cid}].{key}", source_value=expected,
-            start=m.start("action"), end=m.end("action"),
-        )  # fmt: skip
+            "citation_accuracy",
+            "quote",
+            ok,
+            cid,
+            field,
+            stated,
+            role="action",
+            source_path=f"opportunities[{cid}].{key}",
+            source_value=expected,
+            start=m.start("action"),
+            end=m.end("action"),
+        )
         if not ok:
             said = "an empty action" if not stated else f"the action {stated!r}"
             self.led.finding(
                 DocFindingKind.MISSING_VALUE,
                 f"the methodology quotes {said}; the map's {key} is {expected!r}",
-                item_id=cid, field=field, raw=stated, start=m.start("action"),
-                end=m.end("action"), expected=expected if isinstance(expected, str) else None,
+                item_id=cid,
+                field=field,
+                raw=stated,
+                start=m.start("action"),
+                end=m.end("action"),
+                expected=expected if isinstance(expected, str) else None,
                 expected_path=f"{self.source.name}: {cid}.{key}",
-            )  # fmt: skip
+            )
 
     # --- names -----------------------------------------------------------------------------
 
@@ -206,9 +218,13 @@ class _Pack:
         kind = DocFindingKind.MISATTRIBUTED_ENTITY if other else DocFindingKind.UNGROUNDED_ENTITY
         where = f"belongs to {other}" if other else f"is in no opportunity of {self.source.name}"
         self.led.finding(
-            kind, f"{category} {raw!r} {where}", item_id=cid, field=field, raw=raw,
+            kind,
+            f"{category} {raw!r} {where}",
+            item_id=cid,
+            field=field,
+            raw=raw,
             other_item_id=other,
-        )  # fmt: skip
+        )
 
     def _universe(self, category: str) -> dict[str, dict[str, str]]:
         """For each opportunity id, its names of one category (normalised -> id)."""
@@ -285,8 +301,11 @@ class _Pack:
             self.led.finding(
                 DocFindingKind.HALLUCINATED_ARTIFACT,
                 f"names the artifact {named!r}; the pack was drawn from {self.source.name}",
-                item_id=cid, field=field, raw=named, expected=self.source.name,
-            )  # fmt: skip
+                item_id=cid,
+                field=field,
+                raw=named,
+                expected=self.source.name,
+            )
 
 
 def _get(obj: dict[str, Any], dotted: str) -> Any:
@@ -323,20 +342,29 @@ def _coverage(p: _Pack, claims: list[tuple[str, int]]) -> None:
             p.led.finding(
                 DocFindingKind.DROPPED_ITEM,
                 f"opportunity {oid} of {p.source.name} has no claim in the ledger",
-                item_id=oid, field="provenance_ledger", raw=oid,
-            )  # fmt: skip
+                item_id=oid,
+                field="provenance_ledger",
+                raw=oid,
+            )
     for cid, i in claims:
         ok = cid in p.opps
         p.led.check(
-            "hallucination_rate", "item", ok, cid, f"provenance_ledger[{i}].claim_id", cid,
+            "hallucination_rate",
+            "item",
+            ok,
+            cid,
+            f"provenance_ledger[{i}].claim_id",
+            cid,
             role="claim id",
-        )  # fmt: skip
+        )
         if not ok:
             p.led.finding(
                 DocFindingKind.PHANTOM_ITEM,
                 f"claim {cid} is no opportunity of {p.source.name}",
-                item_id=cid, field=f"provenance_ledger[{i}].claim_id", raw=cid,
-            )  # fmt: skip
+                item_id=cid,
+                field=f"provenance_ledger[{i}].claim_id",
+                raw=cid,
+            )
 
 
 def grade_exit_pack(
@@ -412,8 +440,9 @@ def _named_artifacts(p: _Pack, path: Path, data: dict[str, Any], bx_path: Path |
             p.led.finding(
                 DocFindingKind.HALLUCINATED_ARTIFACT,
                 f"names the BX corpus {named_bx!r}, which is not beside the pack",
-                field="source_bx_corpus", raw=named_bx,
-            )  # fmt: skip
+                field="source_bx_corpus",
+                raw=named_bx,
+            )
 
 
 def _claim_label(claim: Any) -> str:

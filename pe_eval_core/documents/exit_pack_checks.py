@@ -92,18 +92,27 @@ def check_defensibility(
         ok = stated == expected
         field = f"{base}.defensibility.{key}"
         led.check(
-            "citation_accuracy", "derivation", ok, cid, field, str(stated).lower(),
-            role="defensibility rule", source_path=f"{source_name}: {cid}",
+            "citation_accuracy",
+            "derivation",
+            ok,
+            cid,
+            field,
+            str(stated).lower(),
+            role="defensibility rule",
+            source_path=f"{source_name}: {cid}",
             source_value=str(expected).lower(),
-        )  # fmt: skip
+        )
         if not ok:
             led.finding(
                 DocFindingKind.BROKEN_DERIVATION,
                 f"{key} is {str(stated).lower()}, but by the producer's rule "
                 f"({_RULE_TEXT[key]}) the map gives {str(expected).lower()}",
-                item_id=cid, field=field, raw=str(stated).lower(),
-                expected=str(expected).lower(), expected_path=f"{source_name}: {cid}",
-            )  # fmt: skip
+                item_id=cid,
+                field=field,
+                raw=str(stated).lower(),
+                expected=str(expected).lower(),
+                expected_path=f"{source_name}: {cid}",
+            )
 
 
 def _multipliers(sens: dict[str, Any]) -> dict[str, float]:
@@ -123,17 +132,27 @@ def _derivation(
         return
     ok = field_close(value, expected)
     led.check(
-        "citation_accuracy", "derivation", ok, cid, field, f"{value:,.2f}", role="sensitivity",
-        source_path=formula, source_value=expected,
-    )  # fmt: skip
+        "citation_accuracy",
+        "derivation",
+        ok,
+        cid,
+        field,
+        f"{value:,.2f}",
+        role="sensitivity",
+        source_path=formula,
+        source_value=expected,
+    )
     if not ok:
         led.finding(
             DocFindingKind.BROKEN_DERIVATION,
             f"{field} is {fmt_usd(value)} ({value:,.2f}); {formula} = {fmt_usd(expected)} "
             f"({expected:,.2f})",
-            item_id=cid, field=field, raw=f"{value:,.2f}", expected=expected,
+            item_id=cid,
+            field=field,
+            raw=f"{value:,.2f}",
+            expected=expected,
             expected_path=formula,
-        )  # fmt: skip
+        )
 
 
 def check_sensitivity(led: Ledger, data: dict[str, Any], claims: dict[str, Any]) -> None:
@@ -160,15 +179,22 @@ def check_sensitivity(led: Ledger, data: dict[str, Any], claims: dict[str, Any])
                 sums[band] += cell
             if impact is not None:
                 _derivation(
-                    led, cell, impact * mult[band], f"sensitivity.per_claim[{j}].{band}_usd_annual",
-                    cid, f"claimed impact {impact:,.2f} x {mult[band]:g}",
-                )  # fmt: skip
+                    led,
+                    cell,
+                    impact * mult[band],
+                    f"sensitivity.per_claim[{j}].{band}_usd_annual",
+                    cid,
+                    f"claimed impact {impact:,.2f} x {mult[band]:g}",
+                )
     for band in BANDS:
         _derivation(
-            led, sens.get(f"total_{band}_usd_annual"), sums[band],
-            f"sensitivity.total_{band}_usd_annual", None,
+            led,
+            sens.get(f"total_{band}_usd_annual"),
+            sums[band],
+            f"sensitivity.total_{band}_usd_annual",
+            None,
             f"sum of the {len(seen)} {band} cells",
-        )  # fmt: skip
+        )
     led.compare(
         "sensitivity rows vs ledger claims",
         ", ".join(seen),
@@ -205,26 +231,37 @@ def check_headlines(
         total_path = f"{map_path.name}: sum of projected_impact_usd_annual"
     if headline is not None:
         led.compare(
-            "headline vs map total", headline, total, _headline_agrees(headline, total),
-            field="headline_total_usd_annual", expected_path=total_path,
+            "headline vs map total",
+            headline,
+            total,
+            _headline_agrees(headline, total),
+            field="headline_total_usd_annual",
+            expected_path=total_path,
             message=f"headline {fmt_usd(headline)} differs from the map total {fmt_usd(total)}",
-        )  # fmt: skip
+        )
         sens = data.get("sensitivity")
         base = _num(sens.get("total_base_usd_annual")) if isinstance(sens, dict) else None
         if base is not None:
             led.compare(
-                "headline vs sensitivity base total", headline, base,
-                _headline_agrees(headline, base), field="headline_total_usd_annual",
+                "headline vs sensitivity base total",
+                headline,
+                base,
+                _headline_agrees(headline, base),
+                field="headline_total_usd_annual",
                 expected_path="sensitivity.total_base_usd_annual",
-            )  # fmt: skip
+            )
         _memo_headlines(led, path, data, headline)
     stated = data.get("n_claims_documented")
     if isinstance(stated, int) and not isinstance(stated, bool):
         led.compare(
-            "claims documented vs ledger", stated, n_claims, stated == n_claims,
-            kind=DocFindingKind.COUNT_MISMATCH, field="n_claims_documented",
+            "claims documented vs ledger",
+            stated,
+            n_claims,
+            stated == n_claims,
+            kind=DocFindingKind.COUNT_MISMATCH,
+            field="n_claims_documented",
             expected_path="len(provenance_ledger)",
-        )  # fmt: skip
+        )
 
 
 def _memo_headlines(led: Ledger, path: Path, data: dict[str, Any], headline: float) -> None:
@@ -237,18 +274,22 @@ def _memo_headlines(led: Ledger, path: Path, data: dict[str, Any], headline: flo
             if memo_data is None:
                 led.compare(f"headline vs {memo.name}", headline, None, None)
                 led.finding(
-                    DocFindingKind.UNREADABLE_SIBLING, f"{memo.name} could not be read",
+                    DocFindingKind.UNREADABLE_SIBLING,
+                    f"{memo.name} could not be read",
                     raw=memo.name,
-                )  # fmt: skip
+                )
             continue
         theirs = _num(memo_data.get("total_projected_impact_usd_annual"))
         if theirs is None:
             continue
         led.compare(
-            f"headline vs {memo.name}", headline, theirs, _headline_agrees(headline, theirs),
+            f"headline vs {memo.name}",
+            headline,
+            theirs,
+            _headline_agrees(headline, theirs),
             field="headline_total_usd_annual",
             expected_path=f"{memo.name}: total_projected_impact_usd_annual",
-        )  # fmt: skip
+        )
 
 
 def glob_escape(name: str) -> str:
@@ -308,8 +349,10 @@ def check_bx_section(
         led.finding(
             DocFindingKind.UNGROUNDED_ENTITY,
             f"corpus {corpus!r} is not the BX corpus {bx.get('corpus_id')!r} of {bx_path.name}",
-            field=field, raw=corpus, expected=str(bx.get("corpus_id")),
-        )  # fmt: skip
+            field=field,
+            raw=corpus,
+            expected=str(bx.get("corpus_id")),
+        )
     _bx_number(
         led, field, count, _num(bx.get("portco_count")), "portco_count", bx_path, FigureKind.COUNT
     )
@@ -355,12 +398,22 @@ def _bx_number(
         ok = raw.strip().isdigit() and float(raw) == expected
     where = f"{bx_path.name}: {key}"
     led.check(
-        "citation_accuracy", "figure", ok, None, field, raw, role=f"BX {key}",
-        source_path=where, source_value=expected,
-    )  # fmt: skip
+        "citation_accuracy",
+        "figure",
+        ok,
+        None,
+        field,
+        raw,
+        role=f"BX {key}",
+        source_path=where,
+        source_value=expected,
+    )
     if not ok:
         led.finding(
             DocFindingKind.UNGROUNDED_FIGURE,
             f"the pack prints {key.replace('_', ' ')} {raw!r}; {where} = {expected:,.6g}",
-            field=field, raw=raw, expected=expected, expected_path=where,
-        )  # fmt: skip
+            field=field,
+            raw=raw,
+            expected=expected,
+            expected_path=where,
+        )

@@ -101,9 +101,15 @@ class _Grader:
         where = self.locate(excerpt)
         ok = where is not None and where is not True and where == stated
         self.led.check(
-            "citation_accuracy", "excerpt", ok, fid, f"{base}.excerpt", excerpt[:80],
-            role="verbatim at item and paragraph", source_path=f"Item {item} ¶{index}",
-        )  # fmt: skip
+            "citation_accuracy",
+            "excerpt",
+            ok,
+            fid,
+            f"{base}.excerpt",
+            excerpt[:80],
+            role="verbatim at item and paragraph",
+            source_path=f"Item {item} ¶{index}",
+        )
         if ok:
             return where
         if where is None:
@@ -113,10 +119,12 @@ class _Grader:
                 DocFindingKind.EXCERPT_NOT_FOUND,
                 f"the excerpt is not verbatim anywhere in {self.name}"
                 + (f"; closest text at Item {nearest[0]} ¶{nearest[1]}" if nearest else ""),
-                item_id=fid, field=f"{base}.excerpt", raw=excerpt,
+                item_id=fid,
+                field=f"{base}.excerpt",
+                raw=excerpt,
                 expected=nearest[2] if nearest else None,
                 expected_path=f"{self.name}: Item {nearest[0]} ¶{nearest[1]}" if nearest else None,
-            )  # fmt: skip
+            )
         else:
             actual = (
                 f"Item {where[0]} ¶{where[1]}"
@@ -126,9 +134,12 @@ class _Grader:
             self.led.finding(
                 DocFindingKind.EXCERPT_MISPLACED,
                 f"the excerpt is cited at Item {item} ¶{index} but is verbatim at {actual}",
-                item_id=fid, field=f"{base}.item", raw=f"Item {item} ¶{index}",
-                expected=actual, expected_path=f"{self.name}: {actual}",
-            )  # fmt: skip
+                item_id=fid,
+                field=f"{base}.item",
+                raw=f"Item {item} ¶{index}",
+                expected=actual,
+                expected_path=f"{self.name}: {actual}",
+            )
         return where
 
     def figures(self, fid: str, base: str, flag: dict[str, Any]) -> list[str]:
@@ -140,17 +151,27 @@ class _Grader:
             for n in _figures(text):
                 ok = _stated_in(n, self.mentions)
                 self.led.check(
-                    "citation_accuracy", "figure", ok, fid, f"{base}.{key}", n.raw,
-                    role="stated in the filing", start=n.start, end=n.end,
-                )  # fmt: skip
+                    "citation_accuracy",
+                    "figure",
+                    ok,
+                    fid,
+                    f"{base}.{key}",
+                    n.raw,
+                    role="stated in the filing",
+                    start=n.start,
+                    end=n.end,
+                )
                 if not ok:
                     missing.append(n.raw)
                     self.led.finding(
                         DocFindingKind.FIGURE_NOT_IN_FILING,
                         f"{n.raw!r} in the {key} is not a figure {self.name} states",
-                        item_id=fid, field=f"{base}.{key}", raw=n.raw, start=n.start,
+                        item_id=fid,
+                        field=f"{base}.{key}",
+                        raw=n.raw,
+                        start=n.start,
                         end=n.end,
-                    )  # fmt: skip
+                    )
         return missing
 
     def truth(
@@ -165,9 +186,11 @@ class _Grader:
         kind: DocFindingKind | None = None
         if where is None or missing:
             kind = DocFindingKind.HALLUCINATED_FLAG
-            why = "its excerpt is not in the filing" if where is None else (
-                f"its figures {', '.join(missing)} are not in the filing"
-            )  # fmt: skip
+            why = (
+                "its excerpt is not in the filing"
+                if where is None
+                else (f"its figures {', '.join(missing)} are not in the filing")
+            )
         elif family not in KNOWN_FAMILIES:
             kind = DocFindingKind.WRONG_FLAG_TYPE
             why = f"{family!r} is no flag family of the producer"
@@ -179,14 +202,22 @@ class _Grader:
                 else ""
             )
         self.led.check(
-            "hallucination_rate", "flag", kind is None, fid, f"{base}.flag_type", family,
+            "hallucination_rate",
+            "flag",
+            kind is None,
+            fid,
+            f"{base}.flag_type",
+            family,
             role="flag",
-        )  # fmt: skip
+        )
         if kind is not None:
             self.led.finding(
-                kind, f"flag {family}: {why}", item_id=fid, field=f"{base}.flag_type",
+                kind,
+                f"flag {family}: {why}",
+                item_id=fid,
+                field=f"{base}.flag_type",
                 raw=family,
-            )  # fmt: skip
+            )
 
     def severity(self, fid: str, base: str, flag: dict[str, Any], where: Any) -> None:
         family = str(flag.get("flag_type") or "")
@@ -197,11 +228,16 @@ class _Grader:
         if expected is None:
             return
         self.led.compare(
-            f"{fid} severity by the producer's rule", stated, expected, stated == expected,
-            kind=DocFindingKind.SEVERITY_RULE, item_id=fid, field=f"{base}.severity",
+            f"{fid} severity by the producer's rule",
+            stated,
+            expected,
+            stated == expected,
+            kind=DocFindingKind.SEVERITY_RULE,
+            item_id=fid,
+            field=f"{base}.severity",
             expected_path=f"severity rule for {family}",
             message=f"{family} flag rated {stated!r}; the producer's rule gives {expected!r}",
-        )  # fmt: skip
+        )
 
 
 def _nearest_paragraph(
@@ -237,16 +273,24 @@ def _coverage(g: _Grader, flags: list[tuple[str, dict[str, Any], Any]]) -> int:
             units += 1
             ok = (family, item, k) in covered
             g.led.check(
-                "coverage", "disclosure", ok, None, f"Item {item} ¶{k}", hit[:120],
-                role=family, source_path=f"{g.name}: Item {item} ¶{k}",
-            )  # fmt: skip
+                "coverage",
+                "disclosure",
+                ok,
+                None,
+                f"Item {item} ¶{k}",
+                hit[:120],
+                role=family,
+                source_path=f"{g.name}: Item {item} ¶{k}",
+            )
             if not ok:
                 g.led.finding(
                     DocFindingKind.UNCOVERED_DISCLOSURE,
                     f"Item {item} ¶{k} discloses {family.replace('_', ' ')} and no flag covers it",
-                    field=f"{g.name}: Item {item} ¶{k}", raw=hit,
-                    expected=family, expected_path=f"{g.name}: Item {item} ¶{k}",
-                )  # fmt: skip
+                    field=f"{g.name}: Item {item} ¶{k}",
+                    raw=hit,
+                    expected=family,
+                    expected_path=f"{g.name}: Item {item} ¶{k}",
+                )
     return units
 
 
@@ -257,10 +301,14 @@ def _summary(g: _Grader, flags: list[dict[str, Any]]) -> None:
     total = summary.get("total")
     if isinstance(total, int):
         g.led.compare(
-            "summary total vs flags", total, len(flags), total == len(flags),
-            kind=DocFindingKind.COUNT_MISMATCH, field="summary.total",
+            "summary total vs flags",
+            total,
+            len(flags),
+            total == len(flags),
+            kind=DocFindingKind.COUNT_MISMATCH,
+            field="summary.total",
             expected_path="len(flags)",
-        )  # fmt: skip
+        )
     for key, attr in (("by_severity", "severity"), ("by_type", "flag_type")):
         stated = summary.get(key)
         if not isinstance(stated, dict):
@@ -269,10 +317,14 @@ def _summary(g: _Grader, flags: list[dict[str, Any]]) -> None:
         for name in sorted(set(stated) | set(actual)):
             said = stated.get(name, 0)
             g.led.compare(
-                f"summary {key}.{name} vs flags", said, actual.get(name, 0),
-                said == actual.get(name, 0), kind=DocFindingKind.COUNT_MISMATCH,
-                field=f"summary.{key}.{name}", expected_path=f"flags with {attr} {name}",
-            )  # fmt: skip
+                f"summary {key}.{name} vs flags",
+                said,
+                actual.get(name, 0),
+                said == actual.get(name, 0),
+                kind=DocFindingKind.COUNT_MISMATCH,
+                field=f"summary.{key}.{name}",
+                expected_path=f"flags with {attr} {name}",
+            )
 
 
 def _header(g: _Grader) -> None:
@@ -285,9 +337,11 @@ def _header(g: _Grader) -> None:
         g.led.check("hallucination_rate", "entity", ok, None, key, value, role=key)
         if not ok:
             g.led.finding(
-                DocFindingKind.UNGROUNDED_ENTITY, f"{key} {value!r} is not in {g.name}",
-                field=key, raw=value,
-            )  # fmt: skip
+                DocFindingKind.UNGROUNDED_ENTITY,
+                f"{key} {value!r} is not in {g.name}",
+                field=key,
+                raw=value,
+            )
     for key, actual in (
         ("n_sections_parsed", len(g.filing.paragraphs)),
         ("char_count", len(g.filing.text)),
@@ -295,9 +349,14 @@ def _header(g: _Grader) -> None:
         stated = g.data.get(key)
         if isinstance(stated, int) and not isinstance(stated, bool):
             g.led.compare(
-                f"{key} vs the filing", stated, actual, stated == actual,
-                kind=DocFindingKind.COUNT_MISMATCH, field=key, expected_path=g.name,
-            )  # fmt: skip
+                f"{key} vs the filing",
+                stated,
+                actual,
+                stated == actual,
+                kind=DocFindingKind.COUNT_MISMATCH,
+                field=key,
+                expected_path=g.name,
+            )
 
 
 def grade_redflags(

@@ -1,0 +1,54 @@
+"""A document's scorecard pair, ``eval_<document stem>.html`` and ``.json``, written next to
+the document like the memo pair: atomically, as a pair, never through a symlink."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from pe_eval_core.documents.results import DocumentEvaluation
+from pe_eval_core.errors import OutputWriteError
+from pe_eval_core.files import check_path_text, safe_name
+from pe_eval_core.memo.outputs import write_pair
+
+
+def output_paths(
+    ev: DocumentEvaluation, out_dir: str | os.PathLike[str] | None = None
+) -> tuple[Path, Path]:
+    """``eval_<stem>.html`` / ``.json`` in ``out_dir`` (default: the document's folder)."""
+    stem = safe_name(Path(ev.document_path).stem, "document")
+    folder = Path(out_dir) if out_dir is not None else Path(ev.document_path).parent
+    check_path_text(folder, "out_dir")
+    try:
+        folder = folder.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise OutputWriteError(f"cannot use {folder} as the scorecard folder: {exc}") from None
+    return folder / f"eval_{stem}.html", folder / f"eval_{stem}.json"
+
+
+def evaluation_to_json(ev: DocumentEvaluation) -> str:
+    """The JSON sidecar's text: the whole evaluation, indented."""
+    return ev.model_dump_json(indent=2) + "\n"
+
+
+def load_document_evaluation(path: str | os.PathLike[str]) -> DocumentEvaluation:
+    """Read back a JSON sidecar written by ``write_document_outputs``."""
+    return DocumentEvaluation.model_validate_json(Path(path).read_bytes())
+
+
+def write_document_outputs(
+    ev: DocumentEvaluation, out_dir: str | os.PathLike[str] | None = None
+) -> tuple[Path, Path]:
+    """Write the HTML scorecard and its JSON sidecar as one pair; return (html, json)."""
+    from pe_eval_core.documents.scorecard import render_document_html
+
+    html_path, json_path = output_paths(ev, out_dir)
+    stamped = ev.model_copy(update={"report_path": str(html_path), "json_path": str(json_path)})
+    html = render_document_html(stamped).encode("utf-8")
+    stamped = stamped.model_copy(update={"html_sha256": hashlib.sha256(html).hexdigest()})
+    try:
+        write_pair([(html_path, html), (json_path, evaluation_to_json(stamped).encode("utf-8"))])
+    except OSError as exc:
+        raise OutputWriteError(f"cannot write {json_path.parent}: {exc.strerror or exc}") from exc
+    return html_path, json_path

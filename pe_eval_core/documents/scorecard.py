@@ -1,0 +1,66 @@
+"""A document's scorecard as one self-contained HTML page (no external assets, no script),
+in the memo scorecard's look. Rendered by jinja2 with autoescape on: every string from a
+document or source reaches the page escaped."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from pe_eval_core.documents.results import KIND_TITLES, DocumentEvaluation
+from pe_eval_core.documents.summary import KIND_LABELS, document_verdict, lowest_dimension
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_number, fmt_pct
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("pe_eval_core.documents", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = fmt_pct
+    env.filters["num"] = fmt_number
+    return env
+
+
+def render_document_html(ev: DocumentEvaluation) -> str:
+    """Verdict, four score tiles with n/total, the weakest dimension, the per-item table, the
+    findings (each with the nearest source value and where it is), the consistency table and
+    the kind's own totals."""
+    scores = ev.scores.model_dump()
+    tiles = [
+        {
+            "name": d,
+            "label": DIMENSION_LABELS[d],
+            "value": scores[d],
+            "band": band(d, scores[d]).value,
+            "context": ev.score_context(d),
+            "lower_is_better": d == "hallucination_rate",
+        }
+        for d in DIMENSIONS
+    ]
+    lowest_name, lowest_sentence = lowest_dimension(ev)
+    ready, issues = document_verdict(ev)
+    return (
+        _environment()
+        .get_template("document.html.j2")
+        .render(
+            ev=ev,
+            title=KIND_TITLES[ev.kind],
+            tiles=tiles,
+            lowest_name=lowest_name,
+            lowest_sentence=lowest_sentence,
+            ready=ready,
+            issues=issues[:12],
+            more_issues=max(0, len(issues) - 12),
+            kind_labels=KIND_LABELS,
+            document_file=Path(ev.document_path).name,
+            counted=ev.counted_findings(),
+            info=[f for f in ev.findings if f.dimension == "info"],
+        )
+    )
