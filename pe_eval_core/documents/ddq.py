@@ -98,7 +98,10 @@ class _Ddq:
 
     def coverage(self, qid: str, i: int, text: str, cited: dict[str, list[str]]) -> None:
         answered = bool(text.strip()) and not _PLACEHOLDER.match(text)
-        ok = answered and any(cited.values())
+        counted = [s for s in stated_figures(text) if s.sort in ("count", "part", "plain")]
+        absence = bool(counted) and all(s.value == 0 for s in counted)
+        # "0 such packs exist" has nothing to cite: an answer stating only absences is covered.
+        ok = answered and (any(cited.values()) or absence)
         self.led.check("coverage", "question", ok, qid, f"answers[{i}]", qid, role="question")
         if not ok:
             why = (

@@ -138,7 +138,8 @@ def check_names(
     articles = {
         a for d in kb.files.get("ai_act", {}).values() for a in d.get("articles_addressed") or []
     }
-    for m in _ARTICLES.finditer(text):
+    # Articles are the regulation's: checked against the audits an answer cites, when it does.
+    for m in _ARTICLES.finditer(text if cited.get("ai_act") else ""):
         lo, hi = int(m["a"]), int(m["b"] or m["a"])
         for k in range(lo, hi + 1) if hi - lo <= 20 else (lo, hi):
             _name(

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pe_eval_core.documents.ddq_figures import NOUNS, Stated, ops_in
-from pe_eval_core.documents.ddq_kb import Aggregate, KnowledgeBase, Predicate, field_specs
+from pe_eval_core.documents.ddq_kb import (
+    FAMILY_PREFIXES,
+    Aggregate,
+    KnowledgeBase,
+    Predicate,
+    field_specs,
+)
 from pe_eval_core.numbers import FigureKind, extract_figures
 
 ALL_OPS = {"sum", "mean", "median", "min", "max"}
@@ -140,7 +146,9 @@ class Query:
     def __init__(self, kb: KnowledgeBase, text: str, cited: dict[str, list[str]], *, fund: bool):
         self.kb = kb
         self.text = text
-        self.families = sorted(cited) or sorted(kb.files)
+        # An answer citing nothing may still state an absence ("0 such packs exist"): every
+        # family is searched then, absent ones counting 0.
+        self.families = sorted(cited) or sorted(FAMILY_PREFIXES)
         scopes: dict[str, dict[str, list[str]]] = {"cited": cited} if cited else {}
         if fund or not cited:
             scopes["knowledge base"] = {f: sorted(kb.files.get(f, {})) for f in self.families}

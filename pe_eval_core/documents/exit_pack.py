@@ -151,11 +151,27 @@ class _Pack:
             if not isinstance(text, str):
                 continue
             field = f"{base}.{name}"
+            labels = self._label_spans(claim, cid, text)
             for fig, role in prose_figures(text):
+                if any(a < fig.end and fig.start < b for a, b in labels):
+                    continue  # a digit inside a cohort label or the quoted action: a name
                 m = match_figure(fig, role, cid, self.values)
                 self._record(m, cid, field, fig.raw, role, start=fig.start, end=fig.end)
             self._prose_names(text, cid, field)
         self._action(claim, cid, base)
+
+    def _label_spans(self, claim: dict[str, Any], cid: str, text: str) -> list[tuple[int, int]]:
+        """Where the text spells a segment value or quotes the action (names, not figures)."""
+        opp = self.opps.get(cid, {})
+        values: set[str] = set()
+        for seg in (claim.get("segment"), opp.get("segment")):
+            if isinstance(seg, dict):
+                values.update(str(v) for v in seg.values() if re.search(r"\d", str(v)))
+        spans = [m.span() for v in values for m in re.finditer(re.escape(v), text)]
+        action = _ACTION.search(text)
+        if action is not None:
+            spans.append(action.span("action"))
+        return spans
 
     def _action(self, claim: dict[str, Any], cid: str, base: str) -> None:
         note = claim.get("methodology_note")

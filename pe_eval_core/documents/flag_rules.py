@@ -29,6 +29,9 @@ True
 False
 >>> discloses("material_weakness", "We did not identify any material weakness in 2025.")
 False
+>>> discloses("customer_concentration", "Medicare and Medicaid programs accounted for 46% of "
+...     "our net revenues in 2025.")
+True
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ _COUNTERPARTY = re.compile(
     OEMs?|carriers?|sponsors?|purchasers?|buyers?|brokers?|aggregators?|servicers?|
     channel\s+partners?|accounts?)\b"""
 )
-_NAMED_SUBJECT = re.compile(
-    r"(?P<name>(?:[A-Z][\w&.'-]*\s+){0,4}[A-Z][\w&.'-]*),?\s+(?:has\s+|have\s+)?"
+_SUBJECT = re.compile(
+    r"(?:^|[,;:]\s*)(?P<subject>[^,;:]{1,90}?),?\s+(?:has\s+|have\s+)?"
     r"(?:accounted\s+for|represented|comprised|contributed|generated|made\s+up)\b"
 )
 _NO_COUNTERPARTY = re.compile(
@@ -138,7 +141,9 @@ GEOGRAPHY = frozenset(
         "region",
     ]
 )
-_NOT_NAMES = frozenset({"approximately", "about", "roughly", "sales", "revenue", "revenues"})
+_NOT_NAMES = frozenset(
+    "approximately about roughly sales revenue revenues our the we this that these in".split()
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
 
 
@@ -164,10 +169,12 @@ def concentration_share(sentence: str) -> float | None:
         return None
     if _COUNTERPARTY.search(sentence):
         return best
-    for m in _NAMED_SUBJECT.finditer(sentence):
-        words = m["name"].lower().split()
-        lead = words[0] if words else "approximately"
-        if lead not in _NOT_NAMES and not set(words) & GEOGRAPHY:
+    for m in _SUBJECT.finditer(sentence):
+        words = m["subject"].split()
+        lead = words[0] if words else ""
+        lowered = {w.lower().strip(".,'") for w in words}
+        named = lead[:1].isupper() and lead.lower() not in _NOT_NAMES
+        if named and not lowered & GEOGRAPHY and not re.search(r"\d", m["subject"]):
             return best
     return None
 

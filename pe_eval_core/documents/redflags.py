@@ -26,6 +26,7 @@ from pe_eval_core.documents.flag_rules import (
     discloses,
     expected_severity,
     sentences,
+    severity_hits,
 )
 from pe_eval_core.documents.loading import require_list, resolve_named
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
@@ -33,6 +34,7 @@ from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.limits import check_file_size
 from pe_eval_core.numbers import NumberMention, extract_numbers
 
+_HITS = re.compile(r"(?P<n>\d+)\s+severity-language\s+hits")
 _ITEM_REF = re.compile(r"(?i)\bitems?\s+\d{1,2}[A-C]?\b|\b\d{1,2}-[KQ]\b|\bS-\d\b")
 _DIGITS = re.compile(r"\d[\d,]*(?:\.(?P<dec>\d+))?")
 
@@ -142,13 +144,18 @@ class _Grader:
             )
         return where
 
-    def figures(self, fid: str, base: str, flag: dict[str, Any]) -> list[str]:
+    def figures(self, fid: str, base: str, flag: dict[str, Any], where: Any) -> list[str]:
         missing: list[str] = []
         for key in ("excerpt", "rationale"):
             text = flag.get(key)
             if not isinstance(text, str):
                 continue
+            hits = _HITS.search(text) if key == "rationale" else None
+            if hits is not None:
+                self._hits(fid, f"{base}.{key}", hits, where)
             for n in _figures(text):
+                if hits is not None and hits.start("n") == n.start:
+                    continue
                 ok = _stated_in(n, self.mentions)
                 self.led.check(
                     "citation_accuracy",
@@ -173,6 +180,34 @@ class _Grader:
                         end=n.end,
                     )
         return missing
+
+    def _hits(self, fid: str, field: str, m: re.Match[str], where: Any) -> None:
+        """The rationale's count of escalation words, derived from the cited paragraph."""
+        para = self.filing.paragraph(*where) if isinstance(where, tuple) else None
+        if para is None:
+            return
+        expected = severity_hits(para)
+        ok = int(m["n"]) == expected
+        self.led.check(
+            "citation_accuracy",
+            "derivation",
+            ok,
+            fid,
+            field,
+            m["n"],
+            role="escalation words in the paragraph",
+            source_value=expected,
+        )
+        if not ok:
+            self.led.finding(
+                DocFindingKind.BROKEN_DERIVATION,
+                f"the rationale counts {m['n']} severity-language hits; the paragraph has "
+                f"{expected}",
+                item_id=fid,
+                field=field,
+                raw=m["n"],
+                expected=expected,
+            )
 
     def truth(
         self, fid: str, base: str, flag: dict[str, Any], where: Any, missing: list[str]
@@ -374,7 +409,7 @@ def grade_redflags(
         fid = f"flag_{i + 1:02d}"
         base = f"flags[{i}]"
         where = g.excerpt(fid, base, flag)
-        missing = g.figures(fid, base, flag)
+        missing = g.figures(fid, base, flag, where)
         g.truth(fid, base, flag, where, missing)
         g.severity(fid, base, flag, where)
         placed.append((fid, flag, where))
