@@ -163,8 +163,10 @@ class Query:
         ops = ops_in(clause[: s.start - self.text.find(clause)] if clause else "") or None
         if s.sort == "money":
             role = money_role(self.text, s)
+            # A fund-level amount that names no statistic is a total ("Across 3 portcos ...
+            # contribution is $922.9M"): a median or a maximum must be named to be meant.
             return self._aggs(
-                field_roles={role} if role else None, units={"usd"}, ops=ops or ALL_OPS
+                field_roles={role} if role else None, units={"usd"}, ops=ops or {"sum"}
             ), ops
         if s.sort in ("score", "difficulty"):
             unit = "fraction" if s.sort == "score" else "difficulty"
