@@ -1,0 +1,67 @@
+"""Measure the document graders (issue 22): recall and false flags per kind.
+
+1. Every labelled mutation of ``tests/documents/doc_mutations.py`` (planted in clean exit
+   proof packs, DDQ responses and red-flag files) is caught when a finding of an expected kind
+   locates it; every counted finding on a clean document is a false flag.
+2. The producer's own documents (``tests/corpus/producer_run``, ``producer_generated``) are
+   graded and their findings counted by kind, so a change that moves them shows up here.
+
+It is a measurement: the exit code is 0 whatever the numbers.
+
+    python benchmarks/bench_documents.py             # summary
+    python benchmarks/bench_documents.py --verbose   # every miss and false flag
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for extra in (ROOT, ROOT / "tests" / "documents"):
+    if str(extra) not in sys.path:
+        sys.path.insert(0, str(extra))
+
+from doc_mutations import CORPUS, measure  # noqa: E402
+
+from pe_eval_core.documents import find_documents, grade_document  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    r = measure()
+    print("Labelled mutations (planted in clean documents):")
+    print(f"  {'kind':<18} {'caught':>8} {'recall':>8} {'clean docs':>11} {'false flags':>12}")
+    for kind in r.total:
+        recall = r.caught[kind] / r.total[kind]
+        print(
+            f"  {kind:<18} {r.caught[kind]:>3}/{r.total[kind]:<4} {recall:>8.1%} "
+            f"{r.clean_docs[kind]:>11} {len(r.false_flags[kind]):>12}"
+        )
+    if args.verbose:
+        for miss in r.misses:
+            print(f"  MISS {miss}")
+        for kind, flags in r.false_flags.items():
+            for flag in flags:
+                print(f"  FALSE FLAG {kind}: {flag}")
+    print("\nProducer documents (counted findings by kind):")
+    for sub in ("producer_run/finance_output", "producer_generated/finance_output",
+                "producer_generated/kb_a", "producer_generated/kb_b"):  # fmt: skip
+        for kind, path in find_documents(CORPUS / sub):
+            if kind.value == "memo" or ("kb_" in sub and kind.value != "ddq_response"):
+                continue  # a knowledge base's packs are graded where they were made
+            ev = grade_document(path)
+            found = Counter(f.kind.value for f in ev.counted_findings())
+            shown = ", ".join(f"{k} {n}" for k, n in sorted(found.items())) or "none"
+            print(f"  {sub.split('/')[0][9:]:<10} {path.name:<48} {shown}")
+    print(f"\n({time.perf_counter() - t0:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
