@@ -55,6 +55,8 @@ TOOL_ARGUMENTS: dict[str, str] = {
     "scenarios": "scenarios_path",
     "responses": "responses_path",
     "judge_verdicts": "judge_verdicts_path",
+    "document": "document_path",
+    "document_kind": "kind",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as a tool argument."""
 
@@ -131,6 +133,37 @@ class PeEvalTools:
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
         return dict(evaluation.seed_dict(html_path, json_path))
+
+    def eval_document(
+        self, document_path: str, kind: str | None = None, source_path: str | None = None
+    ) -> dict[str, Any]:
+        """Any producer document: the memo through ``eval_pe_output``, the others through the
+        document graders; the document and every source it reads confined to the roots."""
+        from pe_eval_core.documents import document_kind, grade_document, write_document_outputs
+        from pe_eval_core.documents.api import source_paths
+        from pe_eval_core.errors import DocumentNotFoundError
+
+        doc = self._confine(document_path, "document")
+        self._file(doc, document_path, DocumentNotFoundError)
+        found = document_kind(doc, kind)
+        if found.value == "memo":
+            from pe_eval_core.documents.loading import read_document, resolve_named
+
+            named = resolve_named(doc, read_document(doc).get("source_opportunity_map"))
+            source = source_path or (str(named) if named else "")
+            return {"kind": "memo", **self.eval_pe_output(str(doc), source)}
+        sources = {k: self._confine(str(v), "source") for k, v in source_paths(doc, kind).items()}
+        if source_path:
+            sources["source"] = self._confine(source_path, "source")
+        ev = grade_document(doc, kind=found.value, **sources)
+        html_path, json_path = write_document_outputs(ev)
+        if self.record:
+            from pe_eval_core.history.document_records import record_document_or_warn
+
+            record_document_or_warn(ev, origin="mcp", db=self.db)
+        out = ev.seed_dict(html_path, json_path)
+        out["findings"] = [f.model_dump(mode="json") for f in ev.counted_findings()]
+        return out
 
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo.pairs import scan_memo_pairs
@@ -261,7 +294,7 @@ def build_server(
     record: bool = True,
     judge_cache: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
+    """The MCP server with its four tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
     tools = PeEvalTools(
@@ -284,6 +317,23 @@ def build_server(
     )
     def eval_pe_output(memo_json_path: str, source_json_path: str) -> dict[str, Any]:
         return _guard(tools.eval_pe_output, memo_json_path, source_json_path)
+
+    @server.tool(
+        name="eval_document",
+        description=(
+            "Grade any PE document of the producer against its source with no LLM call: an "
+            "exit proof pack (exit_proof_pack_<portco>.json, against its dx_report and BX "
+            "corpus), a DDQ response (ddq_response_<fund>.json, against its knowledge-base "
+            "folder), 10-K/CIM red flags (cim_redflags_<doc>.json, against the filing) or an "
+            "explainer memo. kind is detected from the file unless given. Writes "
+            "eval_<name>.html/.json next to the document; returns report_path, json_path, "
+            "kind, document_id, scores, totals, consistency_note and the findings."
+        ),
+    )
+    def eval_document(
+        document_path: str, kind: str | None = None, source_path: str | None = None
+    ) -> dict[str, Any]:
+        return _guard(tools.eval_document, document_path, kind, source_path)
 
     @server.tool(
         name="list_memo_pairs",

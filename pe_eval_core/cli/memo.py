@@ -315,18 +315,45 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             for line in failures:
                 print(term(f"    FAIL: {line}"))
     record_many_or_warn(graded_ok, origin="cli", db=store_target(args))  # one transaction
-    graded = len(items) - n_error
+    documents, doc_errors, doc_fails = _grade_other_documents(args, fail_under, max_h)
+    n_error += doc_errors
+    n_fail += doc_fails
+    graded = len(items) - n_error + doc_errors
     summary = (
         f"{len(items)} memo{'s' if len(items) != 1 else ''} in {args.data_dir}: "
         f"{graded} graded, {graded - n_fail} passed, {n_fail} below a threshold, "
         f"{n_error} could not be graded"
         + (f", {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped." if skipped else ".")
+        + (f" {len(documents)} other documents graded." if documents else "")
     )
     if args.json:
         skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
-        print(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
+        print(
+            json.dumps(
+                {"memos": rows, "documents": documents, "skipped": skips, "summary": summary},
+                indent=2,
+            )
+        )
     else:
         print(summary)
     if n_error:
         return ExitCode.CANNOT_EVALUATE
     return ExitCode.BELOW_THRESHOLD if n_fail else ExitCode.OK
+
+
+def _grade_other_documents(
+    args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None
+) -> tuple[list[dict[str, object]], int, int]:
+    """``memo --all`` grades every other document kind of the folder too (exit proof packs,
+    DDQ responses, red flags): their rows, errors and threshold failures."""
+    from pe_eval_core.cli.doc import failures_of, grade_folder, print_folder_rows
+
+    rows, errors = grade_folder(args, Path(args.data_dir))
+    failures = {
+        str(r["report_path"]): failures_of(r["scores"], fail_under, max_h)
+        for r in rows
+        if "error" not in r
+    }
+    if not args.json:
+        print_folder_rows(rows, failures)
+    return rows, errors, sum(bool(f) for f in failures.values())

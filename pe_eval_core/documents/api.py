@@ -82,3 +82,25 @@ def find_documents(folder: str | os.PathLike[str]) -> list[tuple[DocumentKind, P
             if p.is_file() and not p.is_symlink() and detect_kind(p, None) is kind:
                 out.append((kind, p))
     return out
+
+
+def source_paths(path: str | os.PathLike[str], kind: str | None = None) -> dict[str, Path]:
+    """The sources a document's grading would read, as the grader resolves them (its map and
+    BX corpus, knowledge-base folder or filing), for a surface to confine before grading."""
+    from pe_eval_core.documents.ddq import _kb_dir
+    from pe_eval_core.documents.exit_pack import _map_path
+    from pe_eval_core.documents.loading import resolve_named
+    from pe_eval_core.documents.redflags import _filing_path
+
+    p = check_path_text(path, "document")
+    data = read_document(p)
+    found = kind_of(p, data, kind)
+    if found is DocumentKind.EXIT_PROOF_PACK:
+        out = {"source": _map_path(p, data, None)}
+        bx = resolve_named(p, data.get("source_bx_corpus"))
+        return out | ({"bx_corpus": bx} if bx is not None else {})
+    if found is DocumentKind.DDQ_RESPONSE:
+        return {"source": _kb_dir(p, data, None)}
+    if found is DocumentKind.CIM_REDFLAGS:
+        return {"source": _filing_path(p, data, None)}
+    return {}

@@ -142,7 +142,8 @@ GEOGRAPHY = frozenset(
     ]
 )
 _NOT_NAMES = frozenset(
-    "approximately about roughly sales revenue revenues our the we this that these in".split()
+    {"approximately", "about", "roughly", "sales", "revenue", "revenues", "our", "the", "we"}
+    | {"this", "that", "these", "in"}
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
 

@@ -28,10 +28,18 @@ CLEAN: dict[str, list[str]] = {
         f"{RUN}/exit_proof_pack_HMDA_GA.json",
         *(
             f"{GEN}/exit_proof_pack_{p}.json"
-            for p in (
-                "DCMortgage HMDA_AZ HMDA_DC HMDA_DE HMDA_MA midwest_lender mountain_lender "
-                "northeast_lender pacific_lender southeast_lender"
-            ).split()
+            for p in [
+                "DCMortgage",
+                "HMDA_AZ",
+                "HMDA_DC",
+                "HMDA_DE",
+                "HMDA_MA",
+                "midwest_lender",
+                "mountain_lender",
+                "northeast_lender",
+                "pacific_lender",
+                "southeast_lender",
+            ]
         ),
     ],
     "ddq_response": ["producer_generated/kb_a/ddq_response_Cedar_Growth_Fund_II.json"],

@@ -94,10 +94,18 @@ def test_red_flags_miss_the_27_percent_partner_and_mislabel_florida() -> None:
 GENERATED_CLEAN = [
     *(
         GEN / "finance_output" / f"exit_proof_pack_{p}.json"
-        for p in (
-            "DCMortgage HMDA_AZ HMDA_DC HMDA_DE HMDA_MA midwest_lender mountain_lender "
-            "northeast_lender pacific_lender southeast_lender"
-        ).split()
+        for p in [
+            "DCMortgage",
+            "HMDA_AZ",
+            "HMDA_DC",
+            "HMDA_DE",
+            "HMDA_MA",
+            "midwest_lender",
+            "mountain_lender",
+            "northeast_lender",
+            "pacific_lender",
+            "southeast_lender",
+        ]
     ),
     GEN / "finance_output" / "cim_redflags_cedar_point_10k.json",
     GEN / "kb_a" / "ddq_response_Cedar_Growth_Fund_II.json",
