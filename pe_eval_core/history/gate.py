@@ -245,6 +245,9 @@ def gate_memos(
 
     if store is not None and graded:  # the whole batch in one transaction
         result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")
+    from pe_eval_core.history.gate_documents import gate_documents
+
+    gate_documents(result, data_dir, thresholds, store=store, write_reports=write_reports)
 
 
 def load_scenario_record(ref: str, store: RunStore, *, record: bool) -> RunRecord:

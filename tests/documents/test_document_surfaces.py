@@ -120,3 +120,13 @@ def test_mcp_eval_document_is_confined(data: Path, tmp_path: Path) -> None:
     named = _tool(server, document_path=str(data / "cim_redflags_harbor_ridge_10k.json"))
     assert named.is_error and named.structured_content["argument"].startswith("source")
     assert not (data / "eval_cim_redflags_harbor_ridge_10k.json").exists()
+
+
+def test_the_gate_checks_every_document_kind(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["gate", "--data-dir", str(data), "--memo-thresholds", "coverage=1.0"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL  cim_redflags/cim_redflags_harbor_ridge_10k: coverage = 0.8" in out
+    assert "exit_proof_pack/exit_proof_pack_MortgageCo" not in out.split("FAIL")[-1]
