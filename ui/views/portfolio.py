@@ -77,8 +77,11 @@ def render() -> None:
     with guarded():
         rows, skipped = data.portfolio_and_skipped(folder)
     render_skipped(skipped)
+    from ui.views.documents import render_portfolio_documents
+
     if not rows:
         st.warning("No memo pairs in this folder. Change the data folder in the sidebar.")
+        render_portfolio_documents(folder)
         return
     failed = [r for r in rows if r.get("error")]
     scored = [r for r in rows if not r.get("error")]
@@ -119,6 +122,7 @@ def render() -> None:
         if cell and cell.get("portco") and cell.get("audience"):
             open_scorecard(str(cell["portco"]), str(cell["audience"]))
     render_table(rows)
+    render_portfolio_documents(folder)
 
 
 def skipped_text(skipped: list[dict[str, str]]) -> str:
