@@ -246,8 +246,46 @@ def severity_hits(paragraph: str) -> int:
     return len(_LEXICON.findall(paragraph))
 
 
-def discloses(family: str, sentence: str) -> bool:
-    """Whether one sentence discloses ``family`` (see the module docstring)."""
+_HYPOTHETICAL = re.compile(
+    r"^\s*(?:If|Should|In\s+the\s+event)\b|"
+    r"\b(?:could|may|might|would)\s+(?:\w+\s+){0,3}?"  # modal verbs in lower case: not "May 2026"
+    r"(?:require|result|cause|raise|lead|record|recognize|identify|need)\b|"
+    r"(?i:\bin\s+the\s+future\b|\bno\s+assurance\b|\bcannot\s+assure\b)"
+)
+_FACTUAL = re.compile(
+    r"(?i)\b(?:we|management|the\s+company)\s+(?:identified|recorded|recognized|restated|"
+    r"concluded|dismissed|engaged)\b|\bwas\s+not\s+effective\b|\baccounted\s+for\b"
+)
+
+
+def hypothetical(sentence: str) -> bool:
+    """A risk stated as a possibility, not a fact (``If we identify a material weakness in
+    the future ...``, ``we may be required to record goodwill impairment charges``).
+
+    >>> hypothetical("If we fail to remediate the material weakness, we may be unable to report.")
+    True
+    >>> hypothetical("We identified a material weakness in our internal control.")
+    False
+    >>> hypothetical("Losses and the loan due in May 2026 raise substantial doubt.")
+    False
+    """
+    return _HYPOTHETICAL.search(sentence) is not None and _FACTUAL.search(sentence) is None
+
+
+def discloses(family: str, sentence: str, *, factual: bool = True) -> bool:
+    """Whether one sentence discloses ``family`` (see the module docstring); with
+    ``factual`` a hypothetical sentence discloses nothing (a coverage unit is a fact the
+    filing states; a flag on a stated risk still holds its type's defining words).
+
+    >>> discloses("goodwill_impairment", "We may be required to record goodwill impairment "
+    ...     "charges in the future.")
+    False
+    >>> discloses("goodwill_impairment", "We may be required to record goodwill impairment "
+    ...     "charges in the future.", factual=False)
+    True
+    """
+    if factual and hypothetical(sentence):
+        return False
     if family == "customer_concentration":
         return concentration_share(sentence) is not None
     rule = _RULES.get(family)
@@ -263,7 +301,7 @@ def defining_fact(family: str, excerpt: str, paragraph: str | None, item: str) -
     if family == "severe_risk_factor":
         text = paragraph or excerpt
         return item == "1A" and len(text) >= 300 and severity_hits(text) >= 3
-    return any(discloses(family, s) for s in sentences(excerpt) or [excerpt])
+    return any(discloses(family, s, factual=False) for s in sentences(excerpt) or [excerpt])
 
 
 KNOWN_FAMILIES = (*COVERAGE_FAMILIES, "severe_risk_factor")
