@@ -155,3 +155,11 @@ def test_kinds_are_detected_from_names_and_keys(tmp_path: Path) -> None:
         (CORPUS / "producer_run" / "inputs" / "harbor_ridge_10k.htm").read_bytes()
     )
     assert grade_document(renamed).kind is DocumentKind.CIM_REDFLAGS
+
+
+def test_granite_peak_product_share_labelled_customer_concentration() -> None:
+    ev = grade_document(GEN / "finance_output" / "cim_redflags_granite_peak_10k.json")
+    assert [(f.kind.value, f.item_id) for f in ev.counted_findings()] == [
+        ("wrong_flag_type", "flag_04")
+    ]
+    assert ev.scores.coverage == 1.0  # stated risks are flagged but are no disclosures to cover
