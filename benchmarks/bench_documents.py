@@ -37,12 +37,16 @@ def main() -> None:
     t0 = time.perf_counter()
     r = measure()
     print("Labelled mutations (planted in clean documents):")
-    print(f"  {'kind':<18} {'caught':>8} {'recall':>8} {'clean docs':>11} {'false flags':>12}")
+    print(
+        f"  {'kind':<18} {'caught':>8} {'recall':>8} {'clean docs + variants':>22} "
+        f"{'false flags':>12}"
+    )
     for kind in r.total:
         recall = r.caught[kind] / r.total[kind]
         print(
             f"  {kind:<18} {r.caught[kind]:>3}/{r.total[kind]:<4} {recall:>8.1%} "
-            f"{r.clean_docs[kind]:>11} {len(r.false_flags[kind]):>12}"
+            f"{r.clean_docs[kind]:>12} + {r.variants.get(kind, 0):<7} "
+            f"{len(r.false_flags[kind]):>12}"
         )
     if args.verbose:
         for miss in r.misses:

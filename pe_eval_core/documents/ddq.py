@@ -179,11 +179,19 @@ class _Ddq:
         )
 
     def figure_list(self, qid: str, i: int, answer: dict[str, Any], text: str) -> None:
+        """Each figure the answer's ``figures`` list names is a value its text states (the
+        same number, to 1%: a reformatted figure is the same figure)."""
         figs = answer.get("figures")
         if not isinstance(figs, list) or not figs:
             return
-        raws = [str(f.get("raw")) for f in figs if isinstance(f, dict) and f.get("raw")]
-        missing = [r for r in raws if r not in text]
+        stated = [s.value for s in stated_figures(text)]
+        missing = [
+            str(f.get("raw"))
+            for f in figs
+            if isinstance(f, dict)
+            and isinstance(f.get("value"), int | float)
+            and not any(abs(x - f["value"]) <= 0.01 * max(abs(x), 1e-9) for x in stated)
+        ]
         self.led.compare(
             f"{qid} figure list vs its answer",
             ", ".join(missing) or "all found",

@@ -124,13 +124,16 @@ class Verdict:
     searched: int
 
 
-def _covers(s: Stated, x: float, unit: str) -> bool:
+def _covers(s: Stated, x: float, unit: str, *, loss: bool = False) -> bool:
     """``s`` states ``x`` within its displayed precision (money +-1% too; a whole number may
-    be ``x`` rounded or cut, as producers print a median)."""
+    be ``x`` rounded or cut, as producers print a median). With ``loss`` an unsigned amount may
+    state a negative outcome as its magnitude ("a loss of $67.4M")."""
     if s.sort == "money":
         figs = [f for f in extract_figures(s.raw) if f.kind is FigureKind.USD]
         if figs:
             f = figs[0]
+            if loss and x < 0 and not f.negative:
+                x = -x
             return f.covers(x) or abs(f.value - x) <= 0.01 * max(abs(x), 1e-9)
         return abs(s.value - x) <= 0.01 * max(abs(x), 1e-9)
     if s.sort == "percent":
@@ -242,7 +245,7 @@ class Query:
         """Grounded when some allowed aggregate equals the figure within its precision."""
         cands, _ = self.candidates(s)
         for agg in cands:
-            if _covers(s, self._value(s, agg), agg.unit):
+            if _covers(s, self._value(s, agg), agg.unit, loss=agg.role == "current_outcome"):
                 return Verdict(True, agg, agg, len(cands))
         return Verdict(False, None, self._nearest(s, cands), len(cands))
 

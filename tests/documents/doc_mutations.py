@@ -166,12 +166,16 @@ MUTATIONS: list[Mutation] = [
     Mutation("exit_proof_pack", "claim dropped", PACK_D, _drop_last_claim, expect=F({"dropped_item"}), where="opp_03"),
     Mutation("exit_proof_pack", "BX rank wrong in the HTML", PACK_M, html=("<td>1 of 7</td>", "<td>2 of 7</td>"), expect=F({"ungrounded_figure"}), where="fund-level"),
     Mutation("exit_proof_pack", "BX percentile wrong in the HTML", PACK_G, html=(">33%</td>", ">50%</td>"), expect=F({"ungrounded_figure"}), where="fund-level"),
+    Mutation("exit_proof_pack", "loss stated as its magnitude is no error", PACK_M, _text(("provenance_ledger", 0, "methodology_note"), "$-440.7M of current", "$440.7M of current"), expect=F()),
+    Mutation("exit_proof_pack", "sign before the currency is no error", PACK_G, _text(("provenance_ledger", 0, "defensibility", "rationale"), "run-rate $-", "run-rate -$"), expect=F()),
     # --- DDQ responses ----------------------------------------------------------------------
     Mutation("ddq_response", "portco count wrong", DDQ_A, _text(("answers", 0, "answer"), "Across 8 portfolio", "Across 9 portfolio"), expect=F({AGG}), where="Q01"),
     Mutation("ddq_response", "findings count off by a subset", DDQ_A, _text(("answers", 2, "answer"), "24 cohort findings", "21 cohort findings"), expect=F({AGG}), where="Q03"),
     Mutation("ddq_response", "evidence rows wrong", DDQ_A, _text(("answers", 2, "answer"), "corpus: 120", "corpus: 115"), expect=F({AGG}), where="Q03"),
     Mutation("ddq_response", "loss summed over a subset", DDQ_A, _text(("answers", 5, "answer"), "$-67.4M", "$-60.6M"), expect=F({AGG}), where="Q06"),
     Mutation("ddq_response", "recovery scaled x10", DDQ_A, _text(("answers", 5, "answer"), "rerouted: $67.4M", "rerouted: $674.0M"), expect=F({AGG}), where="Q06"),
+    Mutation("ddq_response", "recovery at another precision is no error", DDQ_A, _text(("answers", 5, "answer"), "rerouted: $67.4M", "rerouted: $67.42M"), expect=F(), where="Q06"),
+    Mutation("ddq_response", "loss stated as its magnitude is no error", DDQ_A, _text(("answers", 5, "answer"), "cohorts: $-67.4M", "cohorts: $67.4M"), expect=F(), where="Q06"),
     Mutation("ddq_response", "recovery sign-flipped", DDQ_A, _text(("answers", 5, "answer"), "rerouted: $67.4M", "rerouted: $-67.4M"), expect=F({AGG}), where="Q06"),
     Mutation("ddq_response", "N of M wrong", DDQ_A, _text(("answers", 6, "answer"), "16 of 24", "18 of 24"), expect=F({AGG}), where="Q07"),
     Mutation("ddq_response", "share wrong", DDQ_A, _text(("answers", 6, "answer"), "(67%)", "(75%)"), expect=F({AGG}), where="Q07"),
@@ -200,6 +204,7 @@ MUTATIONS: list[Mutation] = [
     Mutation("cim_redflags", "flag dropped", RF_C, _drop_flag("goodwill_impairment"), expect=F({"uncovered_disclosure"}), where="Item 7"),
     Mutation("cim_redflags", "invented flag", RF_C, _invent_flag, expect=F({"hallucinated_flag", "excerpt_not_found"}), where="flag_08"),
     Mutation("cim_redflags", "company name altered", RF_C, _set(("company_name",), lambda v: "Cedar Ridge Logistics Holdings"), expect=F({"ungrounded_entity"}), where="company_name"),
+    Mutation("cim_redflags", "excerpt re-wrapped is no error", RF_C, _text(("flags", 1, "excerpt"), "charge of $12.3 million", "charge of\n  $12.3 million"), expect=F()),
     Mutation("cim_redflags", "severity-word count altered", RF_C, _text(("flags", 0, "rationale"), "with 5 severity", "with 7 severity"), expect=F({"broken_derivation"}), where="flag_01"),
 ]  # fmt: skip
 
@@ -210,6 +215,8 @@ class Result:
     total: dict[str, int] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
     false_flags: dict[str, list[str]] = field(default_factory=dict)
+    """Counted findings on clean documents and on correct variants (mutations expecting none)."""
+    variants: dict[str, int] = field(default_factory=dict)
     clean_docs: dict[str, int] = field(default_factory=dict)
 
 
@@ -252,11 +259,18 @@ def measure(corpus: Path = CORPUS) -> Result:
                 if m.html is not None:
                     assert m.html[0] in page_text, m.name
                     page.write_text(page_text.replace(*m.html, 1), encoding="utf-8")
-                found = _hit(_grade(path), m)
+                findings = _grade(path)
+                found = _hit(findings, m)
             finally:
                 path.write_bytes(original)
                 if m.html:
                     page.write_text(page_text, encoding="utf-8")
+            if not m.expect:  # a correct variant: any finding is a false flag
+                out.variants[m.kind] = out.variants.get(m.kind, 0) + 1
+                out.false_flags.setdefault(m.kind, []).extend(
+                    f"{m.name}: {f.kind.value} {f.message}" for f in findings
+                )
+                continue
             out.total[m.kind] = out.total.get(m.kind, 0) + 1
             out.caught[m.kind] = out.caught.get(m.kind, 0) + found
             if not found:
