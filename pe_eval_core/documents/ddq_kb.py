@@ -410,11 +410,14 @@ class KnowledgeBase:
                 kb.files.setdefault(fam, {})[name] = data
         return kb
 
-    def portcos(self) -> set[str]:
-        """Every portfolio company named by an artifact (ids, company names, BX rank rows)."""
+    def portcos(self, only: dict[str, list[str]] | None = None) -> set[str]:
+        """Every portfolio company named by an artifact (ids, company names, BX rank rows);
+        with ``only``, by those files (family -> names) alone."""
         out: set[str] = set()
         for fam, files in self.files.items():
-            for data in files.values():
+            for name, data in files.items():
+                if only is not None and name not in only.get(fam, ()):
+                    continue
                 ident = identity_of(fam, data)
                 if ident:
                     out.add(ident)

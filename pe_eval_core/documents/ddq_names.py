@@ -111,15 +111,19 @@ def check_names(
     ddq: dict[str, Any],
 ) -> None:
     """Record one hallucination check per name the answer states."""
-    portcos = kb.portcos() | {str(ddq.get("fund_name") or "")}
+    everyone = kb.portcos() | {str(ddq.get("fund_name") or "")}
+    # A portco an answer names is one its cited artifacts are about (an answer citing the AI
+    # Act audits may name only audited portcos); an answer citing nothing: any of the base.
+    scope = kb.portcos(cited) if any(cited.values()) else everyone
     corpora = {str(d.get("corpus_id")) for d in kb.files.get("bx", {}).values()}
     fields = _field_names(kb)
     held = {n for files in kb.files.values() for n in files}
+    where = "its cited artifacts" if any(cited.values()) else "the knowledge base"
     for tok, at in id_tokens(text):
-        if tok in fields and tok not in portcos:
+        if tok in fields and tok not in everyone:
             continue  # a field name (evidence_row_ids), not an entity
-        ok = tok in portcos or tok in corpora
-        _name(led, qid, field, tok, "portco", ok, "the knowledge base", at)
+        ok = tok in scope or tok in corpora or tok == ddq.get("fund_name")
+        _name(led, qid, field, tok, "portco", ok, where, at)
     companies = {str(d.get("company_name")) for d in kb.files.get("cim", {}).values()}
     for m in _COMPANY.finditer(text):
         _name(

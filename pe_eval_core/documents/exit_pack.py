@@ -292,11 +292,40 @@ class _Pack:
             shown = re.sub(r"\(\+\d+ more\)", "", summary)
             summary_ids = [s.strip() for s in shown.split(",") if s.strip() not in ("", "—")]
             checks.append(("evidence row id", "evidence_row_summary", summary_ids))
+            self._more(summary, len(summary_ids), ids, cid, f"{base}.evidence_row_summary")
         for category, key, raws in checks:
             own, others = self.names_of(category, cid)
             for raw in raws:
                 self.name(cid, f"{base}.{key}", raw, category, own, others)
         self._artifact(claim.get("source_artifact"), cid, f"{base}.source_artifact")
+
+    def _more(self, summary: str, shown: int, ids: Any, cid: str, field: str) -> None:
+        """``(+N more)``: N is the evidence ids the summary does not show."""
+        m = re.search(r"\(\+(?P<n>\d+) more\)", summary)
+        if m is None or not isinstance(ids, list):
+            return
+        expected = len(ids) - shown
+        ok = int(m["n"]) == expected
+        self.led.check(
+            "citation_accuracy",
+            "derivation",
+            ok,
+            cid,
+            field,
+            m.group(),
+            role="ids not shown",
+            source_value=expected,
+        )
+        if not ok:
+            self.led.finding(
+                DocFindingKind.BROKEN_DERIVATION,
+                f"the summary says {m.group()!r}; {len(ids)} evidence ids less the {shown} "
+                f"shown leaves {expected}",
+                item_id=cid,
+                field=field,
+                raw=m.group(),
+                expected=expected,
+            )
 
     def _prose_names(self, text: str, cid: str, field: str) -> None:
         for m in _COHORT.finditer(text):
@@ -408,6 +437,8 @@ def grade_exit_pack(
     _coverage(p, claims)
     portco = str(data.get("portco_id", ""))
     p.name(None, "portco_id", portco, "portco", {norm(p.map.get("portco_id", ""))}, {})
+    if isinstance(data.get("as_of"), str) and isinstance(p.map.get("as_of"), str):
+        p.name(None, "as_of", data["as_of"], "as-of date", {norm(p.map["as_of"])}, {})
     bx_path = bx_corpus or resolve_named(path, data.get("source_bx_corpus"))
     _named_artifacts(p, path, data, bx_path)
     check_sensitivity(p.led, data, {cid: ledger[i] for cid, i in claims})
