@@ -26,7 +26,7 @@ FINDINGS_SHOWN = 5
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "doc",
-        help="grade an exit proof pack, DDQ response, red-flag file or memo",
+        help="grade an exit proof pack, DDQ response, red-flag file or memo against its source",
         description="Grade a PE document against its source and write eval_<name>.html/.json "
         "next to it. The kind comes from the file name or its keys, or --kind.",
     )
