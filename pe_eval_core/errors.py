@@ -94,6 +94,8 @@ INPUT_LABELS: dict[str, str] = {
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
     "document": "document file",
     "document_kind": "document kind",
+    "timeout": "call timeout",
+    "max_cost": "cost limit",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
 

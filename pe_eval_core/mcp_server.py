@@ -2,8 +2,10 @@
 
 Tools:
 
-- ``eval_pe_output(memo_json_path, source_json_path)`` returns exactly the seed's dict and
-  writes ``eval_<portco>_<audience>.html/.json`` next to the memo;
+- ``eval_pe_output(memo_json_path, source_json_path, thresholds=None)`` returns exactly the
+  seed's dict as structured content and writes ``eval_<portco>_<audience>.html/.json`` next to
+  the memo; a second text block carries the scores and the verdict as ``pe-eval memo`` prints
+  them (``thresholds``: the gate's spec, e.g. ``citation=0.95,coverage=1``);
 - ``list_memo_pairs(data_dir)`` lists the memo/source pairs in a folder;
 - ``score_scenarios(scenarios_path, responses_path, judge_verdicts_path=None)`` scores a
   scenarios file against recorded responses (and optionally recorded judge verdicts; no
@@ -24,7 +26,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.errors import (
     AllowedRootError,
@@ -37,7 +39,11 @@ from pe_eval_core.errors import (
     input_of,
 )
 from pe_eval_core.files import confine
-from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.history.recording import record_or_warn
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
@@ -45,8 +51,8 @@ INSTRUCTIONS = (
     "Deterministic grading of AI-written PE memos against their DX OpportunityMap "
     "(citation accuracy, hallucination rate, coverage, consistency) and scoring of Mimic "
     "scenarios against recorded agent responses. Paths must lie inside the server's allowed "
-    "roots. Report the HTML scorecard path, the four scores with their n/total context, and "
-    "the lowest-scoring dimension."
+    "roots. Report the HTML scorecard path, the four scores with their n/total context, the "
+    "lowest-scoring dimension and the verdict (ready to circulate, or not ready with its issues)."
 )
 TOOL_ARGUMENTS: dict[str, str] = {
     "memo": "memo_json_path",
@@ -57,6 +63,7 @@ TOOL_ARGUMENTS: dict[str, str] = {
     "judge_verdicts": "judge_verdicts_path",
     "document": "document_path",
     "document_kind": "kind",
+    "memo_thresholds": "thresholds",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as a tool argument."""
 
@@ -120,29 +127,81 @@ class PeEvalTools:
         if not path.is_file():
             raise error(f"{given} does not exist")
 
-    def eval_pe_output(self, memo_json_path: str, source_json_path: str) -> dict[str, Any]:
-        from pe_eval_core.memo import grade_memo, write_outputs
+    def eval_pe_output(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> dict[str, Any]:
+        """Exactly the seed's dict (the verdict is in the files written and :meth:`grade`)."""
+        return self.grade(memo_json_path, source_json_path, thresholds)[0]
 
+    def grade(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Grade and write the pair; the seed's dict and the text ``pe-eval memo`` prints
+        (scorecard path, scores, weakest dimension, verdict under ``thresholds``)."""
+        from pe_eval_core.memo import grade_memo, write_outputs
+        from pe_eval_core.memo.explain import score_lines
+        from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict, verdict_lines
+
+        bounds = VerdictThresholds.from_spec(thresholds)
         memo = self._confine(memo_json_path, "memo")
         source = self._confine(source_json_path, "source")
         # The seed's failure table names a missing memo before a missing source.
         self._file(memo, memo_json_path, MemoNotFoundError)
         self._file(source, source_json_path, SourceNotFoundError)
         evaluation = grade_memo(memo, source)
-        html_path, json_path = write_outputs(evaluation)
+        html_path, json_path = write_outputs(evaluation, thresholds=bounds)
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
-        return dict(evaluation.seed_dict(html_path, json_path))
+        verdict = memo_verdict(evaluation, bounds)
+        text = [f"Eval scorecard: {html_path}", *score_lines(evaluation), *verdict_lines(verdict)]
+        return dict(evaluation.seed_dict(html_path, json_path)), text
+
+    def eval_pe_output_result(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> CallToolResult:
+        """The tool's result: the seed's dict as structured content and as the first text
+        block (as a plain dict return would give), the scores and verdict as the second."""
+        from mcp.types import CallToolResult, TextContent
+
+        seed, text = self.grade(memo_json_path, source_json_path, thresholds)
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text=json.dumps(seed, indent=2)),
+                TextContent(type="text", text="\n".join(text)),
+            ],
+            structured_content=seed,
+        )
 
     def eval_document(
-        self, document_path: str, kind: str | None = None, source_path: str | None = None
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
     ) -> dict[str, Any]:
-        """Any producer document: the memo through ``eval_pe_output``, the others through the
-        document graders; the document and every source it reads confined to the roots."""
+        """The seed's dict with the kind, document id, findings and verdict (see
+        :meth:`grade_any`)."""
+        return self.grade_any(document_path, kind, source_path, thresholds)[0]
+
+    def grade_any(
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Any producer document: a memo through :meth:`grade`, the others through the
+        document graders; the document and every source it reads confined to the roots. The
+        dict and the text ``pe-eval doc`` prints (scores, weakest dimension, the verdict
+        under ``thresholds``)."""
         from pe_eval_core.documents import document_kind, grade_document, write_document_outputs
         from pe_eval_core.documents.api import source_paths
+        from pe_eval_core.documents.summary import score_lines
+        from pe_eval_core.documents.verdict import document_verdict
         from pe_eval_core.errors import DocumentNotFoundError
+        from pe_eval_core.memo.verdict import VerdictThresholds, verdict_lines
 
+        bounds = VerdictThresholds.from_spec(thresholds)
         doc = self._confine(document_path, "document")
         self._file(doc, document_path, DocumentNotFoundError)
         found = document_kind(doc, kind)
@@ -151,19 +210,41 @@ class PeEvalTools:
 
             named = resolve_named(doc, read_document(doc).get("source_opportunity_map"))
             source = source_path or (str(named) if named else "")
-            return {"kind": "memo", **self.eval_pe_output(str(doc), source)}
+            seed, text = self.grade(str(doc), source, thresholds)
+            return {"kind": "memo", **seed}, text
         sources = {k: self._confine(str(v), "source") for k, v in source_paths(doc, kind).items()}
         if source_path:
             sources["source"] = self._confine(source_path, "source")
         ev = grade_document(doc, kind=found.value, **sources)
-        html_path, json_path = write_document_outputs(ev)
+        html_path, json_path = write_document_outputs(ev, thresholds=bounds)
         if self.record:
-            from pe_eval_core.history.document_records import record_document_or_warn
-
-            record_document_or_warn(ev, origin="mcp", db=self.db)
+            record_or_warn(ev, origin="mcp", db=self.db)
+        verdict = document_verdict(ev, bounds)
         out = ev.seed_dict(html_path, json_path)
         out["findings"] = [f.model_dump(mode="json") for f in ev.counted_findings()]
-        return out
+        out["verdict"] = verdict.summary(ev).model_dump()
+        text = [f"Eval scorecard: {html_path}", *score_lines(ev), *verdict_lines(verdict)]
+        return out, text
+
+    def eval_document_result(
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> CallToolResult:
+        """The tool's result: the dict as structured content and first text block, the
+        scores and verdict as the second (as ``eval_pe_output``'s)."""
+        from mcp.types import CallToolResult, TextContent
+
+        out, text = self.grade_any(document_path, kind, source_path, thresholds)
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text=json.dumps(out, indent=2)),
+                TextContent(type="text", text="\n".join(text)),
+            ],
+            structured_content=out,
+        )
 
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo.pairs import scan_memo_pairs
@@ -188,13 +269,15 @@ class PeEvalTools:
     def score_scenarios(
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
+        from pe_eval_core.rates import rate_text, tally_text
         from pe_eval_core.scenarios import (
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
-        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
+        from pe_eval_core.scenarios.options import run_options
+        from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")
@@ -204,6 +287,7 @@ class PeEvalTools:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
             verdicts = self._confine(str(beside), "judge_verdicts")
+        options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
         # without recorded verdicts, cached verdicts are used and others are judge errors
         judge = choose_judge(
@@ -212,12 +296,14 @@ class PeEvalTools:
             recorded_target=True,
             cache=self.judge_cache,
             allow_live=False,
+            options=options,
         )
         loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
             loaded,
             RecordedTarget(responses),
             judge=judge,
+            options=options,
             scenarios_path=scenarios,
             save_responses=False,  # they are already on disk
         )
@@ -230,6 +316,8 @@ class PeEvalTools:
                 "failed": t.failed,
                 "errors": t.errors,
                 "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
             }
             for t in run.by_tier()
         ]
@@ -243,6 +331,8 @@ class PeEvalTools:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
@@ -255,7 +345,7 @@ class PeEvalTools:
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 
 
-def tool_error(err: PeEvalError) -> Any:
+def tool_error(err: PeEvalError) -> CallToolResult:
     """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix, and the
     tool argument at fault (``argument``) when the error names one."""
     from mcp.types import CallToolResult, TextContent
@@ -270,7 +360,10 @@ def tool_error(err: PeEvalError) -> Any:
     )
 
 
-def _guard(fn: Callable[..., Any], *args: Any) -> Any:
+def _guard(fn: Callable[..., object], *args: str | None) -> Any:
+    """``fn(*args)``, or the tool error it raised. ``Any``: the tools are annotated with what
+    they return on success (the SDK derives their output schema from it), and the SDK passes
+    a ``CallToolResult`` through as is."""
     try:
         return fn(*args)
     except PeEvalError as err:
@@ -293,7 +386,7 @@ def build_server(
     db: str | os.PathLike[str] | None = None,
     record: bool = True,
     judge_cache: str | os.PathLike[str] | None = None,
-) -> Any:
+) -> MCPServer:
     """The MCP server with its four tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
@@ -312,11 +405,17 @@ def build_server(
             "OpportunityMap (dx_report_<portco>.json) on citation accuracy, hallucination "
             "rate, coverage and consistency, with no LLM call. Writes eval_<portco>_<audience>"
             ".html/.json next to the memo and returns report_path, json_path, portco_id, "
-            "audience, scores, totals and consistency_note."
+            "audience, scores, totals and consistency_note; a second text block gives the "
+            "scores and the verdict (ready to circulate, or not ready with its issues). "
+            "thresholds (optional, as for pe-eval gate --memo-thresholds, e.g. "
+            "'citation=0.95,coverage=1'): the verdict's bounds; dimensions left out must be "
+            "perfect."
         ),
     )
-    def eval_pe_output(memo_json_path: str, source_json_path: str) -> dict[str, Any]:
-        return _guard(tools.eval_pe_output, memo_json_path, source_json_path)
+    def eval_pe_output(
+        memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> dict[str, Any]:
+        return _guard(tools.eval_pe_output_result, memo_json_path, source_json_path, thresholds)
 
     @server.tool(
         name="eval_document",
@@ -327,13 +426,18 @@ def build_server(
             "folder), 10-K/CIM red flags (cim_redflags_<doc>.json, against the filing) or an "
             "explainer memo. kind is detected from the file unless given. Writes "
             "eval_<name>.html/.json next to the document; returns report_path, json_path, "
-            "kind, document_id, scores, totals, consistency_note and the findings."
+            "kind, document_id, scores, totals, consistency_note, the findings and the "
+            "verdict; a second text block gives the scores and the verdict. thresholds "
+            "(optional, as for eval_pe_output): the verdict's bounds."
         ),
     )
     def eval_document(
-        document_path: str, kind: str | None = None, source_path: str | None = None
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
     ) -> dict[str, Any]:
-        return _guard(tools.eval_document, document_path, kind, source_path)
+        return _guard(tools.eval_document_result, document_path, kind, source_path, thresholds)
 
     @server.tool(
         name="list_memo_pairs",

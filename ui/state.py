@@ -55,6 +55,7 @@ class Scorecard:
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
     VERDICT_SPEC = "scorecard.verdict_spec"  # the gate's memo-thresholds spec ("" = pass band)
+    VERDICT_SPEC_KEPT = "scorecard.verdict_spec_kept"  # the same, kept across pages (Portfolio)
 
 
 class Portfolio:
@@ -77,6 +78,7 @@ class Documents:
     DOWNLOAD_JSON = "documents.download_json"
     WRITE = "documents.write"
     OPEN = "documents.open"  # the Portfolio's document table
+    VERDICT_SPEC = "documents.verdict_spec"  # this page's thresholds input (Scorecard's kept)
 
 
 class Scenarios:

@@ -46,6 +46,8 @@ CLI_FLAGS: dict[str, str] = {
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
     "document": "PATH",
     "document_kind": "--kind",
+    "timeout": "--timeout / --judge-timeout",
+    "max_cost": "--max-cost",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""
 

@@ -16,6 +16,7 @@ from pe_eval_core.documents.outputs import (
     evaluation_to_json,
     load_document_evaluation,
     output_paths,
+    with_verdict,
     write_document_outputs,
 )
 from pe_eval_core.documents.results import (
@@ -26,7 +27,8 @@ from pe_eval_core.documents.results import (
     DocumentEvaluation,
     DocumentKind,
 )
-from pe_eval_core.documents.summary import KIND_LABELS, document_verdict, lowest_dimension
+from pe_eval_core.documents.summary import KIND_LABELS, lowest_dimension
+from pe_eval_core.documents.verdict import document_verdict
 
 __all__ = [
     "GRADERS",
@@ -46,5 +48,6 @@ __all__ = [
     "load_document_evaluation",
     "lowest_dimension",
     "output_paths",
+    "with_verdict",
     "write_document_outputs",
 ]

@@ -18,6 +18,7 @@ from pe_eval_core.documents.loading import PREFIXES, detect_kind, kind_of, read_
 from pe_eval_core.documents.outputs import write_document_outputs
 from pe_eval_core.documents.redflags import grade_redflags
 from pe_eval_core.documents.results import DocumentEvaluation, DocumentKind
+from pe_eval_core.documents.verdict import VerdictThresholds
 from pe_eval_core.errors import DocumentKindError
 from pe_eval_core.files import check_path_text
 
@@ -63,12 +64,14 @@ def grade_document(
     return grader(p, data, **extra)
 
 
-def eval_document(path: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
-    """Grade, write ``eval_<stem>.html/.json`` next to the document, return the seed's shape
-    (``report_path``, ``json_path``, ``scores``, ``totals``, ``consistency_note``) plus the
-    kind and document id."""
+def eval_document(
+    path: str | os.PathLike[str], thresholds: VerdictThresholds | None = None, **options: Any
+) -> dict[str, Any]:
+    """Grade, write ``eval_<stem>.html/.json`` next to the document (their verdict under
+    ``thresholds``, None: the pass band), return the seed's shape (``report_path``,
+    ``json_path``, ``scores``, ``totals``, ``consistency_note``) plus the kind and document id."""
     ev = grade_document(path, **options)
-    html_path, json_path = write_document_outputs(ev)
+    html_path, json_path = write_document_outputs(ev, thresholds=thresholds)
     return ev.seed_dict(html_path, json_path)
 
 

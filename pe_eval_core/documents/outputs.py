@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from pe_eval_core.documents.results import DocumentEvaluation
+from pe_eval_core.documents.verdict import VerdictThresholds, document_verdict
 from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import check_path_text, safe_name
 from pe_eval_core.memo.outputs import write_pair
@@ -28,8 +29,17 @@ def output_paths(
 
 
 def evaluation_to_json(ev: DocumentEvaluation) -> str:
-    """The JSON sidecar's text: the whole evaluation, indented."""
+    """The JSON sidecar's text: the whole evaluation, indented (stamp the verdict first with
+    :func:`with_verdict`, as ``write_document_outputs`` does)."""
     return ev.model_dump_json(indent=2) + "\n"
+
+
+def with_verdict(
+    ev: DocumentEvaluation, thresholds: VerdictThresholds | None = None
+) -> DocumentEvaluation:
+    """``ev`` carrying its verdict under ``thresholds`` (None: the pass band), as the JSON
+    sidecar and the dashboard's JSON download hold it."""
+    return ev.model_copy(update={"verdict": document_verdict(ev, thresholds).summary(ev)})
 
 
 def load_document_evaluation(path: str | os.PathLike[str]) -> DocumentEvaluation:
@@ -38,14 +48,19 @@ def load_document_evaluation(path: str | os.PathLike[str]) -> DocumentEvaluation
 
 
 def write_document_outputs(
-    ev: DocumentEvaluation, out_dir: str | os.PathLike[str] | None = None
+    ev: DocumentEvaluation,
+    out_dir: str | os.PathLike[str] | None = None,
+    thresholds: VerdictThresholds | None = None,
 ) -> tuple[Path, Path]:
-    """Write the HTML scorecard and its JSON sidecar as one pair; return (html, json)."""
+    """Write the HTML scorecard and its JSON sidecar as one pair; return (html, json). Both
+    state the verdict under ``thresholds`` (None: the pass band)."""
     from pe_eval_core.documents.scorecard import render_document_html
 
     html_path, json_path = output_paths(ev, out_dir)
-    stamped = ev.model_copy(update={"report_path": str(html_path), "json_path": str(json_path)})
-    html = render_document_html(stamped).encode("utf-8")
+    stamped = with_verdict(ev, thresholds).model_copy(
+        update={"report_path": str(html_path), "json_path": str(json_path)}
+    )
+    html = render_document_html(stamped, thresholds).encode("utf-8")
     stamped = stamped.model_copy(update={"html_sha256": hashlib.sha256(html).hexdigest()})
     try:
         write_pair([(html_path, html), (json_path, evaluation_to_json(stamped).encode("utf-8"))])

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pe_eval_core.memo.result import Scores
+from pe_eval_core.memo.result import Scores, VerdictSummary
 from pe_eval_core.wording import DIMENSIONS
 
 
@@ -273,6 +273,9 @@ class DocumentEvaluation(BaseModel):
     report_path: str | None = None
     json_path: str | None = None
     html_sha256: str | None = None
+    verdict: VerdictSummary | None = None
+    """Set by ``write_document_outputs`` (and the dashboard's JSON download): the verdict
+    (``documents.verdict.document_verdict``) under the thresholds the pair was written with."""
 
     def seed_dict(
         self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]

@@ -10,7 +10,8 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from pe_eval_core.documents.results import KIND_TITLES, DocumentEvaluation
-from pe_eval_core.documents.summary import KIND_LABELS, document_verdict, lowest_dimension
+from pe_eval_core.documents.summary import KIND_LABELS, lowest_dimension
+from pe_eval_core.documents.verdict import VerdictThresholds, document_verdict
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_number, fmt_pct
 
 
@@ -28,10 +29,12 @@ def _environment() -> Environment:
     return env
 
 
-def render_document_html(ev: DocumentEvaluation) -> str:
-    """Verdict, four score tiles with n/total, the weakest dimension, the per-item table, the
-    findings (each with the nearest source value and where it is), the consistency table and
-    the kind's own totals."""
+def render_document_html(
+    ev: DocumentEvaluation, thresholds: VerdictThresholds | None = None
+) -> str:
+    """Verdict (under ``thresholds``, None: the pass band), four score tiles with n/total,
+    the weakest dimension, the per-item table, the findings (each with the nearest source
+    value and where it is), the consistency table and the kind's own totals."""
     scores = ev.scores.model_dump()
     tiles = [
         {
@@ -45,7 +48,7 @@ def render_document_html(ev: DocumentEvaluation) -> str:
         for d in DIMENSIONS
     ]
     lowest_name, lowest_sentence = lowest_dimension(ev)
-    ready, issues = document_verdict(ev)
+    verdict = document_verdict(ev, thresholds)
     return (
         _environment()
         .get_template("document.html.j2")
@@ -55,9 +58,7 @@ def render_document_html(ev: DocumentEvaluation) -> str:
             tiles=tiles,
             lowest_name=lowest_name,
             lowest_sentence=lowest_sentence,
-            ready=ready,
-            issues=issues[:12],
-            more_issues=max(0, len(issues) - 12),
+            verdict=verdict,
             kind_labels=KIND_LABELS,
             document_file=Path(ev.document_path).name,
             counted=ev.counted_findings(),

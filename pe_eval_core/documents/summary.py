@@ -1,6 +1,6 @@
 """What a document's evaluation says in words: each finding kind's label, the weakest
-dimension in one sentence, and the verdict (ready to circulate, or the issues). Every surface
-(CLI, HTML, dashboard, MCP) calls these, so they agree."""
+dimension in one sentence (the verdict is ``documents.verdict``). Every surface (CLI, HTML,
+dashboard, MCP) calls these, so they agree."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def lowest_dimension(ev: DocumentEvaluation) -> tuple[str, str]:
     if badness(worst, scores[worst]) <= 0:
         return "none", (
             f"All four dimensions are perfect: this {title.lower()} traces to its source, "
-            "covers it and agrees with itself; safe to circulate."
+            "covers it and agrees with itself."
         )
     shown = [f for f in ev.counted_findings() if f.dimension == worst][:3]
     quoted = "; ".join(f"{f.raw or f.item_id or ''} ({f.item_id or f.field or ''})" for f in shown)
@@ -61,8 +61,13 @@ def lowest_dimension(ev: DocumentEvaluation) -> tuple[str, str]:
     )
 
 
-def document_verdict(ev: DocumentEvaluation) -> tuple[bool, list[str]]:
-    """(ready, issues): ready only with every dimension perfect and no counted finding."""
-    issues = [f"{KIND_LABELS[f.kind]}: {f.message}" for f in ev.counted_findings()]
-    perfect = all(badness(d, getattr(ev.scores, d)) <= 1e-12 for d in DIMENSIONS)
-    return perfect and not issues, issues
+def score_lines(ev: DocumentEvaluation) -> list[str]:
+    """The four scores with their n/total, then the weakest dimension in one sentence (the
+    lines ``pe-eval doc`` prints and the MCP tool returns as text, as the memo's
+    ``memo.explain.score_lines``); whether it may circulate is the verdict's to say."""
+    scores = ev.scores.model_dump()
+    lines = [
+        f"  {DIMENSION_LABELS[d] + ':':<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})"
+        for d in DIMENSIONS
+    ]
+    return [*lines, lowest_dimension(ev)[1]]

@@ -8,13 +8,9 @@ so history, trends, comparison and the gate read it like any memo run.
 from __future__ import annotations
 
 import hashlib
-import os
-import sqlite3
-import sys
 import uuid
 
 from pe_eval_core.documents.results import DocumentEvaluation
-from pe_eval_core.errors import PeEvalError
 from pe_eval_core.history.records import (
     UNRECORDED_ID,
     MemoFindingRow,
@@ -83,19 +79,3 @@ def document_record(ev: DocumentEvaluation, *, origin: str = "api") -> RunRecord
         for r in ev.items
     ]
     return RunRecord(summary=summary, findings=findings, opportunities=items)
-
-
-def record_document_or_warn(
-    ev: DocumentEvaluation, *, origin: str, db: str | os.PathLike[str] | None = None
-) -> int | None:
-    """Record a document grading without ever failing the caller (a warning on stderr);
-    ``PE_EVAL_NO_HISTORY=1`` turns recording off."""
-    from pe_eval_core.history.store import NO_HISTORY_ENV, RunStore
-
-    if os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0"):
-        return None
-    try:
-        return RunStore(db).record(document_record(ev, origin=origin))
-    except (PeEvalError, OSError, sqlite3.Error) as exc:
-        print(f"warning: run not recorded in history: {exc}", file=sys.stderr)
-        return None

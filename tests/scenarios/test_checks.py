@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import JudgeOutcome, JudgeVerdict, TargetResponse, score_response
-from pe_eval_core.scenarios.scoring import ASSERTS_NOTHING
+from pe_eval_core.scenarios.scoring.judge import JudgeBase
+from pe_eval_core.scenarios.scoring.score import ASSERTS_NOTHING
+from tests.helpers.scenario_helpers import make_scenario
 
 
 def resp(text: str | None, **kw) -> TargetResponse:
@@ -155,7 +156,7 @@ def test_judge_skipped_when_strict_and_rules_cover_everything():
     assert judge.calls == 0
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     model = "fake-judge"
     prompt_version = "p1"
 

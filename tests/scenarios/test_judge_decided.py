@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Sequence
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -26,11 +25,12 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence
-from pe_eval_core.scenarios.scoring import JUDGE_MOOT, JUDGE_SKIPPED
+from pe_eval_core.scenarios.scoring.judge import JudgeBase, enforce_evidence
+from pe_eval_core.scenarios.scoring.judge_step import JUDGE_MOOT, JUDGE_SKIPPED
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 
-class SpyJudge:
+class SpyJudge(JudgeBase):
     """Counts calls; answers every phrase ``paraphrase`` (quoting it), or raises if ``fail``."""
 
     model = "spy-judge"

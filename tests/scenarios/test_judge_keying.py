@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -20,14 +19,16 @@ from pe_eval_core.scenarios import (
     load_recorded,
     score_response,
 )
-from pe_eval_core.scenarios.judge import (
+from pe_eval_core.scenarios.models import JudgeVerdict
+from pe_eval_core.scenarios.options import run_options
+from pe_eval_core.scenarios.run.setup import CacheOnlyJudge, choose_judge
+from pe_eval_core.scenarios.scoring.judge import (
     FALLBACK_JUDGE_MODEL,
     JUDGE_PROMPT_VERSION,
     response_sha256,
     stamp_recorded_verdicts,
 )
-from pe_eval_core.scenarios.models import JudgeVerdict
-from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge
+from tests.helpers.scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 RESPONSE = "Eight failed charges: 4 cards expired. The other 4 bounced."
 EDITED = "Eight failed charges. It is NOT the case that 4 cards expired."
@@ -163,7 +164,9 @@ def test_choose_judge_default_differs_from_the_target(no_key, monkeypatch, tmp_p
     assert choose_judge(scenarios_path=s).model == "claude-opus-4-5"  # type: ignore[union-attr]
     opus = choose_judge(scenarios_path=s, target_model="claude-opus-4-5")
     assert opus is not None and opus.model == FALLBACK_JUDGE_MODEL
-    explicit = choose_judge(scenarios_path=s, target_model="x", judge_model="claude-opus-4-5")
+    explicit = choose_judge(
+        scenarios_path=s, target_model="x", options=run_options(judge_model="claude-opus-4-5")
+    )
     assert explicit is not None and explicit.model == "claude-opus-4-5"
     offline = choose_judge(scenarios_path=s, allow_live=False, cache=tmp_path / "c")
     assert isinstance(offline, CacheOnlyJudge) and offline.db_path == tmp_path / "c"

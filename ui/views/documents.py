@@ -25,10 +25,19 @@ from pe_eval_core.documents import (
     find_documents,
     grade_document,
     lowest_dimension,
+    with_verdict,
     write_document_outputs,
 )
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_number, fmt_pct
+from pe_eval_core.memo.verdict import VerdictThresholds
+from pe_eval_core.wording import (
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    LOWER_IS_BETTER,
+    fmt_number,
+    fmt_pct,
+)
 from ui import links, state
+from ui.columns import as_points, score_column
 from ui.data import Fingerprint, folder_fingerprint
 from ui.errors import guarded, md_code, md_escape
 
@@ -97,11 +106,10 @@ def _memo(path: Path) -> None:
 
 def render_evaluation(ev: DocumentEvaluation) -> None:
     """Verdict, score tiles, weakest dimension, findings, consistency, items, downloads."""
-    ready, issues = document_verdict(ev)
-    if ready:
-        st.success("**Ready to circulate**", icon=":material/verified:")
-    else:
-        st.error(f"**Not ready: {len(issues)} issue{'s' if len(issues) != 1 else ''}**")
+    from ui.views.scorecard import show_verdict, verdict_thresholds
+
+    thresholds = verdict_thresholds(K.VERDICT_SPEC)
+    show_verdict(document_verdict(ev, thresholds), K.VERDICT_SPEC)
     cols = st.columns(4)
     for col, d in zip(cols, DIMENSIONS, strict=True):
         col.metric(DIMENSION_LABELS[d], fmt_pct(getattr(ev.scores, d)), border=True)
@@ -133,7 +141,7 @@ def render_evaluation(ev: DocumentEvaluation) -> None:
     st.dataframe(pd.DataFrame([r.model_dump() for r in ev.items]), hide_index=True)
     from pe_eval_core.documents.scorecard import render_document_html
 
-    html = render_document_html(ev)
+    html = render_document_html(ev, thresholds)
     stem = Path(ev.document_path).stem
     c1, c2, c3 = st.columns(3)
     c1.download_button(
@@ -141,14 +149,14 @@ def render_evaluation(ev: DocumentEvaluation) -> None:
     )
     c2.download_button(
         "Scorecard data (JSON)",
-        evaluation_to_json(ev),
+        evaluation_to_json(with_verdict(ev, thresholds)),
         f"eval_{stem}.json",
         "application/json",
         key=K.DOWNLOAD_JSON,
     )
     if c3.button("Write next to the document", key=K.WRITE, icon=":material/save:"):
         with guarded(stop=False):
-            html_path, json_path = write_document_outputs(ev)
+            html_path, json_path = write_document_outputs(ev, thresholds=thresholds)
             st.toast(f"Wrote {html_path.name} and {json_path.name}.")
 
 
@@ -179,8 +187,11 @@ def render() -> None:
     render_evaluation(ev)
 
 
-def document_rows(folder: Path) -> list[dict[str, Any]]:
-    """One Portfolio row per non-memo document: kind, id, the four scores, findings."""
+def document_rows(
+    folder: Path, thresholds: VerdictThresholds | None = None
+) -> list[dict[str, Any]]:
+    """One Portfolio row per non-memo document: kind, id, its verdict under ``thresholds``
+    (None: the pass band), the four scores, findings."""
     rows: list[dict[str, Any]] = []
     for kind, path in documents(folder):
         if kind == DocumentKind.MEMO.value:
@@ -195,23 +206,24 @@ def document_rows(folder: Path) -> list[dict[str, Any]]:
                 raise
             rows.append(row | {"error": exc.message})
             continue
+        verdict = document_verdict(ev, thresholds)
+        row |= {"verdict": verdict.headline, "ready": verdict.ready}
         row |= {d: getattr(ev.scores, d) for d in DIMENSIONS}
         row |= {"findings": len(ev.counted_findings()), "biggest_finding": lowest_dimension(ev)[1]}
         rows.append(row)
     return rows
 
 
-def render_portfolio_documents(folder: Path) -> None:
-    """The Portfolio's table of every other document kind, a row per document; a click opens
-    its document scorecard."""
-    rows = document_rows(folder) if folder.is_dir() else []
+def render_portfolio_documents(folder: Path, thresholds: VerdictThresholds | None = None) -> None:
+    """The Portfolio's table of every other document kind, a row per document with its
+    verdict under the page's thresholds; a click opens its document scorecard."""
+    rows = document_rows(folder, thresholds) if folder.is_dir() else []
     if not rows:
         return
     st.markdown("##### Other documents (exit proof packs, DDQ responses, red flags)")
     st.caption("Click a row to open that document's scorecard.")
-    frame = pd.DataFrame(rows).reindex(
-        columns=["kind", "document", *DIMENSIONS, "findings", "biggest_finding", "error"]
-    )
+    columns = ["kind", "document", "verdict", *DIMENSIONS, "findings", "biggest_finding", "error"]
+    frame = as_points(pd.DataFrame(rows).reindex(columns=columns), DIMENSIONS)
     event = st.dataframe(
         frame,
         hide_index=True,
@@ -220,8 +232,12 @@ def render_portfolio_documents(folder: Path) -> None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
-            d: st.column_config.NumberColumn(DIMENSION_LABELS[d], format="percent")
-            for d in DIMENSIONS
+            d: score_column(
+                label,
+                bar=False,
+                help=label + (" (lower is better)" if d in LOWER_IS_BETTER else ""),
+            )
+            for d, label in DIMENSION_LABELS.items()
         },
     )
     selected = event.selection.rows if event is not None else []
