@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.cli import ExitCode, Subparsers
-from pe_eval_core.cli.memo import cli_thresholds, exit_code, verdict_thresholds
+from pe_eval_core.cli.memo import (
+    add_verdict_options,
+    cli_thresholds,
+    exit_code,
+    verdict_thresholds,
+)
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, verdict_lines
 from pe_eval_core.terminal import term
@@ -47,18 +52,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--out-dir", type=Path, help="write the scorecard here")
     p.add_argument("--all", action="store_true", help="grade every document in the folder PATH")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.add_argument(
-        "--fail-under",
-        metavar="DIM=X,...",
-        help="the verdict's minimum score for each dimension named (others must be perfect), "
-        "e.g. citation=0.95,coverage=1.0; exit 1 when the verdict is not ready",
-    )
-    p.add_argument(
-        "--max-hallucination",
-        type=float,
-        metavar="X",
-        help="the verdict's maximum hallucination rate (default 0)",
-    )
+    add_verdict_options(p)
     add_store_options(p)
     p.set_defaults(func=handle)
 

@@ -84,6 +84,14 @@ def register(subparsers: Subparsers) -> None:
     )
     add_jobs(p)
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_verdict_options(p)
+    add_store_options(p)
+    p.set_defaults(func=handle)
+
+
+def add_verdict_options(p: argparse.ArgumentParser) -> None:
+    """``--fail-under`` and ``--max-hallucination``: the verdict's thresholds (``memo`` and
+    ``doc``; read back by :func:`cli_thresholds`)."""
     p.add_argument(
         "--fail-under",
         metavar="DIM=X,...",
@@ -96,8 +104,6 @@ def register(subparsers: Subparsers) -> None:
         metavar="X",
         help="the verdict's maximum hallucination rate (default 0)",
     )
-    add_store_options(p)
-    p.set_defaults(func=handle)
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from pe_eval_core.documents.ddq_search import Query, Verdict, _covers
 from pe_eval_core.documents.loading import require_list, try_read_source
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
 from pe_eval_core.errors import DocumentSourceError
+from pe_eval_core.grading.roles import Role
 from pe_eval_core.wording import fmt_usd
 
 _FUND = re.compile(r"(?i)\bfund\b|fund-wide|\bcorpus\b|knowledge base|portfolio companies")
@@ -233,7 +234,8 @@ class _Ddq:
                 if (
                     not ok
                     or agg.op != "sum"
-                    or agg.role != "impact"
+                    or agg.role not in (Role.IMPACT, Role.TOTAL)
+                    or agg.band
                     or agg.family not in ("dx", "pack")
                 ):
                     continue

@@ -11,7 +11,7 @@ Nothing else is searched, so a figure computed over a subset of the files is nev
 >>> kb = KnowledgeBase.from_records({"dx": [{"portco_id": "A", "opportunities": [
 ...     {"id": "o1", "n": 3, "current_outcome_usd_annual": -5.0, "difficulty_score_1_to_5": 2},
 ...     {"id": "o2", "n": 4, "outcome_total_usd_annual": -7.0, "difficulty_score_1_to_5": 4}]}]})
->>> [a.describe() for a in kb.aggregates(["dx"], field_roles={"current_outcome"}, ops={"sum"})]
+>>> [a.describe() for a in kb.aggregates(["dx"], claim=(Role.LOSS, ""), ops={"sum"})]
 ['sum of current outcome over 2 opportunities in 1 dx_report = $-12']
 """
 
@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pe_eval_core.documents.roles import current_outcome_of, persistence_of
+from pe_eval_core.documents.source_values import current_outcome_of, persistence_of
+from pe_eval_core.grading.roles import FieldRule, Role, RoleTable, accepts
 
 FAMILY_PREFIXES: dict[str, str] = {
     "dx": "dx_report_",
@@ -57,18 +58,64 @@ def family_of(name: str) -> str | None:
     return None
 
 
+DDQ_FIELD_ROLES = RoleTable(
+    "DDQ knowledge base",
+    (
+        FieldRule(r"total_(?:conservative|aggressive)_usd_annual", Role.TOTAL, "a band's total"),
+        FieldRule(
+            r"headline_total_usd_annual|total_base_usd_annual|total_projected_impact_usd_annual|"
+            r"total_identified_usd_annual",
+            Role.TOTAL,
+            "a pack's headline and base total, a map's or memo's total, the BX corpus total",
+        ),
+        FieldRule(r"current_outcome|current_loss_usd_annual", Role.LOSS, "today's outcome"),
+        FieldRule(r"projected_outcome_usd_annual", Role.PROJECTED, "the outcome after the action"),
+        FieldRule(r"\w*impact_usd_annual", Role.IMPACT, "an opportunity's or claim's impact"),
+        FieldRule(r"ebitda_baseline_usd", Role.BASELINE, "the EBITDA baseline"),
+        FieldRule(r"n|n_rows|n_claims_documented|portco_count", Role.COUNT, "counts of things"),
+        FieldRule(r"persistence", Role.SCORE, "the persistence score, else k/m quarters"),
+        FieldRule(r"quarters_observed", Role.QUARTERS_OBSERVED, "k of k/m quarters"),
+        FieldRule(r"quarters_total", Role.QUARTERS_TOTAL, "m of k/m quarters"),
+        FieldRule(r"difficulty_score_1_to_5", Role.DIFFICULTY, "the difficulty rating"),
+        FieldRule(r"evidence_rows", Role.EVIDENCE_COUNT, "evidence row ids listed"),
+        FieldRule(r"\w*_multiplier", Role.PARAMETER, "a sensitivity band's multiplier"),
+        FieldRule(
+            r"archetype|severity|flag_type|excerpt|would_buyer_challenge|has_\w+",
+            Role.IDENTIFIER,
+            "classifications and yes/no fields: counted by the predicates an answer states",
+        ),
+    ),
+)
+"""The knowledge base's field table: the quantity each aggregatable field holds (its unit is
+the ``FieldSpec``'s), on the shared role core. A money figure is compared only with fields of
+a role its wording's claim accepts (``grading.roles.accepts``)."""
+
+BANDS = ("conservative", "aggressive")
+"""The sensitivity bands a pack's totals are stated for (a band total grounds only a figure
+its answer says is that band's)."""
+
+
 @dataclass(frozen=True)
 class FieldSpec:
-    """One aggregatable field of a population: how to read it, its unit and role."""
+    """One aggregatable field of a population: how to read it, its unit; its role is the
+    table's (``DDQ_FIELD_ROLES``)."""
 
     name: str
     unit: str
     """``usd``, ``count``, ``fraction`` (shown as a percent or score), ``score``,
     ``difficulty``, ``quarters``, ``percent``, ``bool`` or ``text``."""
-    role: str
     read: Callable[[dict[str, Any]], Any]
     words: str = ""
     """How a finding names the field ("current outcome")."""
+
+    @property
+    def role(self) -> Role:
+        return DDQ_FIELD_ROLES.role_of(self.name)
+
+    @property
+    def band(self) -> str:
+        """The sensitivity band of a band total (``conservative``), else ``""``."""
+        return next((b for b in BANDS if b in self.name), "")
 
 
 def _get(*path: str) -> Callable[[dict[str, Any]], Any]:
@@ -96,62 +143,53 @@ def _length(key: str) -> Callable[[dict[str, Any]], Any]:
 
 
 _OPPORTUNITY_FIELDS = (
-    FieldSpec("current_outcome", "usd", "current_outcome", current_outcome_of, "current outcome"),
+    FieldSpec("current_outcome", "usd", current_outcome_of, "current outcome"),
     FieldSpec(
         "projected_impact_usd_annual",
         "usd",
-        "impact",
         _get("projected_impact_usd_annual"),
         "projected impact",
     ),
     FieldSpec(
         "projected_outcome_usd_annual",
         "usd",
-        "projected_outcome",
         _get("projected_outcome_usd_annual"),
         "projected outcome",
     ),
-    FieldSpec("n", "count", "count", _get("n"), "row count n"),
+    FieldSpec("n", "count", _get("n"), "row count n"),
     FieldSpec(
         "persistence",
         "fraction",
-        "persistence",
         persistence_of,
         "persistence (score, else k/m quarters)",
     ),
-    FieldSpec("quarters_observed", "quarters", "quarters_observed", _pair(0), "quarters observed"),
-    FieldSpec("quarters_total", "quarters", "quarters_total", _pair(1), "quarters in the window"),
+    FieldSpec("quarters_observed", "quarters", _pair(0), "quarters observed"),
+    FieldSpec("quarters_total", "quarters", _pair(1), "quarters in the window"),
     FieldSpec(
         "difficulty_score_1_to_5",
-        "difficulty",
         "difficulty",
         _get("difficulty_score_1_to_5"),
         "difficulty",
     ),
-    FieldSpec(
-        "evidence_rows", "count", "evidence_rows", _length("evidence_row_ids"), "evidence row ids"
-    ),
-    FieldSpec("archetype", "text", "archetype", _get("archetype"), "archetype"),
+    FieldSpec("evidence_rows", "count", _length("evidence_row_ids"), "evidence row ids"),
+    FieldSpec("archetype", "text", _get("archetype"), "archetype"),
 )
 _CLAIM_FIELDS = (
     FieldSpec(
         "claimed_impact_usd_annual",
         "usd",
-        "impact",
         _get("claimed_impact_usd_annual"),
         "claimed impact",
     ),
     FieldSpec(
         "current_loss_usd_annual",
         "usd",
-        "current_outcome",
         _get("current_loss_usd_annual"),
         "current loss",
     ),
-    FieldSpec("n_rows", "count", "count", _get("n_rows"), "row count"),
+    FieldSpec("n_rows", "count", _get("n_rows"), "row count"),
     FieldSpec(
         "difficulty_score_1_to_5",
-        "difficulty",
         "difficulty",
         _get("difficulty_score_1_to_5"),
         "difficulty",
@@ -159,114 +197,95 @@ _CLAIM_FIELDS = (
     FieldSpec(
         "would_buyer_challenge",
         "bool",
-        "flag",
         _get("defensibility", "would_buyer_challenge"),
         "would buyer challenge",
     ),
     FieldSpec(
         "has_counterfactual",
         "bool",
-        "flag",
         _get("defensibility", "has_counterfactual"),
         "has counterfactual",
     ),
     FieldSpec(
         "has_persistence_data",
         "bool",
-        "flag",
         _get("defensibility", "has_persistence_data"),
         "has persistence data",
     ),
     FieldSpec(
         "has_row_evidence",
         "bool",
-        "flag",
         _get("defensibility", "has_row_evidence"),
         "has row evidence",
     ),
 )
 _FLAG_FIELDS = (
-    FieldSpec("severity", "text", "severity", _get("severity"), "severity"),
-    FieldSpec("flag_type", "text", "flag type", _get("flag_type"), "flag type"),
-    FieldSpec("excerpt", "text", "excerpt", _get("excerpt"), "excerpt"),
+    FieldSpec("severity", "text", _get("severity"), "severity"),
+    FieldSpec("flag_type", "text", _get("flag_type"), "flag type"),
+    FieldSpec("excerpt", "text", _get("excerpt"), "excerpt"),
 )
 _PACK_FILE_FIELDS = (
-    FieldSpec(
-        "headline_total_usd_annual", "usd", "impact", _get("headline_total_usd_annual"), "headline"
-    ),
+    FieldSpec("headline_total_usd_annual", "usd", _get("headline_total_usd_annual"), "headline"),
     FieldSpec(
         "total_base_usd_annual",
         "usd",
-        "impact",
         _get("sensitivity", "total_base_usd_annual"),
         "base total",
     ),
     FieldSpec(
         "total_conservative_usd_annual",
         "usd",
-        "conservative",
         _get("sensitivity", "total_conservative_usd_annual"),
         "conservative total",
     ),
     FieldSpec(
         "total_aggressive_usd_annual",
         "usd",
-        "aggressive",
         _get("sensitivity", "total_aggressive_usd_annual"),
         "aggressive total",
     ),
     FieldSpec(
         "conservative_multiplier",
         "fraction",
-        "multiplier",
         _get("sensitivity", "conservative_multiplier"),
         "conservative multiplier",
     ),
     FieldSpec(
         "base_multiplier",
         "fraction",
-        "multiplier",
         _get("sensitivity", "base_multiplier"),
         "base multiplier",
     ),
     FieldSpec(
         "aggressive_multiplier",
         "fraction",
-        "multiplier",
         _get("sensitivity", "aggressive_multiplier"),
         "aggressive multiplier",
     ),
-    FieldSpec(
-        "n_claims_documented", "count", "count", _get("n_claims_documented"), "claims documented"
-    ),
+    FieldSpec("n_claims_documented", "count", _get("n_claims_documented"), "claims documented"),
 )
 _MAP_FILE_FIELDS = (
     FieldSpec(
         "total_projected_impact_usd_annual",
         "usd",
-        "impact",
         _get("total_projected_impact_usd_annual"),
         "map total",
     ),
-    FieldSpec(
-        "ebitda_baseline_usd", "usd", "baseline", _get("ebitda_baseline_usd"), "EBITDA baseline"
-    ),
+    FieldSpec("ebitda_baseline_usd", "usd", _get("ebitda_baseline_usd"), "EBITDA baseline"),
 )
 _MEMO_FILE_FIELDS = (
     FieldSpec(
         "total_projected_impact_usd_annual",
         "usd",
-        "impact",
         _get("total_projected_impact_usd_annual"),
         "memo headline",
     ),
 )
 _BX_FILE_FIELDS = (
-    FieldSpec("portco_count", "count", "count", _get("portco_count"), "portco count"),
+    FieldSpec("portco_count", "count", _get("portco_count"), "portco count"),
     FieldSpec(
         "total_identified_usd_annual",
         "usd",
-        "impact",
         _get("total_identified_usd_annual"),
         "corpus total",
     ),
@@ -317,7 +336,7 @@ class Aggregate:
     field: str
     field_words: str
     unit: str
-    role: str
+    role: Role
     population: str
     family: str
     scope: str
@@ -326,6 +345,8 @@ class Aggregate:
     n_files: int
     value: float
     predicate: tuple[Predicate, ...] = ()
+    band: str = ""
+    """The sensitivity band of a band total, else ``""``."""
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -451,7 +472,7 @@ class KnowledgeBase:
         *,
         scopes: dict[str, dict[str, list[str]]] | None = None,
         populations: set[str] | None = None,
-        field_roles: set[str] | None = None,
+        claim: tuple[Role, str] | None = None,
         fields: set[str] | None = None,
         units: set[str] | None = None,
         ops: set[str] | None = None,
@@ -470,16 +491,22 @@ class KnowledgeBase:
                     base = dict(population=pop, family=fam, scope=scope, n_files=len(names))
                     if fields is None:
                         yield from _counts(recs, specs, fam, base, ops, units, predicates)
-                    if field_roles is None and units is None and fields is None:
+                    if claim is None and units is None and fields is None:
                         continue
                     for spec in specs:
-                        if field_roles is not None and spec.role not in field_roles:
+                        if claim is not None and not _claims(claim, spec):
                             continue
                         if fields is not None and spec.name not in fields:
                             continue
                         if units is not None and spec.unit not in units:
                             continue
                         yield from _field_ops(recs, spec, base, ops)
+
+
+def _claims(claim: tuple[Role, str], spec: FieldSpec) -> bool:
+    """Whether a field may ground a figure claiming ``claim`` (a role and a band)."""
+    role, band = claim
+    return accepts(role, spec.role) and spec.band == band
 
 
 def _counts(
@@ -496,7 +523,7 @@ def _counts(
         return
     kept = [r for r in recs if all(_holds(by_name[f], r, o, v) for f, o, v in predicates)]
     common = dict(
-        field="", field_words="", role="count", n_records=len(recs), predicate=predicates, **base
+        field="", field_words="", role=Role.COUNT, n_records=len(recs), predicate=predicates, **base
     )
     counts = units is None or "count" in units
     if (ops is None or "count" in ops) and counts:
@@ -532,6 +559,7 @@ def _field_ops(
             field_words=spec.words,
             unit=spec.unit,
             role=spec.role,
+            band=spec.band,
             n_records=len(values),
             value=float(fn(values)),
             **base,

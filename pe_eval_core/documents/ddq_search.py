@@ -23,29 +23,29 @@ from typing import Any
 
 from pe_eval_core.documents.ddq_figures import NOUNS, Stated, ops_in
 from pe_eval_core.documents.ddq_kb import (
+    BANDS,
     FAMILY_PREFIXES,
     Aggregate,
     KnowledgeBase,
     Predicate,
     field_specs,
 )
+from pe_eval_core.grading.roles import Cue, Role, claim_in
 from pe_eval_core.numbers import FigureKind, extract_figures
 
 ALL_OPS = {"sum", "mean", "median", "min", "max"}
 
-_MONEY_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (role, re.compile(p, re.I))
-    for role, p in (
-        ("conservative", r"conservative"),
-        ("aggressive", r"aggressive"),
-        ("current_outcome", r"\b(?:loss|losses|leakage|run-rate|current\s+outcome|observed)\b"),
-        ("baseline", r"\bbaseline\b"),
-        (
-            "impact",
-            r"\b(?:recover\w*|impact|headline|base-case|attributable|contribution|uplift)\b",
-        ),
-    )
+DDQ_CUES: tuple[Cue, ...] = (
+    Cue(Role.LOSS, before=r"loss|losses|leakage|run-rate|current\s+outcome|observed"),
+    Cue(Role.BASELINE, before=r"baseline"),
+    Cue(
+        Role.IMPACT,
+        before=r"recover\w*|impact|headline|base-case|attributable|contribution|uplift",
+    ),
 )
+"""What a DDQ answer's money label names ("Total observed annual loss across documented
+cohorts: $X", "headline base-case AI EBITDA contribution is $X"), read by the shared
+``grading.roles.claim_in`` (a label, not a clause: the first cue in order that occurs)."""
 _THRESHOLD = re.compile(
     r"(?P<op>[≥≤]|>=|<=|>|<|\bat\s+least|\bat\s+most)\s*(?P<value>\d+(?:\.\d+)?)"
     r"(?P<after>\s*[a-z]+)?",
@@ -87,17 +87,19 @@ def thresholds(sentence: str) -> tuple[Predicate, ...]:
     return tuple(out)
 
 
-def money_role(text: str, s: Stated) -> str | None:
-    """The role of a money figure: a parenthesised word after it, else its clause before it."""
+def money_claim(text: str, s: Stated) -> tuple[Role, str] | None:
+    """What a money figure claims (a role and a sensitivity band): a parenthesised word after
+    it ("$461.4M (conservative)"), else the label of its clause before it; None when neither
+    names a quantity."""
     after = re.match(r"\s*\(([^)]{1,30})\)", text[s.end :])
-    if after:
-        for role, cue in _MONEY_CUES:
-            if cue.search(after.group(1)):
-                return role
     clause = re.split(r"[.;]\s", text[: s.start])[-1][-120:]
-    for role, cue in _MONEY_CUES:
-        if cue.search(clause):
-            return role
+    for words in ([after.group(1)] if after else []) + [clause]:
+        band = next((b for b in BANDS if re.search(b, words, re.I)), "")
+        if band:
+            return Role.TOTAL, band
+        role = claim_in(words, DDQ_CUES)
+        if role is not Role.ANY:
+            return role, ""
     return None
 
 
@@ -165,12 +167,10 @@ class Query:
         clause = clause_of(self.text, s)
         ops = ops_in(clause[: s.start - self.text.find(clause)] if clause else "") or None
         if s.sort == "money":
-            role = money_role(self.text, s)
+            claim = money_claim(self.text, s)
             # A fund-level amount that names no statistic is a total ("Across 3 portcos ...
             # contribution is $922.9M"): a median or a maximum must be named to be meant.
-            return self._aggs(
-                field_roles={role} if role else None, units={"usd"}, ops=ops or {"sum"}
-            ), ops
+            return self._aggs(claim=claim, units={"usd"}, ops=ops or {"sum"}), ops
         if s.sort in ("score", "difficulty"):
             unit = "fraction" if s.sort == "score" else "difficulty"
             return self._aggs(units={unit}, ops=ops or ALL_OPS), ops
@@ -245,7 +245,7 @@ class Query:
         """Grounded when some allowed aggregate equals the figure within its precision."""
         cands, _ = self.candidates(s)
         for agg in cands:
-            if _covers(s, self._value(s, agg), agg.unit, loss=agg.role == "current_outcome"):
+            if _covers(s, self._value(s, agg), agg.unit, loss=agg.role is Role.LOSS):
                 return Verdict(True, agg, agg, len(cands))
         return Verdict(False, None, self._nearest(s, cands), len(cands))
 

@@ -25,22 +25,27 @@ from pe_eval_core.documents.exit_pack_checks import (
     check_sensitivity,
 )
 from pe_eval_core.documents.loading import read_source, require_list, resolve_named
-from pe_eval_core.documents.matching import Match, match_field, match_figure
+from pe_eval_core.documents.matching import Match, match_field, match_figure, role_words
 from pe_eval_core.documents.prose import norm, prose_figures, split_label
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
-from pe_eval_core.documents.roles import Role, SourceValue, map_values
+from pe_eval_core.documents.source_values import SourceValue, map_values
 from pe_eval_core.errors import DocumentSourceError
+from pe_eval_core.grading.roles import FieldRule, Role, RoleTable
 
-CLAIM_FIELD_ROLES: dict[str, Role] = {
-    "n_rows": Role.COUNT,
-    "current_loss_usd_annual": Role.CURRENT_OUTCOME,
-    "claimed_impact_usd_annual": Role.IMPACT,
-    "persistence_quarters": Role.QUARTERS_OBSERVED,
-    "persistence_total_quarters": Role.QUARTERS_TOTAL,
-    "persistence_score": Role.PERSISTENCE,
-    "difficulty_score_1_to_5": Role.DIFFICULTY,
-}
-"""The pack's role table: each numeric field of a ledger claim and the quantity it copies."""
+EXIT_PACK_CLAIM_ROLES = RoleTable(
+    "ExitProofPack claim",
+    (
+        FieldRule(r"n_rows", Role.COUNT, "the cohort's rows (the map's n)"),
+        FieldRule(r"current_loss_usd_annual", Role.LOSS, "the map's current outcome"),
+        FieldRule(r"claimed_impact_usd_annual", Role.IMPACT, "the map's projected impact"),
+        FieldRule(r"persistence_total_quarters", Role.QUARTERS_TOTAL, "m of k/m quarters"),
+        FieldRule(r"persistence_quarters", Role.QUARTERS_OBSERVED, "k of k/m quarters"),
+        FieldRule(r"persistence_score", Role.SCORE, "the score, else k/m (shape B)"),
+        FieldRule(r"difficulty_score_1_to_5", Role.DIFFICULTY, "the map's difficulty"),
+    ),
+)
+"""The pack's role table: each numeric field of a ledger claim and the quantity of the map it
+copies (a field no rule names is not graded)."""
 
 CLAIM_PROSE_FIELDS = ("methodology_note", "defensibility.rationale")
 """Prose fields of a claim whose figures and labels are graded."""
@@ -67,11 +72,11 @@ def _named(v: SourceValue) -> str:
     return f"{v.path}{how} = {v.value:,.6g}"
 
 
-def describe(m: Match, raw: str, role: Role | None, *, structured: bool) -> str:
+def describe(m: Match, raw: str, role: Role, *, structured: bool) -> str:
     """A finding's sentence: what the document says, what the source field of its role holds,
     and (for a wrong quantity) which other field it equals."""
     what = f"{'field value' if structured else 'figure'} {raw!r}"
-    claims = f" claims a {role.value.replace('_', ' ')}" if role else ""
+    claims = f" claims a {role_words(role)}" if role is not Role.ANY else ""
     exp = m.expected
     should = f"; the source has {_named(exp)}" if exp else "; the source has no value of its kind"
     if m.status == "misattributed" and m.value is not None:
@@ -80,10 +85,7 @@ def describe(m: Match, raw: str, role: Role | None, *, structured: bool) -> str:
     if m.status == "sign":
         return f"{what}{claims} with the wrong sign{should}"
     if m.status == "wrong_quantity" and m.value is not None:
-        return (
-            f"{what}{claims}{should}; it equals {_named(m.value)}, a "
-            f"{m.value.role.value.replace('_', ' ')}"
-        )
+        return f"{what}{claims}{should}; it equals {_named(m.value)}, a {role_words(m.value.role)}"
     return f"{what}{claims} that the source does not hold{should}"
 
 
@@ -106,9 +108,7 @@ class _Pack:
 
     # --- figures ---------------------------------------------------------------------------
 
-    def _record(
-        self, m: Match, cid: str, field: str, raw: str, role: Role | None, **span: Any
-    ) -> None:
+    def _record(self, m: Match, cid: str, field: str, raw: str, role: Role, **span: Any) -> None:
         ok = m.status in ("grounded", "misattributed")
         v = m.value
         self.led.check(
@@ -118,7 +118,7 @@ class _Pack:
             cid,
             field,
             raw,
-            role=role.value if role else "",
+            role=role.value,
             source_path=v.path if v else None,
             source_value=v.value if v else None,
             **span,
@@ -138,9 +138,9 @@ class _Pack:
         )
 
     def structured(self, claim: dict[str, Any], cid: str, base: str) -> None:
-        for key, role in CLAIM_FIELD_ROLES.items():
-            value = claim.get(key)
-            if isinstance(value, bool) or not isinstance(value, int | float):
+        for key, value in claim.items():
+            role = EXIT_PACK_CLAIM_ROLES.role_of(key)
+            if role is Role.ANY or isinstance(value, bool) or not isinstance(value, int | float):
                 continue
             m = match_field(float(value), role, cid, self.values)
             self._record(m, cid, f"{base}.{key}", str(value), role)

@@ -15,7 +15,7 @@ from pe_eval_core.documents.core import Ledger
 from pe_eval_core.documents.loading import try_read_source
 from pe_eval_core.documents.matching import USD_TOLERANCE, field_close
 from pe_eval_core.documents.results import DocFindingKind
-from pe_eval_core.documents.roles import current_outcome_of, persistence_of
+from pe_eval_core.documents.source_values import current_outcome_of, persistence_of
 from pe_eval_core.numbers import FigureKind, extract_figures
 from pe_eval_core.wording import fmt_usd
 

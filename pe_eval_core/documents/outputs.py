@@ -9,9 +9,8 @@ from pathlib import Path
 
 from pe_eval_core.documents.results import DocumentEvaluation
 from pe_eval_core.documents.verdict import VerdictThresholds, document_verdict
-from pe_eval_core.errors import OutputWriteError
-from pe_eval_core.files import check_path_text, safe_name
-from pe_eval_core.memo.outputs import write_pair
+from pe_eval_core.files import safe_name
+from pe_eval_core.memo.outputs import commit_pair, pair_paths
 
 
 def output_paths(
@@ -19,13 +18,7 @@ def output_paths(
 ) -> tuple[Path, Path]:
     """``eval_<stem>.html`` / ``.json`` in ``out_dir`` (default: the document's folder)."""
     stem = safe_name(Path(ev.document_path).stem, "document")
-    folder = Path(out_dir) if out_dir is not None else Path(ev.document_path).parent
-    check_path_text(folder, "out_dir")
-    try:
-        folder = folder.resolve()
-    except (OSError, RuntimeError) as exc:
-        raise OutputWriteError(f"cannot use {folder} as the scorecard folder: {exc}") from None
-    return folder / f"eval_{stem}.html", folder / f"eval_{stem}.json"
+    return pair_paths(f"eval_{stem}", Path(ev.document_path).parent, out_dir)
 
 
 def evaluation_to_json(ev: DocumentEvaluation) -> str:
@@ -62,8 +55,6 @@ def write_document_outputs(
     )
     html = render_document_html(stamped, thresholds).encode("utf-8")
     stamped = stamped.model_copy(update={"html_sha256": hashlib.sha256(html).hexdigest()})
-    try:
-        write_pair([(html_path, html), (json_path, evaluation_to_json(stamped).encode("utf-8"))])
-    except OSError as exc:
-        raise OutputWriteError(f"cannot write {json_path.parent}: {exc.strerror or exc}") from exc
+    body = evaluation_to_json(stamped).encode("utf-8")
+    commit_pair(html_path, html, json_path, body, chosen=out_dir is not None)
     return html_path, json_path

@@ -4,29 +4,13 @@ document or source reaches the page escaped."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
-
-from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from pe_eval_core.documents.results import KIND_TITLES, DocumentEvaluation
 from pe_eval_core.documents.summary import KIND_LABELS, lowest_dimension
 from pe_eval_core.documents.verdict import VerdictThresholds, document_verdict
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_number, fmt_pct
-
-
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("pe_eval_core.documents", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["pct"] = fmt_pct
-    env.filters["num"] = fmt_number
-    return env
+from pe_eval_core.grading.scorecard import template_environment
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band
 
 
 def render_document_html(
@@ -50,7 +34,7 @@ def render_document_html(
     lowest_name, lowest_sentence = lowest_dimension(ev)
     verdict = document_verdict(ev, thresholds)
     return (
-        _environment()
+        template_environment("pe_eval_core.documents")
         .get_template("document.html.j2")
         .render(
             ev=ev,

@@ -41,6 +41,7 @@ __all__ = [
     "Role",
     "RoleTable",
     "accepts",
+    "claim_in",
     "claim_of",
     "pick",
 ]
@@ -69,6 +70,16 @@ class Role(StrEnum):
     COUNT = "count"
     SCORE = "score"
     QUARTERS = "quarters"
+    QUARTERS_OBSERVED = "quarters_observed"
+    """Quarters in which a pattern was seen (the k of k/m): a document states k and m in two
+    fields (an exit proof pack's ``persistence_quarters`` / ``persistence_total_quarters``),
+    so swapping them must not ground. Added for the document graders; ``QUARTERS`` accepts
+    both."""
+    QUARTERS_TOTAL = "quarters_total"
+    """Quarters in the observation window (the m of k/m); see ``QUARTERS_OBSERVED``."""
+    EVIDENCE_COUNT = "evidence_count"
+    """How many evidence row ids a source lists ("5 sample row IDs"): a count of another thing
+    than the cohort's rows (``n``), derived by the document graders from ``evidence_row_ids``."""
     DIFFICULTY = "difficulty"
     RATE = "rate"
     DURATION = "duration"
@@ -95,6 +106,9 @@ ACCEPTS: Mapping[Role, frozenset[Role]] = {
     Role.BASELINE: frozenset({Role.BASELINE, Role.ANY}),
     Role.PER_UNIT: frozenset({Role.PER_UNIT, Role.ANY}),
     Role.COST: frozenset({Role.COST, Role.ANY}),
+    Role.QUARTERS: frozenset(
+        {Role.QUARTERS, Role.QUARTERS_OBSERVED, Role.QUARTERS_TOTAL, Role.ANY}
+    ),
 }
 """Which field roles ground a figure of each claimed role (a claim not listed accepts its own
 role and unknown fields). A total and one opportunity's impact are the same quantity for a
@@ -342,6 +356,25 @@ def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CU
     if before is Role.IMPACT and after is Role.LOSS:
         return before
     return after if after is not Role.ANY else before
+
+
+def claim_in(label: str, cues: tuple[Cue, ...]) -> Role:
+    """The quantity a label names anywhere in it, by the first cue (in order) whose ``before``
+    wording occurs in ``label``: for documents whose figures follow a label rather than a
+    sentence ("Total observed annual loss across documented cohorts: $-990.9M", a DDQ
+    answer), which ``claim_of`` reads as a clause ended by its colon.
+
+    >>> cues = (Cue(Role.LOSS, before=r"loss|observed"), Cue(Role.IMPACT, before=r"recovery"))
+    >>> claim_in("Total observed annual loss across documented cohorts", cues)
+    <Role.LOSS: 'loss'>
+    >>> claim_in("the fund-wide range", cues)
+    <Role.ANY: 'any'>
+    """
+    text = label.translate(_MARKUP)
+    for cue in cues:
+        if cue.before and re.search(r"\b(?:" + cue.before + r")\b", text, re.IGNORECASE):
+            return cue.role
+    return Role.ANY
 
 
 # ---------------------------------------------------------------------------------------------

@@ -182,17 +182,7 @@ def gate_memos(
         graded.append(evaluation)
         verdict = memo_verdict(evaluation, bounds)
         result.checks += _memo_checks(name, evaluation, verdict)
-        summary = verdict.summary(evaluation)
-        result.memos.append(
-            MemoGateVerdict(
-                subject=name,
-                ready=summary.ready,
-                headline=summary.headline,
-                issue_count=summary.issue_count,
-                issues=summary.issues,
-                scores=summary.scores,
-            )
-        )
+        result.memos.append(MemoGateVerdict.of(name, verdict.summary(evaluation)))
 
     if store is not None and graded:  # the whole batch in one transaction
         result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")

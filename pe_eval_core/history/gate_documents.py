@@ -53,17 +53,7 @@ def gate_documents(
             continue
         verdict = document_verdict(ev, thresholds)
         result.checks += _memo_checks(name, ev, verdict)
-        summary = verdict.summary(ev)
-        result.documents.append(
-            MemoGateVerdict(
-                subject=name,
-                ready=summary.ready,
-                headline=summary.headline,
-                issue_count=summary.issue_count,
-                issues=summary.issues,
-                scores=summary.scores,
-            )
-        )
+        result.documents.append(MemoGateVerdict.of(name, verdict.summary(ev)))
         if store is not None:
             result.recorded_run_ids.append(store.record(document_record(ev, origin="gate")))
     return len(found)

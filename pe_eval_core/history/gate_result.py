@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from pe_eval_core.errors import PeEvalError
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo.result import VerdictSummary
 
 EPS = 1e-9
 """Slack when comparing a measured value with its threshold."""
@@ -57,6 +60,18 @@ class MemoGateVerdict(BaseModel):
     issues: list[str]
     scores: dict[str, str]
     """The four scores as every surface prints them."""
+
+    @classmethod
+    def of(cls, subject: str, summary: VerdictSummary) -> MemoGateVerdict:
+        """A memo's or document's verdict summary under its gate subject."""
+        return cls(
+            subject=subject,
+            ready=summary.ready,
+            headline=summary.headline,
+            issue_count=summary.issue_count,
+            issues=summary.issues,
+            scores=summary.scores,
+        )
 
 
 class GatedRun(BaseModel):

@@ -41,13 +41,16 @@ def test_etelequote_pack_repeats_the_shape_b_defects_in_data_and_prose() -> None
     first = loss[0]
     assert first.raw == "0.0" and first.expected == -87655.85
     assert "current_outcome_usd_annual" in (first.expected_path or "")
-    # the prose "$0 of current annual loss": a wrong quantity (the projected outcome is 0)
-    prose = [f for f in found if f.kind is DocFindingKind.WRONG_QUANTITY]
-    assert len(prose) == 10 and {f.raw for f in prose} == {"$0"}
+    # the prose "$0 of current annual loss": ungrounded, its expected value the current
+    # outcome, as the memo grader says; not accepted by the projected outcome that is 0 (a
+    # zero grounds only in the role it claims) and not called a wrong quantity for it either
+    prose = [f for f in found if f.raw == "$0"]
+    assert len(prose) == 10 and {f.kind for f in prose} == {DocFindingKind.UNGROUNDED_FIGURE}
+    assert {f.expected for f in prose} >= {-87655.85}
+    assert all("current_outcome_usd_annual" in (f.expected_path or "") for f in prose)
     assert Counter(f.kind.value for f in found) == {
         "field_contradicts_source": 10,  # current loss 0.0 and persistence score 0.0, x5
-        "wrong_quantity": 10,  # $0 in methodology and rationale, x5
-        "ungrounded_figure": 10,  # "0.00" persistence in methodology and rationale, x5
+        "ungrounded_figure": 20,  # $0 and "0.00" persistence in methodology and rationale, x5
         "missing_value": 5,  # the empty quoted action
         "broken_derivation": 15,  # checklist boxes derived from the wrong values
     }

@@ -32,12 +32,11 @@ from pe_eval_core.memo.verdict import VerdictThresholds
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
-    LOWER_IS_BETTER,
     fmt_number,
     fmt_pct,
 )
 from ui import links, state
-from ui.columns import as_points, score_column
+from ui.columns import as_points, dimension_columns
 from ui.data import Fingerprint, folder_fingerprint
 from ui.errors import guarded, md_code, md_escape
 
@@ -231,14 +230,7 @@ def render_portfolio_documents(folder: Path, thresholds: VerdictThresholds | Non
         key=K.OPEN,
         on_select="rerun",
         selection_mode="single-row",
-        column_config={
-            d: score_column(
-                label,
-                bar=False,
-                help=label + (" (lower is better)" if d in LOWER_IS_BETTER else ""),
-            )
-            for d, label in DIMENSION_LABELS.items()
-        },
+        column_config=dimension_columns(),
     )
     selected = event.selection.rows if event is not None else []
     if selected:
