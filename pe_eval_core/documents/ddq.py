@@ -122,10 +122,11 @@ class _Ddq:
         for s in stated_figures(text):
             if s.sort == "reference":
                 continue
-            if s.sort in ("threshold", "parameter"):
+            if s.sort in ("threshold", "parameter") or query.band_parameter(s):
                 self.led.finding(
                     DocFindingKind.TEMPLATE_EXEMPT,
-                    f"{s.raw} is a stated {s.sort} (a definition, not a citation)",
+                    f"{s.raw} is a stated {'parameter' if s.sort == 'percent' else s.sort} (a "
+                    "definition, not a citation)",
                     item_id=qid,
                     field=field,
                     raw=s.raw,

@@ -547,6 +547,20 @@ def _field_ops(
         if isinstance(v, int | float) and not isinstance(v, bool)
     ]
     if not values:
+        if base["n_files"] == 0 and (ops is None or "sum" in ops) and spec.unit == "usd":
+            # a total over no files of the family is $0 ("0 portcos with proof packs ...
+            # contribution is $0"): the one aggregate an empty population has
+            yield Aggregate(
+                op="sum",
+                field=spec.name,
+                field_words=spec.words,
+                unit=spec.unit,
+                role=spec.role,
+                band=spec.band,
+                n_records=0,
+                value=0.0,
+                **base,
+            )
         return
     for op, fn in _OPS.items():
         if ops is not None and op not in ops:

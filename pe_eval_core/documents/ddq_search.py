@@ -35,6 +35,28 @@ from pe_eval_core.numbers import FigureKind, extract_figures
 
 ALL_OPS = {"sum", "mean", "median", "min", "max"}
 
+PORTCO_NOUNS = frozenset({"portcos", "portfolio companies", "companies"})
+FAMILY_CUES: tuple[tuple[str, str], ...] = (
+    ("audit pack", "ai_act"),
+    ("proof pack", "pack"),
+    ("exit pack", "pack"),
+    ("memo", "memo"),
+    ("red-flag", "cim"),
+    ("sidecar", "dx"),
+    ("rollup", "bx"),
+)
+"""The artifact family a phrase about some portcos names (its files are what is counted)."""
+_FAMILY_WORDS = (
+    r"(?:[\w()-]+\s+){0,4}?(?:audit\s+packs?|proof\s+packs?|exit\s+packs?|memos?|"
+    r"red-flag\s+analys[ie]s|sidecars?|rollups?)"
+)
+_FAMILY_BEFORE = re.compile(rf"(?i)(?P<family>{_FAMILY_WORDS})\s+(?:on\s+file\s+)?for\s+$")
+_FAMILY_AFTER = re.compile(
+    rf"(?i)^\s+(?:portfolio\s+companies|portcos|companies)\s+with\s+(?P<family>{_FAMILY_WORDS})"
+)
+_BAND = re.compile(r"(?i)\bsensitivity\s+(?:band|range|table)|\bmultipliers?\b")
+MULTIPLIERS = ("conservative_multiplier", "base_multiplier", "aggressive_multiplier")
+
 DDQ_CUES: tuple[Cue, ...] = (
     Cue(Role.LOSS, before=r"loss|losses|leakage|run-rate|current\s+outcome|observed"),
     Cue(Role.BASELINE, before=r"baseline"),
@@ -160,7 +182,36 @@ class Query:
         self.scopes = scopes
 
     def _aggs(self, families: list[str] | None = None, **filters: Any) -> list[Aggregate]:
-        return list(self.kb.aggregates(families or self.families, scopes=self.scopes, **filters))
+        fams = families or self.families
+        cited = [f for f in fams if f in self.families]
+        out = list(self.kb.aggregates(cited, scopes=self.scopes, **filters)) if cited else []
+        # A family the answer names but does not cite ("covering 0 corpus rollups", "audit
+        # packs for 2 portcos"): a statement about the whole knowledge base's files of it.
+        rest = [f for f in fams if f not in self.families]
+        if rest:
+            whole = {"knowledge base": {f: sorted(self.kb.files.get(f, {})) for f in rest}}
+            out += self.kb.aggregates(rest, scopes=whole, **filters)
+        return out
+
+    def family_named(self, s: Stated) -> str | None:
+        """The artifact family a count of portcos is qualified by ("audit packs for 0
+        portcos", "3 portcos with proof packs on file"), else None."""
+        before = _FAMILY_BEFORE.search(self.text[max(0, s.start - 60) : s.start])
+        after = _FAMILY_AFTER.match(self.text[s.end : s.end + 60])
+        words = before or after
+        if words is None:
+            return None
+        phrase = words["family"].lower()
+        return next((fam for cue, fam in FAMILY_CUES if cue in phrase), None)
+
+    def band_parameter(self, s: Stated) -> bool:
+        """A percent of the sensitivity method ("a 50% / 100% / 130% sensitivity band") in a
+        knowledge base without a proof pack: the method's stated parameter, nothing to check
+        it against (with packs it is compared with their multipliers)."""
+        sentence = sentence_of(self.text, s)
+        return (
+            s.sort == "percent" and bool(_BAND.search(sentence)) and not self.kb.files.get("pack")
+        )
 
     def candidates(self, s: Stated) -> tuple[list[Aggregate], set[str] | None]:
         """The aggregates the figure's wording allows, and the ops it names (for ranking)."""
@@ -181,6 +232,8 @@ class Query:
         return self._aggs(units={"count", "quarters", "difficulty"}, ops=None), ops
 
     def _percent(self, s: Stated) -> list[Aggregate]:
+        if _BAND.search(sentence_of(self.text, s)):  # the band's multipliers, nothing else
+            return self._aggs(["pack"], fields=set(MULTIPLIERS), ops=ALL_OPS)
         preds = thresholds(sentence_of(self.text, s))
         out = self._aggs(units={"fraction"}, ops=ALL_OPS)
         if preds:
@@ -189,11 +242,9 @@ class Query:
 
     def _counts(self, s: Stated, ops: set[str] | None) -> list[Aggregate]:
         out: list[Aggregate] = []
+        named = self.family_named(s) if s.noun in PORTCO_NOUNS else None
         for fam, pop, op in NOUNS.get(s.noun, ()):
-            families = self.families if fam == "*" else [fam]
-            families = [f for f in families if f in self.families]
-            if not families:
-                continue
+            families = ([named] if named else self.families) if fam == "*" else [fam]
             if op.startswith("sum:"):
                 out += self._aggs(families, populations={pop}, fields={op[4:]}, ops={"sum"})
             elif op.startswith("field:"):

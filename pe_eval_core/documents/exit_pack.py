@@ -56,10 +56,13 @@ _ARCHETYPE = re.compile(r"^\s*(?P<word>[A-Za-z_]+)\s+pattern\b")
 
 
 def _finding_kind(m: Match, *, structured: bool) -> DocFindingKind:
-    if m.status == "misattributed":
-        return DocFindingKind.MISATTRIBUTED_FIGURE
+    """A structured field copies its own claim's opportunity: any other value, another
+    opportunity's included, contradicts it; a prose figure of another opportunity is cited
+    but mis-attributed (as in a memo)."""
     if structured:
         return DocFindingKind.FIELD_CONTRADICTS_SOURCE
+    if m.status == "misattributed":
+        return DocFindingKind.MISATTRIBUTED_FIGURE
     if m.status == "sign":
         return DocFindingKind.SIGN_MISMATCH
     if m.status == "wrong_quantity":
@@ -81,7 +84,8 @@ def describe(m: Match, raw: str, role: Role, *, structured: bool) -> str:
     should = f"; the source has {_named(exp)}" if exp else "; the source has no value of its kind"
     if m.status == "misattributed" and m.value is not None:
         owner = m.value.item_id
-        return f"{what}{claims} that belongs to {owner}: {_named(m.value)}"
+        own = f"; its own is {_named(exp)}" if exp is not None and exp is not m.value else ""
+        return f"{what}{claims} that belongs to {owner}: {_named(m.value)}{own}"
     if m.status == "sign":
         return f"{what}{claims} with the wrong sign{should}"
     if m.status == "wrong_quantity" and m.value is not None:
@@ -109,7 +113,7 @@ class _Pack:
     # --- figures ---------------------------------------------------------------------------
 
     def _record(self, m: Match, cid: str, field: str, raw: str, role: Role, **span: Any) -> None:
-        ok = m.status in ("grounded", "misattributed")
+        ok = m.status == "grounded" or (m.status == "misattributed" and bool(span))
         v = m.value
         self.led.check(
             "citation_accuracy",

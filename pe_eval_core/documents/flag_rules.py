@@ -4,11 +4,13 @@ holds its type's defining fact), and the producer's stated severity rule.
 
 A sentence discloses:
 
-* ``customer_concentration``: a share of revenue or sales of at least 10% attributed to a
-  counterparty (a customer, client, partner, correspondent, distributor ... or a named
-  company that "accounted for" / "represented" it). A share tied to a place ("14% of our
-  revenues were derived from loans originated in Florida") is geographic, not a customer;
-  "no single customer accounted for more than 10%" is no disclosure.
+* ``customer_concentration``: a share of revenue or sales of at least 10% tied to a
+  counterparty (a customer, client, partner, distributor, payor ... or a named company), by
+  the subject of its verb or what it came from (``documents.concentration``). A share tied to
+  a place or an industry ("14% of our revenues were derived from loans originated in
+  Florida", "customers in Germany"), to a part of the company ("our brokerage subsidiary",
+  "Subscription revenue") or negated ("no single end customer accounted for more than 10%")
+  is no disclosure.
 * ``material_weakness``: "material weakness(es)", not negated ("no material weakness", "did
   not identify any material weakness").
 * ``goodwill_impairment``: goodwill and an impairment in one sentence, not negated.
@@ -39,112 +41,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_SHARE = re.compile(
-    r"""(?ix)
-    (?P<pct>\d{1,3}(?:\.\d+)?)\s*(?:%|\s+percent)\s+of\s+
-    (?:(?:our|its|the|their|company'?s|total|net|consolidated|annual|gross)\s+)*
-    (?:revenues?|net\s+sales|sales)\b
-    """
-)
-_COUNTERPARTY = re.compile(
-    r"""(?ix)\b(?:customers?|clients?|partners?|counterpart(?:y|ies)|correspondents?|
-    distributors?|resellers?|payors?|payers?|tenants?|licensees?|wholesalers?|retailers?|
-    OEMs?|carriers?|sponsors?|purchasers?|buyers?|brokers?|aggregators?|servicers?|
-    channel\s+partners?|accounts?)\b"""
-)
-_SUBJECT = re.compile(
-    r"(?:^|[,;:]\s*)(?P<subject>[^,;:]{1,90}?),?\s+(?:has\s+|have\s+)?"
-    r"(?:accounted\s+for|represented|comprised|contributed|generated|made\s+up)\b"
-)
-_NO_COUNTERPARTY = re.compile(
-    r"(?i)\b(?:no\s+(?:single\s+|one\s+)?(?:customer|client|partner|counterparty)|"
-    r"none\s+of\s+(?:our\s+)?(?:customers|clients))\b"
-)
-GEOGRAPHY = frozenset(
-    [
-        "alabama",
-        "alaska",
-        "arizona",
-        "arkansas",
-        "california",
-        "colorado",
-        "connecticut",
-        "delaware",
-        "florida",
-        "georgia",
-        "hawaii",
-        "idaho",
-        "illinois",
-        "indiana",
-        "iowa",
-        "kansas",
-        "kentucky",
-        "louisiana",
-        "maine",
-        "maryland",
-        "massachusetts",
-        "michigan",
-        "minnesota",
-        "mississippi",
-        "missouri",
-        "montana",
-        "nebraska",
-        "nevada",
-        "hampshire",
-        "jersey",
-        "mexico",
-        "york",
-        "carolina",
-        "dakota",
-        "ohio",
-        "oklahoma",
-        "oregon",
-        "pennsylvania",
-        "rhode",
-        "tennessee",
-        "texas",
-        "utah",
-        "vermont",
-        "virginia",
-        "washington",
-        "wisconsin",
-        "wyoming",
-        "canada",
-        "china",
-        "japan",
-        "germany",
-        "france",
-        "india",
-        "brazil",
-        "europe",
-        "asia",
-        "emea",
-        "apac",
-        "americas",
-        "latin",
-        "america",
-        "united",
-        "states",
-        "kingdom",
-        "u.s.",
-        "us",
-        "uk",
-        "southeast",
-        "northeast",
-        "midwest",
-        "southwest",
-        "northwest",
-        "west",
-        "east",
-        "north",
-        "south",
-        "region",
-    ]
-)
-_NOT_NAMES = frozenset(
-    {"approximately", "about", "roughly", "sales", "revenue", "revenues", "our", "the", "we"}
-    | {"this", "that", "these", "in"}
-)
+from pe_eval_core.documents.concentration import SHARE, concentration_share
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
 
 
@@ -155,29 +53,6 @@ def sentences(text: str) -> list[str]:
     ['We grew.', 'Revenue rose 9%. ok']
     """
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-
-
-def concentration_share(sentence: str) -> float | None:
-    """The share of revenue a sentence attributes to a counterparty (>= 10%), else None."""
-    if _NO_COUNTERPARTY.search(sentence):
-        return None
-    best = None
-    for m in _SHARE.finditer(sentence):
-        pct = float(m["pct"])
-        if pct >= 10:
-            best = pct if best is None else max(best, pct)
-    if best is None:
-        return None
-    if _COUNTERPARTY.search(sentence):
-        return best
-    for m in _SUBJECT.finditer(sentence):
-        words = m["subject"].split()
-        lead = words[0] if words else ""
-        lowered = {w.lower().strip(".,'") for w in words}
-        named = lead[:1].isupper() and lead.lower() not in _NOT_NAMES
-        if named and not lowered & GEOGRAPHY and not re.search(r"\d", m["subject"]):
-            return best
-    return None
 
 
 def _negated(pattern: str) -> Callable[[str], bool]:
@@ -319,7 +194,7 @@ def expected_severity(family: str, item: str, excerpt: str, paragraph: str | Non
     'high'
     """
     if family == "customer_concentration":
-        shares = [float(m["pct"]) for m in _SHARE.finditer(excerpt)]
+        shares = [float(m["pct"]) for m in SHARE.finditer(excerpt)]
         if not shares:
             return None
         pct = max(shares)

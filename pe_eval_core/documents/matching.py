@@ -102,7 +102,8 @@ class Match:
     value: SourceValue | None
     expected: SourceValue | None = None
     """The value of the figure's own role it should have stated (nearest, in its item
-    first); for a grounded or mis-attributed figure, the matched value itself."""
+    first); for a grounded figure the matched value itself, for a mis-attributed one its own
+    item's value (else the matched one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +137,11 @@ def _decide(
     if mine.best is not None:
         return Match("grounded", mine.best.source, mine.best.source)
     theirs: Picked[_Scaled] = pick(other, _role, claim, mag, lo, hi, sign) if mag else Picked()
-    if theirs.best is not None:
-        return Match("misattributed", theirs.best.source, theirs.best.source)
     right = [c for c in pool if accepts(claim, c.source.role)]
     nearest = _nearest(mag, right or pool, item_id)
+    if theirs.best is not None:  # expected: its own item's value, when it has one
+        own_value = nearest if nearest is not None and nearest.item_id == item_id else None
+        return Match("misattributed", theirs.best.source, own_value or theirs.best.source)
     wrong_sign = mine.wrong_sign or theirs.wrong_sign
     if wrong_sign is not None:
         return Match("sign", wrong_sign.source, wrong_sign.source)
