@@ -159,8 +159,11 @@ def grade_folder(
     """Every exit proof pack, DDQ response and red-flag file of a folder (memos are
     ``memo --all``'s): each graded document, or an error row, and the number of errors."""
     from pe_eval_core.documents import find_documents
+    from pe_eval_core.documents.api import skipped_documents
     from pe_eval_core.errors import PeEvalError
 
+    for path, why in skipped_documents(folder):  # named, never fatal
+        print(f"skipped {term(path.name)}: {why}", file=sys.stderr)
     rows: list[Graded | dict[str, Any]] = []
     errors = 0
     for kind, path in find_documents(folder):

@@ -87,6 +87,20 @@ def find_documents(folder: str | os.PathLike[str]) -> list[tuple[DocumentKind, P
     return out
 
 
+def skipped_documents(folder: str | os.PathLike[str]) -> list[tuple[Path, str]]:
+    """The entries of a folder named like documents that ``find_documents`` leaves out, each
+    with why (a link is never followed; a folder is no document), for a surface to name."""
+    d = check_path_text(folder, "data_dir")
+    out: list[tuple[Path, str]] = []
+    for prefix in PREFIXES.values():
+        for p in sorted(d.glob(f"{prefix}*.json")):
+            if p.is_symlink():
+                out.append((p, "a link (documents are read only as files of the folder)"))
+            elif p.is_dir():
+                out.append((p, "a folder, not a file"))
+    return out
+
+
 def source_paths(path: str | os.PathLike[str], kind: str | None = None) -> dict[str, Path]:
     """The sources a document's grading would read, as the grader resolves them (its map and
     BX corpus, knowledge-base folder or filing), for a surface to confine before grading."""
@@ -100,7 +114,7 @@ def source_paths(path: str | os.PathLike[str], kind: str | None = None) -> dict[
     found = kind_of(p, data, kind)
     if found is DocumentKind.EXIT_PROOF_PACK:
         out = {"source": _map_path(p, data, None)}
-        bx = resolve_named(p, data.get("source_bx_corpus"))
+        bx = resolve_named(p, data.get("source_bx_corpus"), field="source_bx_corpus")
         return out | ({"bx_corpus": bx} if bx is not None else {})
     if found is DocumentKind.DDQ_RESPONSE:
         return {"source": _kb_dir(p, data, None)}

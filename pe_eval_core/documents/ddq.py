@@ -21,7 +21,7 @@ from pe_eval_core.documents.ddq_figures import Stated, stated_figures
 from pe_eval_core.documents.ddq_kb import Aggregate, KnowledgeBase, family_of
 from pe_eval_core.documents.ddq_names import check_names
 from pe_eval_core.documents.ddq_search import Query, Verdict, _covers
-from pe_eval_core.documents.loading import require_list, try_read_source
+from pe_eval_core.documents.loading import named_folder, require_list, try_read_source
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
 from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.grading.roles import Role
@@ -36,13 +36,9 @@ def _kb_dir(path: Path, data: dict[str, Any], given: Path | None) -> Path:
         if not given.is_dir():
             raise DocumentSourceError(f"knowledge-base folder {given} does not exist")
         return given
-    named = data.get("knowledge_base_dir")
-    if isinstance(named, str) and named.strip():
-        p = Path(named)
-        candidate = p if p.is_absolute() else path.parent / p
-        if candidate.is_dir():
-            return candidate
-    return path.parent
+    # The producer writes the absolute folder of the machine it ran on: a folder outside the
+    # document's is never read; the document's own folder is its knowledge base then.
+    return named_folder(path, data.get("knowledge_base_dir")) or path.parent
 
 
 class _Ddq:

@@ -370,14 +370,14 @@ def _map_path(path: Path, data: dict[str, Any], given: Path | None) -> Path:
         if not given.is_file():
             raise DocumentSourceError(f"OpportunityMap {given} does not exist")
         return given
-    found = resolve_named(path, data.get("source_opportunity_map"))
+    found = resolve_named(path, data.get("source_opportunity_map"), field="source_opportunity_map")
     portco = data.get("portco_id")
     if found is None and isinstance(portco, str):
-        found = resolve_named(path, f"dx_report_{portco}.json")
+        found = resolve_named(path, f"dx_report_{portco}.json", field="portco_id")
     if found is None:
         raise DocumentSourceError(
-            f"{path.name} names the OpportunityMap {data.get('source_opportunity_map')!r}, "
-            "which is neither where it says nor beside the pack"
+            f"{path.name}: the OpportunityMap named in source_opportunity_map is not beside "
+            "the pack (nor a dx_report of its portco_id)"
         )
     return found
 
@@ -443,7 +443,9 @@ def grade_exit_pack(
     p.name(None, "portco_id", portco, "portco", {norm(p.map.get("portco_id", ""))}, {})
     if isinstance(data.get("as_of"), str) and isinstance(p.map.get("as_of"), str):
         p.name(None, "as_of", data["as_of"], "as-of date", {norm(p.map["as_of"])}, {})
-    bx_path = bx_corpus or resolve_named(path, data.get("source_bx_corpus"))
+    bx_path = bx_corpus or resolve_named(
+        path, data.get("source_bx_corpus"), field="source_bx_corpus"
+    )
     _named_artifacts(p, path, data, bx_path)
     check_sensitivity(p.led, data, {cid: ledger[i] for cid, i in claims})
     check_headlines(p.led, path, data, p.map, map_path, len(claims))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.documents.core import Ledger
-from pe_eval_core.documents.loading import try_read_source
+from pe_eval_core.documents.loading import inside, read_text_source, try_read_source
 from pe_eval_core.documents.matching import USD_TOLERANCE, field_close
 from pe_eval_core.documents.results import DocFindingKind
 from pe_eval_core.documents.source_values import current_outcome_of, persistence_of
@@ -326,10 +326,9 @@ def check_bx_section(
     """The pack HTML's corpus id, portco count, corpus total, rank and percentile against
     the BX corpus the pack names (the JSON sidecar carries none of them)."""
     page = path.with_suffix(".html")
-    try:
-        cells = bx_cells(page.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return
+    if not page.is_file() or not inside(page, [path.parent]):
+        return  # no page (or a link leading out of the folder): nothing to compare
+    cells = bx_cells(read_text_source(page))
     if cells is None:
         return
     corpus, count, total, rank, pct = cells[:5]

@@ -28,7 +28,7 @@ from pe_eval_core.documents.flag_rules import (
     sentences,
     severity_hits,
 )
-from pe_eval_core.documents.loading import require_list, resolve_named
+from pe_eval_core.documents.loading import read_text_source, require_list, resolve_named
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
 from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.limits import check_file_size
@@ -45,14 +45,14 @@ def _filing_path(path: Path, data: dict[str, Any], given: Path | None) -> Path:
             raise DocumentSourceError(f"filing {given} does not exist")
         return given
     url = data.get("source_url")
-    named = url.removeprefix("file://") if isinstance(url, str) else None
-    found = resolve_named(path, named)
-    if found is None and isinstance(named, str) and not named.startswith(("http:", "https:")):
-        found = resolve_named(path, str(Path("..") / "inputs" / Path(named).name))
+    named = url.split("?")[0].rstrip("/") if isinstance(url, str) else None
+    found = resolve_named(path, named, field="source_url", inputs=True)
     if found is None:
         raise DocumentSourceError(
-            f"{path.name} read the filing {url!r}, which is not available beside it",
-            fix="Put the filing (the 10-K HTML) where the document names it, or name it.",
+            f"{path.name}: the filing named in source_url is neither beside the document nor "
+            "in ../inputs beside its folder",
+            fix="Put the filing (the 10-K HTML) beside the document or in ../inputs, or name "
+            "it with --source.",
         )
     return found
 
@@ -400,7 +400,7 @@ def grade_redflags(
     """Grade one red-flag file (already read) against the filing it read."""
     filing_path = _filing_path(path, data, source)
     check_file_size(filing_path, input="source")
-    html_text = filing_path.read_text(encoding="utf-8", errors="replace")
+    html_text = read_text_source(filing_path)
     g = _Grader(data, parse_filing(html_text), filing_path.name)
     raw_flags = [f for f in require_list(data, "flags", path) if isinstance(f, dict)]
     placed: list[tuple[str, dict[str, Any], Any]] = []
