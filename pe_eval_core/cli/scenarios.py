@@ -100,6 +100,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_SKILL,
         help=f"anthropic target: the skill file used as system prompt (default {DEFAULT_SKILL})",
     )
+    run.add_argument(
+        "--as-of",
+        metavar="YYYY-MM-DD",
+        help="anthropic target: the analysis date the agent is told (default: the persona's "
+        "as_of in the Mimic project's mimic.json, else none)",
+    )
     run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
     run.add_argument(
         "--model", help="anthropic target model (default $PE_EVAL_MODEL or claude-sonnet-5-5)"
@@ -419,6 +425,13 @@ def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
         prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
     elif isinstance(target, AnthropicTarget):
         _note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")
+    if isinstance(target, AnthropicTarget):
+        as_of = target.as_of
+        _note(
+            f"Analysis date: {as_of.iso} (from {as_of.source})."
+            if as_of is not None
+            else "Analysis date: none given (no --as-of, no persona as_of in mimic.json)."
+        )
     estimate = estimate_run_cost(target.model, scenarios=count, prefix_tokens=prefix)
     limit = getattr(args, "max_cost", None)
     _note(estimate.line() + (f"; --max-cost ${limit:g}." if limit is not None else "."))
@@ -456,6 +469,7 @@ def _target(args: argparse.Namespace) -> Target:
         timeout_s=getattr(args, "timeout", 120.0),
         toolbox=_toolbox(args),
         bounds=_bounds(args),
+        as_of=getattr(args, "as_of", None),
     )
 
 

@@ -576,6 +576,10 @@ class ScenarioRun(BaseModel):
     """Why the run stopped early on transport errors (the target unreachable or refusing
     authentication); None when it ran to the end. Such a run is an infrastructure error."""
     model: str | None = None
+    as_of: str | None = None
+    """The analysis date the agent was given (``YYYY-MM-DD``), None when it was given none."""
+    as_of_source: str | None = None
+    """Where the date came from: ``--as-of``, or the ``mimic.json`` and persona it was read from."""
     judge: str | None = None
     """Judge description (model or ``recorded:<model>``), None when no judge was used."""
     judge_prompt_version: str | None = None

@@ -166,6 +166,7 @@ async def run_scenarios(
     judge_in = sum(r.judge_tokens_in for r in final)
     judge_out = sum(r.judge_tokens_out for r in final)
     target_model = getattr(target, "model", None)
+    as_of = getattr(target, "as_of", None)
     cost = _cost(live, target_model, judge, tokens_in, tokens_out, judge_in, judge_out, final)
 
     run = ScenarioRun(
@@ -180,6 +181,8 @@ async def run_scenarios(
         warnings=run_warnings(scenarios, judge),
         stopped=watch.stopped,
         model=target_model,
+        as_of=as_of.iso if as_of is not None else None,
+        as_of_source=as_of.source if as_of is not None else None,
         judge=judge.model if judge is not None else None,
         judge_prompt_version=judge.prompt_version if judge is not None else None,
         concurrency=concurrency,

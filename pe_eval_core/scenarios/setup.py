@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pe_eval_core.errors import TargetConfigError
+from pe_eval_core.scenarios.as_of import resolve_as_of
 from pe_eval_core.scenarios.judge import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
@@ -77,13 +78,16 @@ def make_target(
     api_key: str | None = None,
     toolbox: McpToolbox | None = None,
     bounds: AgentBounds | None = None,
+    as_of: str | None = None,
 ) -> Target:
     """The agent under test.
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
     ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill``; ``http`` posts to
     ``agent_url``; ``toolbox`` and ``bounds`` give the anthropic target its MCP tools and
-    loop limits. Configuration problems raise ``TargetConfigError`` (or a subclass).
+    loop limits; ``as_of`` is its analysis date (default: the Mimic project's, see
+    :func:`~pe_eval_core.scenarios.as_of.resolve_as_of`). Configuration problems raise
+    ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
     'recorded:.mimic/exports/recorded-responses.json'
@@ -92,7 +96,13 @@ def make_target(
         return RecordedTarget(responses or Path(scenarios_path).parent / RESPONSES_BESIDE)
     if kind == "anthropic":
         return AnthropicTarget(
-            skill, model=model, api_key=api_key, timeout_s=timeout_s, toolbox=toolbox, bounds=bounds
+            skill,
+            model=model,
+            api_key=api_key,
+            timeout_s=timeout_s,
+            toolbox=toolbox,
+            bounds=bounds,
+            as_of=resolve_as_of(as_of, scenarios_path),
         )
     if not agent_url:
         raise TargetConfigError(

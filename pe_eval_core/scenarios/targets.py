@@ -26,6 +26,7 @@ from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
+    from pe_eval_core.scenarios.as_of import AsOf
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "PE_EVAL_MODEL"
@@ -164,7 +165,9 @@ class AnthropicTarget(AnthropicClientOwner):
     With a ``toolbox`` (the run's MCP servers) each scenario is a bounded tool-use loop
     (:func:`~pe_eval_core.scenarios.agent_loop.run_agent`) and the system prompt carries the
     seed's Step 2 line naming the tools; the runner opens the toolbox once per run. Without
-    one, a single call with no tools, as before.
+    one, a single call with no tools, as before. ``as_of`` (the analysis date, see
+    :mod:`~pe_eval_core.scenarios.as_of`) is stated after the skill, so "last week" does not
+    depend on the model's clock.
     """
 
     live = True
@@ -181,8 +184,10 @@ class AnthropicTarget(AnthropicClientOwner):
         max_tokens: int = 2048,
         toolbox: McpToolbox | None = None,
         bounds: AgentBounds | None = None,
+        as_of: AsOf | None = None,
     ):
         self.toolbox = toolbox
+        self.as_of = as_of
         self.bounds = bounds
         if bounds is not None:
             max_tokens = bounds.max_tokens
@@ -212,6 +217,8 @@ class AnthropicTarget(AnthropicClientOwner):
             + "\n\n---\n\n"
             + AGENT_INSTRUCTION.format(skill=_skill_name(self.skill_path))
         )
+        if as_of is not None:
+            self.system_prompt += "\n\n" + as_of.prompt_line()
         if toolbox is not None:
             self.system_prompt += "\n\n" + toolbox.instruction()
         super().__init__(

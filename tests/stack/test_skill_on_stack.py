@@ -1,0 +1,127 @@
+"""The bundled skill, followed literally by a scripted model, against the real Mimic stack.
+
+``mimic host`` over the private PostgreSQL the test starts (free ports), the real MCP
+client, the real agent loop and the real scorer with no judge: every expected phrase must be
+found as written. The model is :class:`skill_follower.SkillFollower`, a Messages API
+stand-in that takes the tool calls from the skill text it is sent and the facts from the
+tool results (nothing about the persona is built into it).
+
+Measured here: with the analysis date (2026-04-29, the persona's ``as_of`` in
+``mimic_stack/mimic.json``) all 19 bundled scenarios pass, in 5 model turns and 26 tool calls
+each; without a date the skill infers 2026-04-28 from the data and the one scenario that
+needs the date ("9 days" since the billing cancellation) fails, the other 18 pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from skill_follower import SkillFollower
+
+from scripts.mimic_stack import MimicStack, missing_prerequisites
+
+pytestmark = pytest.mark.timeout(300)
+
+_reason = missing_prerequisites()
+if _reason:
+    pytest.skip(f"Mimic stack unavailable: {_reason}", allow_module_level=True)
+
+from pe_eval_core.scenarios.agent_loop import McpToolbox  # noqa: E402
+from pe_eval_core.scenarios.as_of import resolve_as_of  # noqa: E402
+from pe_eval_core.scenarios.loading import load_scenarios  # noqa: E402
+from pe_eval_core.scenarios.mcp_config import load_mcp_config  # noqa: E402
+from pe_eval_core.scenarios.runner import run_scenarios  # noqa: E402
+from pe_eval_core.scenarios.targets import AnthropicTarget  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIOS = REPO / ".mimic" / "exports" / "mimic-scenarios.json"
+SKILL = REPO / "skills" / "revenue-recovery" / "SKILL.md"
+
+
+@pytest.fixture(scope="module")
+def mcp_config(tmp_path_factory):
+    mcp_json = tmp_path_factory.mktemp("skill_stack") / ".mcp.json"
+    with MimicStack(mcp_json=mcp_json, install=False):
+        yield load_mcp_config(mcp_json)
+
+
+def run(mcp_config, *, as_of, skill=SKILL, only=None):
+    scenarios = list(load_scenarios(SCENARIOS))
+    if only:
+        scenarios = [s for s in scenarios if s.name in only]
+    follower = SkillFollower()
+
+    async def go():
+        target = AnthropicTarget(
+            skill,
+            model="claude-sonnet-5-5",
+            api_key="test-key",
+            http_client=follower.client(),
+            toolbox=McpToolbox(mcp_config),
+            as_of=as_of,
+        )
+        return await run_scenarios(
+            scenarios, target, judge=None, confirm_live=True, save_responses=False
+        )
+
+    return asyncio.run(go()), follower
+
+
+def missed(result):
+    return [e.text for e in result.expectations if not e.satisfied]
+
+
+def test_every_bundled_scenario_passes_with_the_analysis_date(mcp_config):
+    as_of = resolve_as_of(None, SCENARIOS)  # the persona's as_of in mimic_stack/mimic.json
+    assert as_of is not None and as_of.iso == "2026-04-29"
+    assert as_of.source.endswith("mimic.json (persona growth-stage-leak)")
+    result, follower = run(mcp_config, as_of=as_of)
+
+    assert result.as_of == "2026-04-29" and "mimic_stack" in (result.as_of_source or "")
+    failing = {r.name: (r.status, missed(r), r.error) for r in result.results if r.status != "pass"}
+    assert not failing, failing
+    assert result.passed == 19
+    for r in result.results:
+        trace = r.trace
+        assert trace is not None and trace.stop == "end_turn"
+        assert (trace.turns, len(trace.calls)) == (5, 26), r.name
+        assert not any(c.is_error or c.write_attempt for c in trace.calls), r.name
+        servers = {c.server for c in trace.calls}
+        assert servers == {"mimic-database", "mimic-stripe"}
+    # the date reached the model as the skill says it would, after the skill
+    system = follower.requests[0]["system"][0]["text"]
+    assert "Analysis date: 2026-04-29 (a Wednesday). Treat it as today." in system
+    headline = result.results[0].response
+    assert "**Headline:** $4,820 of MRR lost in 2026-04-20 to 2026-04-26 across 15 of 100" in (
+        headline or ""
+    )
+
+
+def test_without_a_date_only_the_scenario_that_needs_it_fails(mcp_config):
+    result, _ = run(mcp_config, as_of=None)
+    by_name = {r.name: r for r in result.results}
+    failing = sorted(n for n, r in by_name.items() if r.status != "pass")
+    assert failing == ["smoke-billing-db-mismatch"]
+    mismatch = by_name["smoke-billing-db-mismatch"]
+    assert missed(mismatch) == ["9 days"]
+    assert "(8 days ago)" in (mismatch.response or "")  # 2026-04-28, the newest support note
+    assert "No analysis date was given: 2026-04-28" in (mismatch.response or "")
+
+
+def test_a_skill_naming_a_server_the_stack_does_not_serve_cannot_be_followed(mcp_config, tmp_path):
+    skill = tmp_path / "skills" / "revenue-recovery" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    shutil.copy(SKILL, skill)
+    text = skill.read_text(encoding="utf-8")
+    # the example's .mcp.json name for the database server, not the one the stack is given
+    wrong = text.replace("mimic-database.get_risk_flags", "mimic-postgres.get_risk_flags")
+    skill.write_text(wrong, encoding="utf-8")
+    result, _ = run(mcp_config, as_of=None, skill=skill, only={"smoke-risk-flag-cancellations"})
+    (r,) = result.results
+    assert r.status == "fail"
+    assert "Cannot follow the skill" in (r.response or "")
+    assert "Unknown tool 'mimic-postgres__get_risk_flags'" in (r.response or "")
+    assert any(c.tool == "mimic-postgres__get_risk_flags" and c.is_error for c in r.trace.calls)
