@@ -1,10 +1,12 @@
 """What changed between two recorded runs: regressions first, each with the reason it flipped.
 
 Scenario runs are aligned by scenario name, each scenario's repeats pooled into an outcome
-(pass: every run passed, fail: none did, flaky: both, error: no run produced a verdict):
-regressions are pass -> fail, fixes fail -> pass; flaky scenarios and scenarios that errored
-in either run are listed apart and never counted as regressions. The change is tested with an
-exact McNemar test on the paired outcomes (``scenarios.statistics.compare_runs``). A comparison
+(pass: every run passed, fail: none did, flaky: both, error: no run produced a verdict) and
+classified by ``scenarios.statistics.pair_change``: a regression now always fails and did
+not (pass -> fail, flaky -> fail), a fix the reverse; scenarios flaky in either run but
+passing at least once in both, and scenarios that errored in either run, are listed apart and
+never counted as regressions. The change is tested with an exact McNemar test on the paired
+outcomes (``scenarios.statistics.compare_runs``). A comparison
 of runs with different targets, scenario sets or repeat counts says so first. Memo evaluations
 compare the four scores and diff the findings keyed by
 ``(kind, opportunity, raw text)``.
@@ -20,7 +22,6 @@ from pydantic import BaseModel, Field
 from pe_eval_core.errors import KindMismatchError
 from pe_eval_core.history.records import (
     MEMO_DIMENSIONS,
-    PASS,
     MemoFindingRow,
     RunRecord,
     RunSummary,
@@ -215,7 +216,7 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
             out.new.append(change)
         elif sb is None:
             out.removed.append(change)
-        elif (group := groups[_pair_outcome(sa, sb)]) == "unchanged":
+        elif (group := groups[statistics.pair_change(sa, sb)]) == "unchanged":
             out.unchanged_passing += 1
         else:
             getattr(out, group).append(change)
@@ -251,17 +252,6 @@ def _stats(rows: list[ScenarioResultRow]) -> ScenarioStats:
     return statistics.scenario_stats(
         first.name, first.tier or "untiered", first.source_fact, [r.status for r in rows]
     )
-
-
-def _pair_outcome(a: ScenarioStats, b: ScenarioStats) -> str:
-    """How one scenario moved: pass, fail (both), regression, fix, flaky, error."""
-    if a.outcome == "error" or b.outcome == "error":
-        return "error"
-    if a.flaky or b.flaky:
-        return "flaky"
-    if a.outcome == b.outcome:
-        return a.outcome
-    return "regression" if a.outcome == PASS else "fix"
 
 
 def target_label(summary: RunSummary) -> str:
@@ -541,8 +531,8 @@ def _render_scenarios(c: ScenarioComparison) -> str:
             "",
         ]
     for title, group in (
-        ("Regressions (pass -> fail)", c.regressions),
-        ("Fixes (fail -> pass)", c.fixes),
+        ("Regressions (now always failing)", c.regressions),
+        ("Fixes (now passing at least once)", c.fixes),
         ("Flaky (passed and failed across repeats; not regressions)", c.flaky),
         ("Errored in one run (not compared)", c.errored),
         ("Still failing", c.still_failing),

@@ -120,7 +120,7 @@ def test_demo_fix_is_reported_as_a_fix_and_the_cli_gate_on_regressions(
         main(["history", "compare", str(a), str(b), "--db", str(db), "--fail-on-regression"]) == 0
     )
     out = capsys.readouterr().out
-    assert "### Fixes (fail -> pass)" in out and "**Regressions:** 0" in out
+    assert "### Fixes (now passing at least once)" in out and "**Regressions:** 0" in out
     code = main(["history", "compare", str(b), str(a), "--db", str(db), "--fail-on-regression"])
     assert code == 1
     assert f"- **{FIXED}** (functional, fact_001): pass -> fail" in capsys.readouterr().out
@@ -334,3 +334,28 @@ def test_no_regression_sentence_and_different_targets_said_first(db: Path) -> No
     assert scenario_verdict(cmp).startswith("The runs used different targets")
     md = render_comparison_markdown(cmp).splitlines()
     assert md[2].startswith("**Not like for like:** The runs used different targets")
+
+
+def test_flaky_to_always_failing_is_a_regression_and_the_reverse_a_fix(db: Path) -> None:
+    """Sometimes worked, now never does: a regression (and counted in the paired test)."""
+    a = _repeated(
+        {"down": ["pass", "fail", "pass"], "up": ["fail"] * 3, "wobble": ["pass"] * 3},
+        when=T0,
+    )
+    b = _repeated(
+        {"down": ["fail"] * 3, "up": ["fail", "pass", "fail"], "wobble": ["pass", "fail", "pass"]},
+        when=T0 + timedelta(hours=1),
+    )
+    store = RunStore(db)
+    cmp = compare_runs(store, store.record_scenario_run(a), store.record_scenario_run(b))
+    assert [c.name for c in cmp.regressions] == ["down"]
+    assert [c.name for c in cmp.fixes] == ["up"]
+    assert [c.name for c in cmp.flaky] == ["wobble"]  # still passes at least once: apart
+    assert cmp.paired is not None
+    assert (cmp.paired.regressions, cmp.paired.improvements) == (1, 1)
+    assert scenario_verdict(cmp).startswith("1 regression vs baseline: down (not significant")
+    md = render_comparison_markdown(cmp)
+    assert "### Regressions (now always failing)" in md
+    assert "- **down** (functional, fact_001): 2/3 passed -> 0/3 passed" in md
+    gate = ["gate", "--db", str(db), "--scenario-run", "latest", "--baseline", "latest~1"]
+    assert main(gate) == 1
