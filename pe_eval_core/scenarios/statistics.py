@@ -14,9 +14,12 @@ Definitions (``n`` runs of a scenario that did not error, ``c`` of them passed):
   of the cluster-robust variance of the ratio estimator to the binomial variance,
   ``deff = [G/(G-1) * sum_g (y_g - p m_g)^2 / N^2] / [p(1-p)/N]`` (``G`` clusters by
   ``source_fact``, a scenario without one is its own cluster; ``y_g`` passes and ``m_g``
-  runs of cluster ``g``; ``N`` runs). ``n_eff`` is clamped to ``[G, N]``; when ``p`` is 0 or
-  1 (no variance to estimate) ``n_eff = G``, each fact counted once. The interval is
-  ``wilson(p, n_eff)``.
+  runs of cluster ``g``; ``N`` runs). ``n_eff`` is clamped to ``[G, S]``, ``S`` the
+  scenarios with a verdict: repeats measure how reliably each scenario passes, they never
+  count as new scenarios, so the interval is never narrower than one run of each scenario
+  at the same rate, ``wilson(p, S)`` (nor than ``wilson(p, N)``, the runs taken as
+  independent). When ``p`` is 0 or 1 (no variance to estimate) ``n_eff = G``, each fact
+  counted once. The interval is ``wilson(p, n_eff)``.
 * **Comparing two runs**: an exact McNemar test, i.e. a two-sided binomial sign test on the
   discordant scenarios. A scenario's outcome in a run is *pass* when all its runs passed,
   *fail* when none did, *flaky* otherwise. The test pairs one binary outcome, "always
@@ -196,13 +199,13 @@ def tier_stats(tier: str, scenarios: Sequence[ScenarioStats], z: float = Z95) ->
         acc = clusters.setdefault(key, [0, 0])
         acc[0] += s.passes
         acc[1] += s.runs
-    g = len(clusters)
+    g, units = len(clusters), len(ran)
     if p in (0.0, 1.0) or g < 2:
         deff = n / g
     else:
         robust = g / (g - 1) * sum((yg - p * mg) ** 2 for yg, mg in clusters.values()) / n**2
         deff = robust / (p * (1 - p) / n)
-    n_eff = min(float(n), max(float(g), n / deff)) if deff > 0 else float(n)
+    n_eff = min(float(units), max(float(g), n / deff)) if deff > 0 else float(units)
     lo, hi = wilson_interval(p, n_eff, z)
     method = "wilson, clustered by source_fact (design effect)"
     return TierStats(tier, len(scenarios), n, y, p, lo, hi, method, g, n_eff, n / n_eff)

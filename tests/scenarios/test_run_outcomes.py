@@ -305,7 +305,7 @@ def test_cli_repeat_on_the_demo_writes_statistics_everywhere(tmp_path, capsys):
         report
     )
     assert (
-        "- adversarial: 9/15 = 60.0%, 95% CI [25.7%, 86.7%] (Wilson on effective n=6.2 from 4"
+        "- adversarial: 9/15 = 60.0%, 95% CI [23.1%, 88.2%] (Wilson on effective n=5.0 from 4"
         in (report)
     )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
