@@ -432,13 +432,11 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
         how = "the pinned baseline"
         if base_id is None or base_id == history_id:
             how = "the previous run on this target"
-            now = (summary.created_at, history_id)
             runs = store.list_runs(
                 RunFilters(kind="scenarios", target=summary.target, infra_error=False)
             )
-            base_id = next(
-                (r.id for r in runs if r.id != history_id and (r.created_at, r.id) < now), None
-            )
+            # recorded before this one (ids are recording order; a --timestamp can backdate)
+            base_id = max((r.id for r in runs if r.id < history_id), default=None)
         if base_id is None:
             return None
         db = store.url.render_as_string(hide_password=False)

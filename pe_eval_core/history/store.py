@@ -718,8 +718,9 @@ class RunStore:
         or a uid / uid prefix of at least 6 characters. Anything else is a
         :class:`~pe_eval_core.errors.RunReferenceError` naming the reference.
 
-        ``latest`` / ``latest~N`` skip infrastructure-error runs when ``kind`` is given (a
-        comparison or gate wants runs that ran)."""
+        ``latest`` is the run recorded last, whatever time it says it ran (``--timestamp``
+        may backdate a run); ``latest~N`` skips infrastructure-error runs when ``kind`` is
+        given (a comparison or gate wants runs that ran)."""
         parsed = parse_run_reference(ref)
         r = sch.runs
         if not self.exists():
@@ -732,7 +733,7 @@ class RunStore:
                 query = select(r.c.id, r.c.kind)
                 if kind:
                     query = query.where(r.c.kind == kind, r.c.infra_error == 0)
-                query = query.order_by(r.c.created_at.desc(), r.c.id.desc())
+                query = query.order_by(r.c.id.desc())  # recording order, not run time
                 row = conn.execute(query.limit(1).offset(int(value))).first()
             else:
                 text = str(value)
