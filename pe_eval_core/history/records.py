@@ -338,9 +338,49 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
-        scores=run.statistics_summary(),  # repeats, intervals, flaky, errors, target label
+        # repeats, intervals, flaky, errors, target label; the judge and the analysis date
+        scores={**run.statistics_summary(), **run_settings(run)},
         infra_error=bool(run.total) and n_errors == run.total,
     )
+
+
+RUN_SETTING_KEYS = ("judge", "judge_prompt_version", "as_of", "as_of_source")
+"""What a scenario run was configured with, kept in ``RunSummary.scores`` (no column)."""
+
+
+def run_settings(run: ScenarioRun) -> dict[str, str | None]:
+    """The judge and analysis date of ``run``, as recorded with it."""
+    return {key: getattr(run, key) for key in RUN_SETTING_KEYS}
+
+
+def recorded_judge(
+    summary: RunSummary, results: list[ScenarioResultRow]
+) -> tuple[str | None, str | None]:
+    """(judge, prompt version) of a recorded scenario run: as recorded with it, else (runs
+    recorded before the judge was kept) read from the verdicts its results carry.
+
+    >>> s = RunSummary(id=1, uid="u", kind="scenarios", created_at="", recorded_at="",
+    ...                origin="cli", scores={"judge": "claude-opus-5-5"})
+    >>> recorded_judge(s, [])
+    ('claude-opus-5-5', None)
+    >>> row = ScenarioResultRow(name="a", status="pass", detail={"expectations": [
+    ...     {"text": "x", "judge_model": "m1", "judge_prompt_version": "judge-v2-ab"}]})
+    >>> recorded_judge(s.model_copy(update={"scores": {}}), [row])
+    ('m1 (from the recorded verdicts)', 'judge-v2-ab')
+    """
+    scores = summary.scores if isinstance(summary.scores, dict) else {}
+    if scores.get("judge"):
+        return str(scores["judge"]), scores.get("judge_prompt_version")
+    seen: dict[str, str | None] = {}
+    for row in results:
+        for e in row.detail.get("expectations") or []:
+            if isinstance(e, dict) and e.get("judge_model"):
+                seen.setdefault(str(e["judge_model"]), e.get("judge_prompt_version"))
+    if not seen:
+        return None, None
+    models = ", ".join(sorted(seen))
+    versions = {v for v in seen.values() if v}
+    return f"{models} (from the recorded verdicts)", versions.pop() if len(versions) == 1 else None
 
 
 def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:

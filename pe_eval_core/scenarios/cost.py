@@ -46,6 +46,8 @@ def _listed(input_usd: float, output_usd: float) -> ModelPrice:
 
 
 MODEL_PRICES: dict[str, ModelPrice] = {
+    # Opus 5.5 reads its cache at 0.05x input ($0.20), not the usual 0.1x.
+    "claude-opus-5-5": ModelPrice(input=4.0, output=20.0, cache_write=5.0, cache_read=0.2),
     "claude-opus-4-5": _listed(5.0, 25.0),
     "claude-opus-4-1": _listed(15.0, 75.0),
     "claude-opus-4": _listed(15.0, 75.0),

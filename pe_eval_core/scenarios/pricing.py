@@ -9,6 +9,7 @@ from __future__ import annotations
 
 # USD per million tokens (input, output), by model-id prefix; longest prefix wins.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+    "claude-opus-5-5": (4.0, 20.0),
     "claude-opus-4-5": (5.0, 25.0),
     "claude-opus-4-1": (15.0, 75.0),
     "claude-opus-4": (15.0, 75.0),

@@ -163,9 +163,9 @@ def choose_judge(
 
     >>> choose_judge(scenarios_path=".mimic/exports/mimic-scenarios.json").model
     'recorded:claude-sonnet-4-5'
-    >>> choose_judge(scenarios_path="x.json", target_model="claude-opus-4-5",
+    >>> choose_judge(scenarios_path="x.json", target_model="claude-opus-5-5",
     ...              allow_live=False).model  # doctest: +SKIP
-    'claude-sonnet-4-5'
+    'claude-sonnet-5-5'
     >>> choose_judge(scenarios_path="x.json", use_judge=False) is None
     True
     """

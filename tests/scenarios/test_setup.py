@@ -73,7 +73,7 @@ def test_judge_model_env_then_explicit(key: None, monkeypatch, tmp_path: Path) -
     monkeypatch.setenv("PE_EVAL_MODEL", "target-model")
     judge = choose_judge(scenarios_path=s)
     # the judge's own default, never the target's model
-    assert judge is not None and judge.model == "claude-opus-4-5"
+    assert judge is not None and judge.model == "claude-opus-5-5"
     monkeypatch.setenv("PE_EVAL_JUDGE_MODEL", "judge-from-env")
     judge = choose_judge(scenarios_path=s)
     assert judge is not None and judge.model == "judge-from-env"
@@ -163,4 +163,4 @@ def test_dashboard_honours_the_judge_model_env(no_key: None, monkeypatch) -> Non
 
 def test_dashboard_without_key_is_unavailable_like_the_cli(no_key: None) -> None:
     # an UnavailableJudge that still answers from the verdict cache (the judge's own model)
-    assert _run_dashboard_judge(True, None) == ("CacheOnlyJudge", "claude-opus-4-5")
+    assert _run_dashboard_judge(True, None) == ("CacheOnlyJudge", "claude-opus-5-5")
