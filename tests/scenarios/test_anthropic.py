@@ -8,7 +8,6 @@ import warnings
 
 import httpx2
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError, SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios import (
@@ -19,7 +18,8 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import JUDGE_TOOL_NAME, response_marker_id
+from pe_eval_core.scenarios.scoring.judge import JUDGE_TOOL_NAME, response_marker_id
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
@@ -147,8 +147,8 @@ def test_the_default_judge_is_the_current_opus_asked_not_forced():
     """claude-opus-4-5 is deprecated (the SDK's table); its successor refuses forced tools."""
     from anthropic._data import DEPRECATED_MODELS
 
-    from pe_eval_core.scenarios.cost import judge_cost_usd
-    from pe_eval_core.scenarios.judge import DEFAULT_JUDGE_MODEL, FALLBACK_JUDGE_MODEL
+    from pe_eval_core.scenarios.llm.cost import judge_cost_usd
+    from pe_eval_core.scenarios.scoring.judge import DEFAULT_JUDGE_MODEL, FALLBACK_JUDGE_MODEL
 
     assert "claude-opus-4-5" in DEPRECATED_MODELS
     assert DEFAULT_JUDGE_MODEL == "claude-opus-5-5"

@@ -8,19 +8,19 @@ from datetime import date
 
 import anthropic
 import pytest
-from scenario_helpers import REPO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import TargetConfigError
-from pe_eval_core.scenarios.as_of import (
+from pe_eval_core.scenarios.agent.as_of import (
     AsOf,
     find_mimic_config,
     parse_as_of,
     resolve_as_of,
 )
-from pe_eval_core.scenarios.runner import run_scenarios
-from pe_eval_core.scenarios.setup import make_target
-from pe_eval_core.scenarios.targets import AnthropicTarget
+from pe_eval_core.scenarios.agent.targets import AnthropicTarget
+from pe_eval_core.scenarios.run.runner import run_scenarios
+from pe_eval_core.scenarios.run.setup import make_target
+from tests.helpers.scenario_helpers import REPO, MockAnthropic, make_scenario, message_json
 
 
 def mimic_project(root, *personas, where="mimic.json"):

@@ -19,9 +19,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from skill_follower import SkillFollower
 
 from scripts.mimic_stack import MimicStack, missing_prerequisites
+from tests.helpers.skill_follower import SkillFollower
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -29,12 +29,12 @@ _reason = missing_prerequisites()
 if _reason:
     pytest.skip(f"Mimic stack unavailable: {_reason}", allow_module_level=True)
 
-from pe_eval_core.scenarios.agent_loop import McpToolbox  # noqa: E402
-from pe_eval_core.scenarios.as_of import resolve_as_of  # noqa: E402
+from pe_eval_core.scenarios.agent.as_of import resolve_as_of  # noqa: E402
+from pe_eval_core.scenarios.agent.loop import McpToolbox  # noqa: E402
+from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config  # noqa: E402
+from pe_eval_core.scenarios.agent.targets import AnthropicTarget  # noqa: E402
 from pe_eval_core.scenarios.loading import load_scenarios  # noqa: E402
-from pe_eval_core.scenarios.mcp_config import load_mcp_config  # noqa: E402
-from pe_eval_core.scenarios.runner import run_scenarios  # noqa: E402
-from pe_eval_core.scenarios.targets import AnthropicTarget  # noqa: E402
+from pe_eval_core.scenarios.run.runner import run_scenarios  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / ".mimic" / "exports" / "mimic-scenarios.json"
