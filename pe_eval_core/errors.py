@@ -46,6 +46,7 @@ The hierarchy::
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
         ├── KindMismatchError           comparing a memo run with a scenario run
+        ├── UnlikeRunsError             comparing scenario runs made with different setups
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
@@ -87,6 +88,7 @@ INPUT_LABELS: dict[str, str] = {
     "mcp_config": "MCP server configuration (.mcp.json)",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
     "as_of": "analysis date",
+    "allow_unlike": "comparison of runs made with different setups",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
 
@@ -470,6 +472,22 @@ class AllowedRootError(PeEvalError):
 
 
 # --- run history, comparison and the gate --------------------------------------------------
+
+
+class UnlikeRunsError(PeEvalError):
+    """Two scenario runs whose manifests differ (skill, model, tools, scenarios, judge, ...):
+    a regression between them says nothing about one change, so they are not compared unless
+    asked (then the comparison says first what differs)."""
+
+    diagnosis = (
+        "The runs were made with different setups, so their differences are not the effect "
+        "of one change"
+    )
+    fix = (
+        "Compare runs made with the same setup (the history lists runs by skill and model), "
+        "or ask for the comparison anyway: it then says first what differs."
+    )
+    input = "allow_unlike"
 
 
 class KindMismatchError(PeEvalError):

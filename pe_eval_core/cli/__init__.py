@@ -45,6 +45,7 @@ CLI_FLAGS: dict[str, str] = {
     "mcp_config": "--mcp-config / --mcp-server",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
     "as_of": "--as-of",
+    "allow_unlike": "--allow-unlike",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""
 

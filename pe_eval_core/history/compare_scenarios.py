@@ -17,8 +17,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pe_eval_core.history.records import RunRecord, RunSummary, ScenarioResultRow
+from pe_eval_core.errors import UnlikeRunsError
+from pe_eval_core.history.records import (
+    RunRecord,
+    RunSummary,
+    ScenarioResultRow,
+    recorded_manifest,
+)
 from pe_eval_core.scenarios import statistics
+from pe_eval_core.scenarios.models.manifest import differences as manifest_differences
 from pe_eval_core.scenarios.statistics import ScenarioStats
 
 
@@ -151,6 +158,11 @@ class ScenarioComparison(BaseModel):
     a: RunSummary
     b: RunSummary
     differences: list[str] = Field(default_factory=list)
+    """Why runs recorded without a manifest are not like for like (target, scenario set,
+    repeats), one sentence each."""
+    unlike: list[str] = Field(default_factory=list)
+    """What differs between the two runs' manifests (``skill a vs b``, ``model x vs y``):
+    empty when they are like for like or either has no manifest."""
     """What makes the runs not like for like (target, scenario set, repeats): said first."""
     regressions: list[ScenarioChange] = Field(default_factory=list)
     """Passed in every run of A, failed in every run of B."""
@@ -177,7 +189,14 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
     left, right = _by_name(a.results), _by_name(b.results)
     stats_a = {n: _stats(rows) for n, rows in left.items()}
     stats_b = {n: _stats(rows) for n, rows in right.items()}
-    out = ScenarioComparison(a=a.summary, b=b.summary, differences=run_differences(a, b))
+    out = ScenarioComparison(a=a.summary, b=b.summary)
+    ma, mb = recorded_manifest(a.summary), recorded_manifest(b.summary)
+    if ma is not None and mb is not None:
+        out.unlike = manifest_differences(ma, mb) if ma.identity != mb.identity else []
+        if ma.identity != mb.identity and not out.unlike:
+            out.unlike = ["the recorded setups differ"]
+    else:
+        out.differences = run_differences(a, b)
     groups = {
         "pass": "unchanged",
         "regression": "regressions",
@@ -267,6 +286,14 @@ def run_differences(a: RunRecord, b: RunRecord) -> list[str]:
     return out
 
 
+def not_like_for_like(cmp: ScenarioComparison) -> str:
+    """What makes the two runs not like for like, in one line ("" when they are): the
+    manifests' differences, else (runs recorded before manifests) the legacy sentences."""
+    if cmp.unlike:
+        return f"Not like for like: {'; '.join(cmp.unlike)}."
+    return " ".join(cmp.differences)
+
+
 def scenario_verdict(cmp: ScenarioComparison) -> str:
     """The one-sentence scenario verdict every surface shows: "No regression vs baseline", or
     the regressions with their exact McNemar significance; runs that are not like for like
@@ -278,7 +305,7 @@ def scenario_verdict(cmp: ScenarioComparison) -> str:
     >>> scenario_verdict(ScenarioComparison(a=s, b=s))
     'No regression vs baseline.'
     """
-    lead = " ".join(cmp.differences)
+    lead = not_like_for_like(cmp)
     if not cmp.regressions:
         line = "No regression vs baseline"
     else:
@@ -380,9 +407,11 @@ def _numeric_changes(xs: list[dict[str, Any]], ys: list[dict[str, Any]]) -> list
 
 def render_scenario_comparison(c: ScenarioComparison) -> str:
     lines = [f"## Scenario run comparison: #{c.a.id} -> #{c.b.id}", ""]
+    if c.unlike:
+        lines.append(f"**Not like for like:** {'; '.join(c.unlike)}.")
     lines += [f"**Not like for like:** {d}" for d in c.differences]
     lines += [
-        *([""] if c.differences else []),
+        *([""] if c.differences or c.unlike else []),
         f"- A: #{c.a.id} {c.a.created_at} {c.a.subject} ({_rate(c.a.pass_rate)})",
         f"- B: #{c.b.id} {c.b.created_at} {c.b.subject} ({_rate(c.b.pass_rate)})",
         "",
@@ -474,3 +503,20 @@ def _rate(value: float | None) -> str:
 def _tier_order(tier: str) -> tuple[int, str]:
     order = {"smoke": 0, "functional": 1, "adversarial": 2}
     return (order.get(tier, 9), tier)
+
+
+def unlike_runs(a: RunRecord, b: RunRecord) -> str | None:
+    """The one line saying how two scenario runs' setups differ (``Not like for like: skill
+    ... vs ...; model ... vs ....``), None when they are like for like or either run was
+    recorded before manifests. What compare, the gate and the dashboard refuse to mix."""
+    from pe_eval_core.scenarios.models.manifest import unlike_line
+
+    return unlike_line(recorded_manifest(a.summary), recorded_manifest(b.summary))
+
+
+def check_like_for_like(a: RunRecord, b: RunRecord, *, allow_unlike: bool = False) -> None:
+    """Raise :class:`~pe_eval_core.errors.UnlikeRunsError` when the runs are not like for like
+    and the caller did not ask to compare them anyway."""
+    line = unlike_runs(a, b)
+    if line is not None and not allow_unlike:
+        raise UnlikeRunsError(f"run #{a.summary.id} and run #{b.summary.id}: {line}")

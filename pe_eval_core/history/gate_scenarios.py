@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
-from pe_eval_core.errors import GateConfigError, PeEvalError, TargetUnreachableError
+from pe_eval_core.errors import (
+    GateConfigError,
+    PeEvalError,
+    TargetUnreachableError,
+    UnlikeRunsError,
+)
 from pe_eval_core.history.gate_result import EPS, GateCheck, GateResult
 from pe_eval_core.history.records import UNRECORDED_ID, RunRecord, scenario_record
 from pe_eval_core.history.store import RunStore
@@ -95,10 +100,12 @@ def gate_scenarios(
     baseline: RunRecord | None = None,
     subject: str | None = None,
     on: PassRateBound = "rate",
+    allow_unlike: bool = False,
 ) -> None:
     """Apply per-tier minimum pass rates (``overall`` for the whole run) to the rate or, with
     ``on="lower"``, to its interval's lower bound, and, given a baseline run, fail on any
-    scenario that passed there and fails now."""
+    scenario that passed there and fails now (a baseline made with another setup is a
+    problem, "cannot evaluate", unless ``allow_unlike``)."""
     subject = subject or f"run #{run.summary.id}"
     if _unjudgeable(result, run, subject):
         return
@@ -136,7 +143,7 @@ def gate_scenarios(
             )
         )
     if baseline is not None:
-        _check_baseline(result, run, baseline, subject)
+        _check_baseline(result, run, baseline, subject, allow_unlike=allow_unlike)
 
 
 def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
@@ -162,8 +169,16 @@ def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
     return False
 
 
-def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, subject: str) -> None:
-    """Fail on every scenario that passed in ``baseline`` and does not pass in ``run``."""
+def _check_baseline(
+    result: GateResult,
+    run: RunRecord,
+    baseline: RunRecord,
+    subject: str,
+    *,
+    allow_unlike: bool = False,
+) -> None:
+    """Fail on every scenario that passed in ``baseline`` and does not pass in ``run``; a
+    baseline made with another setup cannot be checked against (unless ``allow_unlike``)."""
     if baseline.summary.uid == run.summary.uid:
         result.add_problem(
             subject,
@@ -176,8 +191,17 @@ def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, sub
             ),
         )
         return
-    from pe_eval_core.history.compare_scenarios import compare_scenario_records, scenario_verdict
+    from pe_eval_core.history.compare_scenarios import (
+        check_like_for_like,
+        compare_scenario_records,
+        scenario_verdict,
+    )
 
+    try:
+        check_like_for_like(baseline, run, allow_unlike=allow_unlike)
+    except UnlikeRunsError as err:
+        result.add_problem(subject, err)
+        return
     cmp = compare_scenario_records(baseline, run)
     result.checks.append(
         GateCheck(
@@ -261,5 +285,11 @@ def gate_scenario_request(result: GateResult, request: GateRequest, store: RunSt
     if from_file and not request.record:
         label = f"run {current.summary.uid} (not recorded)"
     gate_scenarios(
-        result, current, request.min_pass_rate, baseline=base, subject=label, on=request.on
+        result,
+        current,
+        request.min_pass_rate,
+        baseline=base,
+        subject=label,
+        on=request.on,
+        allow_unlike=request.allow_unlike,
     )

@@ -24,6 +24,7 @@ from pe_eval_core.wording import DIMENSIONS
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
+    from pe_eval_core.scenarios.models.manifest import RunManifest
 
 RunKind = Literal["memo", "scenarios"]
 MEMO_DIMENSIONS = DIMENSIONS
@@ -61,6 +62,10 @@ class RunFilters(BaseModel):
     scenarios_path: str | None = None
     target: str | None = None
     model: str | None = None
+    skill_path: str | None = None
+    """The skill file (any spelling of its path): the scenario runs of that skill only."""
+    identity: str | None = None
+    """A run identity (``RunManifest.identity``): the runs made with the same setup only."""
     memo_path: str | None = None
     """The memo file (any spelling of its path): its runs only."""
     infra_error: bool | None = None
@@ -106,6 +111,12 @@ class RunSummary(BaseModel):
     note: str | None = None
     config_digest: str | None = None
     """sha256 of the grader configuration a memo was graded with."""
+    skill_path: str | None = None
+    """The skill file a live target followed (resolved path); None for other targets."""
+    skill_sha256: str | None = None
+    identity: str | None = None
+    """sha256 of what produced a scenario run (``RunManifest.identity``): runs are compared
+    like for like by it; None for memo runs and runs recorded before manifests."""
     infra_error: bool = False
     """Every scenario of the run errored (the agent or the network was down): nothing was
     measured, so trends, comparisons and the gate leave the run out."""
@@ -319,6 +330,7 @@ def scenario_row_data(run: ScenarioRun) -> list[ScenarioRowData]:
 def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
     """A scenario run's summary row (not stored: ``id`` is 0)."""
     n_errors = sum(1 for r in run.results if r.status not in ("pass", "fail"))
+    manifest = run.manifest
     return RunSummary(
         id=UNRECORDED_ID,
         uid=run.run_id or uuid.uuid4().hex,
@@ -338,7 +350,11 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
-        # repeats, intervals, flaky, errors, target label; the judge and the analysis date
+        skill_path=manifest.skill_path if manifest else None,
+        skill_sha256=manifest.skill_sha256 if manifest else None,
+        identity=manifest.identity if manifest else None,
+        # repeats, intervals, flaky, errors, target label; the judge, the analysis date and
+        # the manifest (what produced the run)
         scores={**run.statistics_summary(), **run_settings(run)},
         infra_error=bool(run.total) and n_errors == run.total,
     )
@@ -348,9 +364,25 @@ RUN_SETTING_KEYS = ("judge", "judge_prompt_version", "as_of", "as_of_source")
 """What a scenario run was configured with, kept in ``RunSummary.scores`` (no column)."""
 
 
-def run_settings(run: ScenarioRun) -> dict[str, str | None]:
-    """The judge and analysis date of ``run``, as recorded with it."""
-    return {key: getattr(run, key) for key in RUN_SETTING_KEYS}
+def run_settings(run: ScenarioRun) -> dict[str, Any]:
+    """The judge, analysis date and manifest of ``run``, as recorded with it."""
+    out: dict[str, Any] = {key: getattr(run, key) for key in RUN_SETTING_KEYS}
+    if run.manifest is not None:
+        out["manifest"] = run.manifest.model_dump(mode="json")
+    return out
+
+
+def recorded_manifest(summary: RunSummary) -> RunManifest | None:
+    """The manifest recorded with a scenario run; None before manifests (or unreadable)."""
+    from pe_eval_core.scenarios.models.manifest import RunManifest
+
+    data = summary.scores.get("manifest") if isinstance(summary.scores, dict) else None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return RunManifest.model_validate(data)
+    except ValueError:
+        return None
 
 
 def recorded_judge(

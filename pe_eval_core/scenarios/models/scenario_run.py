@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from pe_eval_core.scenarios.models.manifest import RunManifest
 from pe_eval_core.scenarios.models.result import ScenarioResult, error_kind_of, error_summary_line
 from pe_eval_core.scenarios.models.scenario import KNOWN_TIERS
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
@@ -56,6 +57,9 @@ class ScenarioRun(BaseModel):
     """Why the run stopped early on transport errors (the target unreachable or refusing
     authentication); None when it ran to the end. Such a run is an infrastructure error."""
     model: str | None = None
+    manifest: RunManifest | None = None
+    """What produced the run (skill, model, bounds, servers, scenarios, judge, versions): the
+    run's identity, compared before any two runs are (None: recorded before manifests)."""
     as_of: str | None = None
     """The analysis date the agent was given (``YYYY-MM-DD``), None when it was given none."""
     as_of_source: str | None = None

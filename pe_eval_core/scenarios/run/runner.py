@@ -43,6 +43,7 @@ from pe_eval_core.scenarios.models import (
     ScenarioRun,
     TargetResponse,
 )
+from pe_eval_core.scenarios.run.manifest import build_manifest, scenarios_digest
 from pe_eval_core.scenarios.scoring.judge import Judge, JudgeContext
 from pe_eval_core.scenarios.scoring.score import ascore_response
 
@@ -143,6 +144,13 @@ async def run_scenarios(
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
+        manifest = build_manifest(
+            target,
+            judge,
+            target_label=target_label(target),
+            scenarios_sha256=scenarios_sha256 or scenarios_digest(scenarios, scenarios_path),
+            repeats=repeat,
+        )
         if batcher is not None:
             from pe_eval_core.scenarios.llm.batches import attach
 
@@ -177,6 +185,7 @@ async def run_scenarios(
         scenarios_sha256=scenarios_sha256,
         target=target.name,
         target_label=target_label(target),
+        manifest=manifest,
         repeats=repeat,
         warnings=run_warnings(scenarios, judge),
         stopped=watch.stopped,
