@@ -59,6 +59,7 @@ from pe_eval_core.scenarios.run.setup import (
 )
 from pe_eval_core.scenarios.scoring.judge import Judge, RecordedJudge, UnavailableJudge
 from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
@@ -295,7 +296,7 @@ def handle_run(args: argparse.Namespace) -> int:
     for warning in getattr(scenarios, "warnings", ()):
         _note(f"warning: {warning}")
     target = _target(args)
-    judge = _judge(args)
+    judge = _judge(args, target)
     _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
     toolbox = getattr(target, "toolbox", None)
     if toolbox is not None:
@@ -473,7 +474,7 @@ def _target(args: argparse.Namespace) -> Target:
     )
 
 
-def _judge(args: argparse.Namespace) -> Judge | None:
+def _judge(args: argparse.Namespace, target: Target | None = None) -> Judge | None:
     return choose_judge(
         scenarios_path=args.scenarios,
         use_judge=not args.no_judge,
@@ -484,12 +485,15 @@ def _judge(args: argparse.Namespace) -> Judge | None:
         target_model=getattr(args, "model", None) if args.target == "anthropic" else None,
         cache=args.judge_cache or getattr(args, "database_url", None),
         timeout_s=getattr(args, "timeout", 60.0),
+        target=target,
     )
 
 
 def _judge_label(judge: Judge | None) -> str:
     if judge is None:
         return "none (--no-judge)"
+    if isinstance(judge, ChainJudge):
+        return f"{judge.model}: " + ", then ".join(judge.sources)
     if isinstance(judge, RecordedJudge):
         return f"{judge.model} from {judge.path} ({judge.label})"
     if isinstance(judge, UnavailableJudge):

@@ -226,16 +226,20 @@ def run_recorded_scenarios(
     judge_cache: str | None = None,
 ) -> ScenarioRun:
     """Score a scenarios file against recorded responses. The judge is the one every surface
-    chooses (:func:`pe_eval_core.scenarios.run.setup.choose_judge`): the recorded verdicts given
-    or beside the scenarios, else the cached live judge when a key is set; more than 20 paid
+    chooses (:func:`pe_eval_core.scenarios.run.setup.choose_judge`): the recorded verdicts given,
+    else those saved with the responses and those beside the scenarios (for the responses
+    they were recorded for), else the cached live judge when a key is set; more than 20 paid
     judge calls need ``confirm`` (the cost guard)."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
     from pe_eval_core.scenarios.run.setup import choose_judge
 
-    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache)
+    target = RecordedTarget(responses_path)
+    judge = choose_judge(
+        scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache, target=target
+    )
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
-        RecordedTarget(responses_path),
+        target,
         judge=judge,
         scenarios_path=scenarios_path,
         save_responses=False,  # they are already on disk

@@ -23,6 +23,7 @@ from pe_eval_core.scenarios import (
     UnavailableJudge,
 )
 from pe_eval_core.scenarios.run.setup import choose_judge, make_target
+from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
@@ -50,8 +51,11 @@ def test_no_judge_wins_over_everything(key: None) -> None:
 
 def test_recorded_verdicts_beside_the_scenarios_for_recorded_responses(key: None) -> None:
     judge = choose_judge(scenarios_path=DEMO)
-    assert isinstance(judge, RecordedJudge)
-    assert judge.path == DEMO.parent / "judge-verdicts.json"
+    assert isinstance(judge, ChainJudge) and isinstance(judge.recorded, RecordedJudge)
+    assert judge.recorded.path == DEMO.parent / "judge-verdicts.json"
+    assert judge.model == "recorded:claude-sonnet-4-5"
+    # phrases the file does not answer go to the judge the policy would otherwise use
+    assert isinstance(judge.fallback, CachedJudge)
 
 
 def test_live_target_or_live_judge_skips_the_verdicts_beside(key: None) -> None:
@@ -128,7 +132,7 @@ def test_cli_target_model_does_not_become_the_judge_model(key: None, monkeypatch
 
 def test_cli_score_uses_the_verdicts_beside(key: None) -> None:
     judge = cli_scenarios._judge(_cli_args("score", "--scenarios", str(DEMO)))
-    assert isinstance(judge, RecordedJudge)
+    assert isinstance(judge, ChainJudge) and isinstance(judge.recorded, RecordedJudge)
 
 
 # --- the dashboard ---------------------------------------------------------------------------

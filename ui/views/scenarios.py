@@ -172,7 +172,12 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
     return None
 
 
-def build_judge(is_live: bool, key: str | None, target_model: str | None = None) -> Judge | None:
+def build_judge(
+    is_live: bool,
+    key: str | None,
+    target_model: str | None = None,
+    target: Target | None = None,
+) -> Judge | None:
     """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI), its
     default model steered away from the target's. The caption says what the judge can do:
     live calls, recorded verdicts, or (no key) only the verdicts already cached."""
@@ -193,6 +198,7 @@ def build_judge(is_live: bool, key: str | None, target_model: str | None = None)
             recorded_target=not is_live,
             api_key=key,
             target_model=target_model,
+            target=target,  # a recorded file's saved verdicts come first
         )
         st.caption(judge_state(judge, target_model))
         return judge
@@ -207,10 +213,18 @@ def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
     """
     from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
     from pe_eval_core.scenarios.run.setup import CacheOnlyJudge
+    from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge
 
     if judge is None:
         return "**Judge: off.** A phrase the strict and rule checks miss stays missed."
     model = md_code(judge.model)
+    if isinstance(judge, ChainJudge):
+        saved = ", then ".join(md_code(x) for x in judge.sources[:-1]) or "none"
+        rest = judge_state(judge.fallback, target_model) if judge.fallback is not None else ""
+        return (
+            f"**Judge: saved verdicts** from {saved}, each used only for the response it "
+            f"judged; for anything else: {rest.removeprefix('**Judge: ').replace('**', '', 1)}"
+        )
     if isinstance(judge, RecordedJudge):
         return (
             f"**Judge: recorded verdicts** from {md_code(judge.path.name)} (no live calls); a "
@@ -404,7 +418,10 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
         )
         with right:
             judge = build_judge(
-                built[1] if built else False, built[2] if built else None, target_model
+                built[1] if built else False,
+                built[2] if built else None,
+                target_model,
+                built[0]() if built and not built[1] else None,
             )
         if built is None:
             return

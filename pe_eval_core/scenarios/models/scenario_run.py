@@ -214,6 +214,13 @@ class ScenarioRun(BaseModel):
             "stopped": self.stopped,
         }
 
+    def verdict_sources(self) -> list[tuple[str, int]]:
+        """Judge verdicts used in the run, counted by where they came from (most first):
+        ``live call``, ``verdict cache``, a verdicts file, or the responses file they were
+        saved with."""
+        counts = Counter(v.source or "unknown" for r in self.results for v in r.judge_verdicts)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
     def worst_tier(self) -> TierSummary | None:
         """The tier with the lowest pass rate among runs with a verdict (ties: more failures,
         then report order); errors do not make a tier worse."""

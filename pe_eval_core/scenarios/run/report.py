@@ -225,6 +225,7 @@ def statistics_lines(run: ScenarioRun) -> list[str]:
         "### Run details",
         f"- Target: {md_inline(run.label)}",
         f"- Repeats: {k} per scenario",
+        *_setup_lines(run),
     ]
     if run.errors:
         lines.append(f"- Errors (not in any pass rate): {md_inline(run.error_summary())}")
@@ -532,3 +533,26 @@ def run_to_junit_xml(run: ScenarioRun) -> str:
                 )
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _setup_lines(run: ScenarioRun) -> list[str]:
+    """What produced the run (its manifest) and where every judge verdict came from."""
+    lines = []
+    m = run.manifest
+    if m is not None and m.skill_path:
+        lines.append(f"- Skill: {md_inline(m.skill_path)} (sha256 {(m.skill_sha256 or '?')[:12]})")
+    if run.as_of:
+        lines.append(f"- Analysis date: {run.as_of} (from {md_inline(run.as_of_source or '?')})")
+    for server in m.servers if m is not None else []:
+        lines.append(
+            f"- MCP server {md_inline(server.name)}: {server.tools} tools "
+            f"(sha256 {server.tools_sha256[:12]})"
+        )
+    if run.judge:
+        version = f", prompt {run.judge_prompt_version}" if run.judge_prompt_version else ""
+        lines.append(f"- Judge: {md_inline(run.judge)}{version}")
+    sources = run.verdict_sources()
+    if sources:
+        shown = "; ".join(f"{n} from {md_inline(src)}" for src, n in sources)
+        lines.append(f"- Judge verdicts: {shown}")
+    return lines

@@ -45,6 +45,7 @@ from pe_eval_core.scenarios.models import (
 )
 from pe_eval_core.scenarios.run.manifest import build_manifest, scenarios_digest
 from pe_eval_core.scenarios.scoring.judge import Judge, JudgeContext
+from pe_eval_core.scenarios.scoring.judge.chain import recorded_verdicts
 from pe_eval_core.scenarios.scoring.score import ascore_response
 
 if TYPE_CHECKING:
@@ -276,6 +277,10 @@ class _ScenarioPool:
             index=i + 1,
             latency_ms=latency,
         )
+        saved = self.recorded[j]
+        if saved is not None and response.text is not None and result.judge_verdicts:
+            # the judge's verdicts travel with the response: a re-score reproduces them
+            saved.verdicts = recorded_verdicts(response.text, result.judge_verdicts)
         self._finish(j, _tag(result, response, k))
 
     async def worker(self) -> None:

@@ -8,8 +8,12 @@ Judge policy, first match wins:
 
 1. ``use_judge=False``: no judge; candidate misses stay missed.
 2. ``verdicts``: recorded verdicts from that file.
-3. Recorded responses (``recorded_target``) without ``live_judge``: a ``judge-verdicts.json``
-   beside the scenarios file, when present (the shipped demo verdicts).
+3. Recorded responses (``recorded_target``) without ``live_judge``: the verdicts saved with
+   the responses (a live run's ``responses.json`` carries them, keyed by response sha256,
+   prompt version and model; of ``judge_model`` only when one is named), then a
+   ``judge-verdicts.json`` beside the scenarios file (the shipped demo verdicts) for the
+   responses it was recorded for (by sha256) and no other, then rule 4 or 5 for whatever
+   phrase neither answers (``scoring.judge.chain.ChainJudge``). Neither present: rule 4 or 5.
 4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``) and
    ``allow_live``: the live judge behind its SQLite cache (``cache``, the ``--judge-cache``
    file). Its model is ``judge_model``, else ``$PE_EVAL_JUDGE_MODEL``, else the default
@@ -46,6 +50,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     default_judge_model,
 )
 from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge, embedded_verdicts
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
@@ -153,6 +158,7 @@ def choose_judge(
     timeout_s: float = 60.0,
     target_model: str | None = None,
     allow_live: bool = True,
+    target: Target | None = None,
 ) -> Judge | None:
     """The paraphrase judge, by the policy in this module's docstring (None: no judge).
 
@@ -160,6 +166,7 @@ def choose_judge(
     target is a model) only steers the default away from it. ``cache`` is the verdict cache
     file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``), used with or without a key.
     ``allow_live=False`` never builds a paid judge (the MCP server: no confirmation there).
+    ``target``: the recorded target whose responses file may carry saved verdicts (rule 3).
 
     >>> choose_judge(scenarios_path=".mimic/exports/mimic-scenarios.json").model
     'recorded:claude-sonnet-4-5'
@@ -173,10 +180,16 @@ def choose_judge(
         return None
     if verdicts is not None:
         return RecordedJudge(verdicts)
-    beside = Path(scenarios_path).parent / VERDICTS_BESIDE
-    if recorded_target and not live_judge and beside.is_file():
-        return RecordedJudge(beside)
     model = judge_model or default_judge_model(target_model)
+    fallback: Judge
     if allow_live and anthropic_key_available(api_key):
-        return CachedJudge(AnthropicJudge(model, api_key=api_key, timeout_s=timeout_s), cache)
-    return CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)
+        fallback = CachedJudge(AnthropicJudge(model, api_key=api_key, timeout_s=timeout_s), cache)
+    else:
+        fallback = CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)
+    if recorded_target and not live_judge:
+        saved = embedded_verdicts(target, judge_model) if target is not None else None
+        beside = Path(scenarios_path).parent / VERDICTS_BESIDE
+        file = RecordedJudge(beside) if beside.is_file() else None
+        if saved is not None or file is not None:
+            return ChainJudge(saved, file, fallback)
+    return fallback

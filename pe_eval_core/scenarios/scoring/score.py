@@ -103,6 +103,7 @@ class _Expectation:
     note: str = ""
     judge_model: str | None = None
     judge_prompt_version: str | None = None
+    judge_source: str | None = None
     negated: bool = False
     """A strict match found only in negated sentences: only the judge may accept it."""
 
@@ -116,6 +117,7 @@ class _Expectation:
             "note": self.note,
             "judge_model": self.judge_model,
             "judge_prompt_version": self.judge_prompt_version,
+            "judge_source": self.judge_source,
         }
 
     def result(self) -> ExpectationResult:
@@ -456,6 +458,7 @@ async def _ask_judge(
             note="; ".join(filter(None, [v.reason, "cached verdict" * v.cached])),
             judge_model=v.model,
             judge_prompt_version=v.prompt_version,
+            judge_source=v.source,
         )
     return judged
 
@@ -570,6 +573,7 @@ async def ascore_response(
             "judge_calls": outcome.calls if outcome else 0,
             "judge_tokens_in": outcome.tokens_in if outcome else 0,
             "judge_tokens_out": outcome.tokens_out if outcome else 0,
+            "judge_verdicts": outcome.verdicts if outcome else [],
         }
     )
 

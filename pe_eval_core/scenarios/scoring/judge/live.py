@@ -24,6 +24,9 @@ from pe_eval_core.scenarios.scoring.judge.protocol import JudgeContext
 
 JUDGE_MODEL_ENV = "PE_EVAL_JUDGE_MODEL"
 
+LIVE_SOURCE = "live call"
+"""``JudgeVerdict.source`` of a verdict the model gave in this run."""
+
 
 DEFAULT_JUDGE_MODEL = "claude-opus-5-5"
 """The judge's default: another model than the default target (``targets.DEFAULT_MODEL``),
@@ -161,13 +164,16 @@ class AnthropicJudge(AnthropicClientOwner):
             raise JudgeError(
                 f"judge did not call {JUDGE_TOOL_NAME} (stop_reason {message.stop_reason})"
             )
-        verdicts = verdicts_from_tool_input(
-            block.input,
-            expected,
-            model=self.model,
-            prompt_version=self.prompt_version,
-            response=response,
-        )
+        verdicts = [
+            v.model_copy(update={"source": LIVE_SOURCE})
+            for v in verdicts_from_tool_input(
+                block.input,
+                expected,
+                model=self.model,
+                prompt_version=self.prompt_version,
+                response=response,
+            )
+        ]
         return JudgeOutcome(
             verdicts=verdicts,
             model=self.model,
