@@ -26,6 +26,7 @@ from pe_eval_core.history.records import RunFilters, RunKind, RunRecord, RunSumm
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
+from pe_eval_core.wording import fmt_pct
 
 GATE_EXIT_CODES = {
     GateVerdict.PASSED: ExitCode.OK,
@@ -247,14 +248,10 @@ def format_runs_table(runs: list[RunSummary]) -> str:
 
 
 def _headline(r: RunSummary) -> str:
-    if r.kind == "memo":
-
-        def pct(v: float | None) -> str:
-            return "-" if v is None else f"{v * 100:.0f}%"
-
+    if r.kind == "memo":  # the scores as the memo command and the scorecard print them
         return (
-            f"citation {pct(r.citation_accuracy)}  halluc {pct(r.hallucination_rate)}  "
-            f"coverage {pct(r.coverage)}  consistency {pct(r.consistency)}"
+            f"citation {fmt_pct(r.citation_accuracy)}  halluc {fmt_pct(r.hallucination_rate)}  "
+            f"coverage {fmt_pct(r.coverage)}  consistency {fmt_pct(r.consistency)}"
         )
     if r.infra_error:
         return f"infrastructure error: all {r.n_total} scenarios errored (left out of trends)"

@@ -46,10 +46,25 @@ class GateProblem(BaseModel):
     """The input at fault (a key of ``pe_eval_core.errors.INPUT_LABELS``), if one is."""
 
 
+class MemoGateVerdict(BaseModel):
+    """One memo's verdict as the gate saw it (``memo.verdict.Verdict.summary``, flattened)."""
+
+    subject: str
+    """``MortgageCo/board``."""
+    ready: bool
+    headline: str
+    issue_count: int
+    issues: list[str]
+    scores: dict[str, str]
+    """The four scores as every surface prints them."""
+
+
 class GateResult(BaseModel):
     checks: list[GateCheck] = Field(default_factory=list)
     problems: list[GateProblem] = Field(default_factory=list)
     recorded_run_ids: list[int] = Field(default_factory=list)
+    memos: list[MemoGateVerdict] = Field(default_factory=list)
+    """Each graded memo's verdict, in folder order."""
 
     @property
     def failed(self) -> list[GateCheck]:
@@ -79,6 +94,7 @@ class GateResult(BaseModel):
         problem's input (the CLI's option, appended to the fix), ``cannot_note`` follows the
         verdict line when the gate could not evaluate everything (the CLI's exit code)."""
         lines = [_check_line(c) for c in self.checks]
+        lines += [f"MEMO  {m.subject}: {m.headline}" for m in self.memos]
         for p in self.problems:
             where = name_input(p.input) if name_input and p.input else None
             lines.append(f"ERROR {p.subject}: {p.message}")

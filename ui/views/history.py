@@ -24,7 +24,7 @@ from pe_eval_core.history.compare import (
     render_comparison_markdown,
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_rate, tier_order
 from ui import glossary, links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
@@ -132,7 +132,7 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
     )
     frame["when"] = pd.to_datetime(frame["created_at"], utc=True)
     frame["label"] = [
-        fmt_ratio(int(p), int(t)) for p, t in zip(frame["passed"], frame["total"], strict=True)
+        fmt_rate(int(p), int(t)) for p, t in zip(frame["passed"], frame["total"], strict=True)
     ]
     tiers = tier_order(frame["tier"])
     return (
@@ -212,7 +212,7 @@ def render_filters(store: RunStore) -> RunFilters:
             st.session_state[key] = ALL
         picked = col.selectbox(label, choices, key=key)
         values[column] = None if picked == ALL else picked
-    return RunFilters(**values)
+    return RunFilters.model_validate(values)  # the kind column's values are RunKind names
 
 
 def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
@@ -225,9 +225,7 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
         )
     else:
         lead = (
-            f"{fmt_ratio(r.n_passed or 0, r.n_total)} passed"
-            if r.n_total
-            else "no scenarios scored"
+            f"{fmt_rate(r.n_passed or 0, r.n_total)} passed" if r.n_total else "no scenarios scored"
         ) + (f", {r.n_errors} errored" if r.n_errors else "")
     mark = run_mark(r, pinned)
     return Card(

@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from hashlib import sha256 as _sha256
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ import streamlit as st
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.run.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
-from pe_eval_core.wording import fmt_pct
+from pe_eval_core.wording import fmt_interval, fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.responsive import MAX_CARDS, Card, table_or_cards, text
@@ -769,7 +770,7 @@ def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str
         {
             "Tier": t["tier"],
             "Pass rate": charts.interval_label(t["passed"], t["total"], None, None),
-            "95% interval": "—" if t.get("low") is None else f"{t['low']:.0%}–{t['high']:.0%}",
+            "95% interval": "—" if t.get("low") is None else fmt_interval(t["low"], t["high"]),
             "Errors (left out)": t.get("errors", 0),
             "Method": t.get("method") or "",
         }
@@ -1194,13 +1195,18 @@ def render_downloads(run_id: str, run_json: str, keys: Any = K) -> None:
     ):
         col.download_button(
             label,
-            data=lambda fn=fn: fn(model()),
+            data=partial(_serialised, fn, model),
             file_name=f"{stem}.{ext}",
             mime=mime,
             on_click="ignore",
             icon=":material/download:",
             key=f"{keys.DOWNLOADS}.{ext}",
         )
+
+
+def _serialised(fn: Callable[[ScenarioRun], str], model: Callable[[], ScenarioRun]) -> str:
+    """A download's bytes, made when the button is clicked (``on_click="ignore"``)."""
+    return fn(model())
 
 
 def render() -> None:
