@@ -223,8 +223,9 @@ def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
         saved = ", then ".join(md_code(x) for x in judge.sources[:-1]) or "none"
         rest = judge_state(judge.fallback, target_model) if judge.fallback is not None else ""
         return (
-            f"**Judge: saved verdicts** from {saved}, each used only for the response it "
-            f"judged; for anything else: {rest.removeprefix('**Judge: ').replace('**', '', 1)}"
+            f"**Judge: recorded verdicts** from {saved}, each used only for the response it "
+            f"judged (no live calls for them); anything else: "
+            f"{rest.removeprefix('**Judge: ').replace('**', '', 1)}"
         )
     if isinstance(judge, RecordedJudge):
         return (
