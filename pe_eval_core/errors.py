@@ -89,6 +89,8 @@ INPUT_LABELS: dict[str, str] = {
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
     "as_of": "analysis date",
     "allow_unlike": "comparison of runs made with different setups",
+    "timeout": "call timeout",
+    "max_cost": "cost limit",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
 

@@ -193,12 +193,14 @@ class PeEvalTools:
     def score_scenarios(
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
+        from pe_eval_core.rates import rate_text, tally_text
         from pe_eval_core.scenarios import (
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
+        from pe_eval_core.scenarios.options import run_options
         from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
@@ -210,6 +212,7 @@ class PeEvalTools:
         elif beside.is_file():
             self._confine(str(beside), "judge_verdicts")  # read by the policy: confined too
         target = RecordedTarget(responses)
+        options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
         # the verdicts saved with the responses, then those beside the scenarios for the
         # responses they were recorded for; cached verdicts, else judge errors, for the rest
@@ -219,6 +222,7 @@ class PeEvalTools:
             recorded_target=True,
             cache=self.judge_cache,
             allow_live=False,
+            options=options,
             target=target,
         )
         loaded = load_scenarios(scenarios)
@@ -226,6 +230,7 @@ class PeEvalTools:
             loaded,
             target,
             judge=judge,
+            options=options,
             scenarios_path=scenarios,
             save_responses=False,  # they are already on disk
         )
@@ -238,6 +243,8 @@ class PeEvalTools:
                 "failed": t.failed,
                 "errors": t.errors,
                 "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
             }
             for t in run.by_tier()
         ]
@@ -251,6 +258,8 @@ class PeEvalTools:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,

@@ -22,8 +22,9 @@ from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
-    from pe_eval_core.scenarios import Scenario, ScenarioRun
-    from pe_eval_core.scenarios.llm.cost import PaidCalls
+    from pe_eval_core.scenarios import Judge, Scenario, ScenarioRun, Target
+    from pe_eval_core.scenarios.options import RunOptions
+    from pe_eval_core.scenarios.run.costs import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -412,12 +413,14 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
             raise _renamed(err, str(path), f"uploaded {name}") from None
 
 
-def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
+def paid_calls(
+    scenarios: list[Scenario], target: Target, judge: Judge | None, options: RunOptions
+) -> PaidCalls:
     """The cost guard's count of the paid calls a run would make (the core's own count, the
     one the runner checks, so the page and the runner cannot disagree)."""
     from pe_eval_core.scenarios.run.runner import count_paid_calls_sync
 
-    return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
+    return count_paid_calls_sync(scenarios, target, judge, options=options)
 
 
 def scenario_verdict(history_id: int) -> dict[str, Any] | None:

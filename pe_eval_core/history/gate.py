@@ -32,6 +32,7 @@ from pe_eval_core.errors import GateConfigError, PeEvalError
 from pe_eval_core.history.gate_result import (
     EPS,
     GateCheck,
+    GatedRun,
     GateProblem,
     GateResult,
     GateVerdict,
@@ -61,6 +62,7 @@ __all__ = [
     "GateRequest",
     "GateResult",
     "GateVerdict",
+    "GatedRun",
     "MemoGateVerdict",
     "PassRateBound",
     "evaluate_gate",

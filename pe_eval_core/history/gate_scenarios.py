@@ -15,11 +15,12 @@ from pe_eval_core.errors import (
     TargetUnreachableError,
     UnlikeRunsError,
 )
-from pe_eval_core.history.gate_result import EPS, GateCheck, GateResult
+from pe_eval_core.history.gate_result import EPS, GateCheck, GatedRun, GateResult
 from pe_eval_core.history.records import UNRECORDED_ID, RunRecord, scenario_record
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.scenarios import statistics
 from pe_eval_core.scenarios.statistics import TierStats
+from pe_eval_core.wording import tier_order
 
 if TYPE_CHECKING:
     from pe_eval_core.history.gate import GateRequest
@@ -107,6 +108,7 @@ def gate_scenarios(
     scenario that passed there and fails now (a baseline made with another setup is a
     problem, "cannot evaluate", unless ``allow_unlike``)."""
     subject = subject or f"run #{run.summary.id}"
+    result.runs.append(gated_run(run, subject))
     if _unjudgeable(result, run, subject):
         return
     tiers = record_tier_stats(run)
@@ -144,6 +146,19 @@ def gate_scenarios(
         )
     if baseline is not None:
         _check_baseline(result, run, baseline, subject, allow_unlike=allow_unlike)
+
+
+def gated_run(run: RunRecord, subject: str) -> GatedRun:
+    """The run's pass rate and tier tallies by the one rate rule (``pe_eval_core.rates``)."""
+    s = run.summary
+    by_tier = {t.tier: t for t in run.tiers}
+    return GatedRun(
+        subject=subject,
+        pass_rate_text=s.rate_text,
+        tally_text=s.tally_text,
+        tiers={name: by_tier[name].tally_text for name in tier_order(by_tier)},
+        errors=s.n_errors or 0,
+    )
 
 
 def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
@@ -221,7 +236,7 @@ def run_recorded_scenarios(
     responses_path: str,
     verdicts_path: str | None = None,
     *,
-    repeat: int = 1,
+    repeat: int | None = None,
     confirm: bool = False,
     judge_cache: str | None = None,
 ) -> ScenarioRun:
@@ -231,19 +246,25 @@ def run_recorded_scenarios(
     they were recorded for), else the cached live judge when a key is set; more than 20 paid
     judge calls need ``confirm`` (the cost guard)."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
+    from pe_eval_core.scenarios.options import run_options
     from pe_eval_core.scenarios.run.setup import choose_judge
 
+    options = run_options(repeat=repeat)
     target = RecordedTarget(responses_path)
     judge = choose_judge(
-        scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache, target=target
+        scenarios_path=scenarios_path,
+        verdicts=verdicts_path,
+        cache=judge_cache,
+        options=options,
+        target=target,
     )
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
         target,
         judge=judge,
+        options=options,
         scenarios_path=scenarios_path,
         save_responses=False,  # they are already on disk
-        repeat=repeat,
         confirm_live=confirm,
     )
 

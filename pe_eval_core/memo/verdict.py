@@ -53,6 +53,8 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.PORTCO_MISMATCH: "Wrong source company",
     FindingKind.ID_CASE_MISMATCH: "Opportunity id in the wrong case",
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
+    FindingKind.WRONG_QUANTITY: "Figure of another quantity",
+    FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -62,7 +64,9 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
-    "citation_accuracy": frozenset({FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH}),
+    "citation_accuracy": frozenset(
+        {FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH, FindingKind.WRONG_QUANTITY}
+    ),
     "hallucination_rate": frozenset({FindingKind.UNGROUNDED_ENTITY}),
     "coverage": frozenset({FindingKind.DROPPED_OPPORTUNITY}),
     "consistency": frozenset({FindingKind.HEADLINE_MISMATCH}),

@@ -147,7 +147,7 @@ def test_the_default_judge_is_the_current_opus_asked_not_forced():
     """claude-opus-4-5 is deprecated (the SDK's table); its successor refuses forced tools."""
     from anthropic._data import DEPRECATED_MODELS
 
-    from pe_eval_core.scenarios.llm.cost import judge_cost_usd
+    from pe_eval_core.scenarios.run.costs import judge_cost_usd
     from pe_eval_core.scenarios.scoring.judge import DEFAULT_JUDGE_MODEL, FALLBACK_JUDGE_MODEL
 
     assert "claude-opus-4-5" in DEPRECATED_MODELS

@@ -228,7 +228,7 @@ def test_memo_record_rebuilds_the_evaluation_exactly(store):
 
 def test_scenario_record_rebuilds_the_run_view_exactly(store):
     from pe_eval_core.history.rebuild import scenario_run_from_record
-    from ui.views import scenarios
+    from ui.views import scenario_results as scenarios
 
     run = recorded_demo_run()
     rebuilt = scenario_run_from_record(store.get_run(store.record_scenario_run(run)))

@@ -421,7 +421,7 @@ def test_hostile_response_renders_as_safe_markdown_with_a_raw_toggle(app, tmp_pa
     ],
 )
 def test_safe_markdown_fetches_nothing_and_runs_nothing(response, forbidden, kept):
-    from ui.views.scenarios import safe_markdown
+    from ui.views.scenario_failure import safe_markdown
 
     out = safe_markdown(response)
     for text in forbidden:

@@ -98,7 +98,7 @@ def render_memo_run(record: RunRecord) -> None:
 
 def render_scenario_run(record: RunRecord, scenario: str | None) -> str | None:
     """The scenario page's results for a recorded run; returns the scenario drilled into."""
-    from ui.views import scenarios
+    from ui.views import scenario_results as scenarios
 
     run = scenario_run_from_record(record)
     run_json = run.model_dump_json()

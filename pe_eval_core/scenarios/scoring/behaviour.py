@@ -36,13 +36,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pe_eval_core.scenarios.agent.tool_policy import write_reason
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
 from pe_eval_core.scenarios.scoring.assertions import negation_scoping
 from pe_eval_core.scenarios.scoring.evidence import injection_markers, same_number
 from pe_eval_core.scenarios.scoring.judge import CLAIM_PREFIX, evidence_in_response
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
-from pe_eval_core.scenarios.trace import ToolTrace
+from pe_eval_core.scenarios.trace import ToolTrace, write_reason
 
 _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")

@@ -25,7 +25,13 @@ from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict, RecordedRe
 from pe_eval_core.scenarios.models.scenario import RecordedVerdict
 from pe_eval_core.scenarios.scoring.judge.fail_closed import enforce_evidence
 from pe_eval_core.scenarios.scoring.judge.prompt import JUDGE_PROMPT_VERSION
-from pe_eval_core.scenarios.scoring.judge.protocol import Judge, JudgeContext, response_sha256
+from pe_eval_core.scenarios.scoring.judge.protocol import (
+    Judge,
+    JudgeBase,
+    JudgeContext,
+    JudgeKind,
+    response_sha256,
+)
 from pe_eval_core.scenarios.scoring.judge.recorded import RecordedJudge
 
 EMBEDDED = "recorded with the responses"
@@ -102,7 +108,7 @@ class EmbeddedVerdicts:
         ]
 
 
-class ChainJudge:
+class ChainJudge(JudgeBase):
     """Saved verdicts first, then a verdicts file's keyed ones, then ``fallback`` (see the
     module docstring). Its model is the saved verdicts' (or the file's) when they come from
     one judge model, so a re-score names the judge that actually decided."""
@@ -117,6 +123,7 @@ class ChainJudge:
         self.recorded = recorded
         self.fallback = fallback
         self.live = bool(getattr(fallback, "live", False))
+        self.kind: JudgeKind = "recorded"
         self.prompt_version = JUDGE_PROMPT_VERSION
         if self.embedded is not None and len(self.embedded.models) == 1:
             self.model = self.embedded.models[0]
@@ -126,10 +133,10 @@ class ChainJudge:
             self.model = getattr(fallback, "model", "none")
 
     @property
-    def warnings(self) -> list[str]:
+    def warnings(self) -> Sequence[str]:  # type: ignore[override]
         out = list(self.embedded.warnings) if self.embedded is not None else []
         out += self.recorded.warnings if self.recorded is not None else []
-        out += getattr(self.fallback, "warnings", None) or []
+        out += list(getattr(self.fallback, "warnings", None) or [])
         return out
 
     @property
@@ -142,6 +149,28 @@ class ChainJudge:
             out.append(f"the judge {getattr(self.fallback, 'model', '?')} for the rest")
         return out
 
+    @property
+    def source(self) -> str:  # type: ignore[override]
+        return ", then ".join(self.sources)
+
+    @property
+    def batchable(self) -> bool:
+        return bool(getattr(self.fallback, "batchable", False))
+
+    def use_batcher(self, batcher: Any) -> None:
+        if self.fallback is not None:
+            self.fallback.use_batcher(batcher)
+
+    def needs_paid_call(self, response: str, expected: Sequence[str]) -> bool:
+        """Only the phrases no saved verdict answers can cost anything (the fallback's call)."""
+        digest = response_sha256(response)
+        rest = [e for e in expected if self._saved(None, digest, e) is None]
+        return (
+            bool(rest)
+            and self.fallback is not None
+            and self.fallback.needs_paid_call(response, rest)
+        )
+
     async def __aenter__(self) -> ChainJudge:
         enter = getattr(self.fallback, "__aenter__", None)
         if enter is not None:
@@ -153,7 +182,7 @@ class ChainJudge:
         if leave is not None:
             await leave(*exc)
 
-    def _saved(self, scenario: str, digest: str, expected: str) -> JudgeVerdict | None:
+    def _saved(self, scenario: str | None, digest: str, expected: str) -> JudgeVerdict | None:
         if self.embedded is not None:
             found = self.embedded.get(digest, expected)
             if found is not None:
@@ -161,22 +190,6 @@ class ChainJudge:
         if self.recorded is not None:
             return self.recorded.keyed_verdict(scenario, expected, digest)
         return None
-
-    def lookup(self, response: str, expected: Sequence[str]) -> dict[str, JudgeVerdict]:
-        """Verdicts known without a paid call (the cost guard's probe asks this)."""
-        digest = response_sha256(response)
-        known: dict[str, JudgeVerdict] = {}
-        for e in expected:
-            v = self.embedded.get(digest, e) if self.embedded is not None else None
-            if v is None and self.recorded is not None:
-                v = self.recorded.keyed_verdict(None, e, digest)
-            if v is not None:
-                known[e] = v
-        lookup = getattr(self.fallback, "lookup", None)
-        rest = [e for e in expected if e not in known]
-        if rest and lookup is not None:
-            known.update(lookup(response, rest))
-        return known
 
     async def judge(
         self,
