@@ -47,6 +47,7 @@ The hierarchy::
         ├── AllowedRootError            the MCP server's allowed folders
         ├── KindMismatchError           comparing a memo run with a scenario run
         ├── UnlikeRunsError             comparing scenario runs made with different setups
+        ├── PriceFileError              the $PE_EVAL_PRICES price file
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
@@ -474,6 +475,16 @@ class AllowedRootError(PeEvalError):
 
 
 # --- run history, comparison and the gate --------------------------------------------------
+
+
+class PriceFileError(PeEvalError):
+    """The price file named by ``$PE_EVAL_PRICES`` cannot be used."""
+
+    diagnosis = "The price file cannot be read as prices in USD per million tokens"
+    fix = (
+        'Fix the file the message names ({"models": {"<model id>": {"input": 2, "output": '
+        "10}}}), or unset PE_EVAL_PRICES to use the built-in prices."
+    )
 
 
 class UnlikeRunsError(PeEvalError):

@@ -45,10 +45,12 @@ from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_co
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL
 from pe_eval_core.scenarios.llm.batches import MessageBatcher
+from pe_eval_core.scenarios.llm.pricing import prices
 from pe_eval_core.scenarios.loading import load_scenarios
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.cost_guard import LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.scenarios.run.costs import CostEstimate
 from pe_eval_core.scenarios.run.report import render_markdown_report
 from pe_eval_core.scenarios.run.runner import (
     count_paid_calls_sync,
@@ -332,6 +334,7 @@ def handle_run(args: argparse.Namespace) -> int:
             input="out",
         )
     options = run_options_of(args)
+    prices()  # a bad $PE_EVAL_PRICES file stops here, naming its field, before any call
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)
     note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
@@ -354,6 +357,19 @@ def handle_run(args: argparse.Namespace) -> int:
         )
         note(f"{paid.line()}{need}.")
     fixed = args.timestamp
+    digest = sha256_file(args.scenarios)
+    estimates: list[CostEstimate] = []
+
+    def header() -> CostEstimate:
+        return run_header(
+            target,
+            len(scenarios),
+            options,
+            judge=judge,
+            scenarios_sha256=digest,
+            db=store_target(args),
+        )
+
     run = run_scenarios_sync(
         scenarios,
         target,
@@ -363,12 +379,14 @@ def handle_run(args: argparse.Namespace) -> int:
         progress=progress,
         confirm_live=args.yes,
         scenarios_path=args.scenarios,
-        scenarios_sha256=sha256_file(args.scenarios),
+        scenarios_sha256=digest,
         save_responses=True,  # under $PE_EVAL_HOME/runs/<id>/; copied to --out on success
         clock=(lambda: fixed) if fixed else None,
-        on_ready=(lambda: run_header(target, len(scenarios), options)) if target.live else None,
+        on_ready=(lambda: estimates.append(header())) if target.live else None,
         paid_calls=paid,
     )
+    if estimates:  # what the header estimated, for the end line and the report
+        run.cost_estimate_usd, run.cost_estimate_basis = estimates[0].usd, estimates[0].basis
     outage = infrastructure_error(run)
     if outage is not None:
         note(f"{run.error_summary()}; no tier or fact was judged.")

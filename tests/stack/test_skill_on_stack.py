@@ -15,9 +15,12 @@ needs the date ("9 days" since the billing cancellation) fails, the other 18 pas
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import shutil
 from pathlib import Path
 
+import anthropic
 import pytest
 
 from scripts.mimic_stack import MimicStack, missing_prerequisites
@@ -29,6 +32,7 @@ _reason = missing_prerequisites()
 if _reason:
     pytest.skip(f"Mimic stack unavailable: {_reason}", allow_module_level=True)
 
+from pe_eval_core.cli.main import main  # noqa: E402
 from pe_eval_core.scenarios.agent.as_of import resolve_as_of  # noqa: E402
 from pe_eval_core.scenarios.agent.loop import McpToolbox  # noqa: E402
 from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config  # noqa: E402
@@ -125,3 +129,92 @@ def test_a_skill_naming_a_server_the_stack_does_not_serve_cannot_be_followed(mcp
     assert "Cannot follow the skill" in (r.response or "")
     assert "Unknown tool 'mimic-postgres__get_risk_flags'" in (r.response or "")
     assert any(c.tool == "mimic-postgres__get_risk_flags" and c.is_error for c in r.trace.calls)
+
+
+# --- cost: the end line against a hand computation, the estimate against the actual ---------
+
+SONNET_5_5 = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.1}
+"""claude-sonnet-5-5's published prices, USD per million tokens, typed here by hand."""
+END_LINE = re.compile(r"estimated cost \$([0-9.]+) \(estimated ~\$([0-9.]+) before the run")
+HEADER = re.compile(r"Estimated cost: ~\$([0-9.]+) for ([^\n]*)")
+
+
+def cli_run(mcp_config, tmp_path, monkeypatch, capsys, *extra):
+    """``scenarios run --target anthropic`` on the stack with a fresh skill follower."""
+    follower = SkillFollower()
+    real = anthropic.AsyncAnthropic
+
+    def patched(**kwargs):
+        kwargs["http_client"] = follower.client()
+        kwargs["max_retries"] = 0
+        return real(**kwargs)
+
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", patched)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    mcp_json = tmp_path / ".mcp.json"
+    write_mcp_json(mcp_json, mcp_config)
+    code = main(
+        [
+            "scenarios", "run", "--target", "anthropic", "--model", "claude-sonnet-5-5",
+            "--skill", str(SKILL), "--scenarios", str(SCENARIOS), "--mcp-config", str(mcp_json),
+            "--no-judge", "--yes", "--db", str(tmp_path / "history.sqlite"), *extra,
+        ]
+    )  # fmt: skip
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", real)
+    return code, capsys.readouterr().err, follower
+
+
+def write_mcp_json(path, config):
+    servers = {n: {"type": "http", "url": s.url} for n, s in config.servers.items()}
+    path.write_text(json.dumps({"mcpServers": servers}))
+
+
+def by_hand(follower) -> float:
+    """Every reply's usage at the prices above: what the run must have cost."""
+    total = 0.0
+    for reply in follower.replies:
+        u = reply["usage"]
+        total += (
+            u["input_tokens"] * SONNET_5_5["input"]
+            + u["output_tokens"] * SONNET_5_5["output"]
+            + u["cache_creation_input_tokens"] * SONNET_5_5["cache_write"]
+            + u["cache_read_input_tokens"] * SONNET_5_5["cache_read"]
+        ) / 1e6
+    return total
+
+
+def test_the_cost_line_adds_up_and_the_estimate_learns_from_the_last_run(
+    mcp_config, tmp_path, monkeypatch, capsys
+):
+    code, err, follower = cli_run(mcp_config, tmp_path, monkeypatch, capsys)
+    assert code == 0, err
+    assert "Analysis date: 2026-04-29 (from" in err
+    ((estimate, what),) = HEADER.findall(err)
+    assert "no earlier run of this setup" in what and "assumed 6 turns" in what
+    actual, before = map(float, END_LINE.search(err).groups())
+    first = by_hand(follower)
+    assert "temperature" not in follower.requests[0]  # Sonnet 5.5 refuses sampling parameters
+    assert actual == pytest.approx(first, abs=1e-4)  # the end line is the hand computation
+    assert before == pytest.approx(float(estimate), abs=0.005)
+    assert 1 / 1.5 <= actual / before <= 1.5  # the stated assumption, within 1.5x here too
+    figures = [f"first run: estimate ${before:.4f} (assumed 6 turns), actual ${actual:.4f}"]
+
+    # the same setup again: the estimate uses run 1's observed turns and tokens
+    code, err, follower = cli_run(mcp_config, tmp_path, monkeypatch, capsys)
+    ((estimate, what),) = HEADER.findall(err)
+    assert "5.0 turns a scenario run, as observed in run #1 of this setup" in what
+    actual, before = map(float, END_LINE.search(err).groups())
+    assert actual == pytest.approx(by_hand(follower), abs=1e-4)
+    assert 1 / 1.5 <= actual / before <= 1.5
+    figures.append(f"second run: estimate ${before:.4f} (observed), actual ${actual:.4f}")
+
+    # --repeat 2 doubles the estimate (and the spend)
+    code, err, follower = cli_run(mcp_config, tmp_path, monkeypatch, capsys, "--repeat", "2")
+    ((estimate, what),) = HEADER.findall(err)
+    assert what.startswith("19 scenarios x 2 repeats (38 scenario runs)")
+    actual, before = map(float, END_LINE.search(err).groups())
+    assert actual == pytest.approx(by_hand(follower), abs=1e-4)
+    assert 1 / 1.5 <= actual / before <= 1.5
+    figures.append(f"repeat 2: estimate ${before:.4f}, actual ${actual:.4f}")
+    with capsys.disabled():
+        print("\n" + "\n".join(figures))

@@ -21,6 +21,7 @@ from pe_eval_core.limits import RESPONSE_CHARS
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
+from pe_eval_core.scenarios.llm.sampling import sampling
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 from pe_eval_core.scenarios.options import DEFAULTS
@@ -226,8 +227,9 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
             "max_tokens": self._max_tokens,
             "system": self.system_prompt,
             "messages": [{"role": "user", "content": scenario.input}],
-            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field.
-            "extra_body": {"temperature": 0},
+            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field
+            # (only before the 5 generation: later models refuse it, ``llm.sampling``).
+            "extra_body": sampling(self.model),
         }
 
     async def respond(self, scenario: Scenario) -> TargetResponse:

@@ -66,6 +66,14 @@ class RunManifest(BaseModel):
         data["servers"] = sorted((s.name, s.tools_sha256) for s in self.servers)
         return data
 
+    def agent_fields(self) -> dict[str, Any]:
+        """What decides how the agent runs (its turns and tokens): the identity's fields less
+        the judge, the repeat count and the pe-eval version (the cost estimate's like for like)."""
+        data = self.identity_fields()
+        for name in ("judge", "judge_prompt_version", "repeats", "pe_eval_version"):
+            data.pop(name, None)
+        return data
+
     @property
     def identity(self) -> str:
         """sha256 of :meth:`identity_fields` (what ``RunSummary.identity`` stores)."""

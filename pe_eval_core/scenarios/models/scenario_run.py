@@ -90,6 +90,10 @@ class ScenarioRun(BaseModel):
     """Paid judge calls made in this run (cache hits and recorded verdicts make none)."""
     estimated_cost_usd: float | None = None
     """Live target plus judge tokens at list price; None when a used model's price is unknown."""
+    cost_estimate_usd: float | None = None
+    """The estimate shown before the run (the run header's), for "estimate vs actual"."""
+    cost_estimate_basis: str | None = None
+    """How that estimate was made: the earlier run of this setup observed, or the assumption."""
 
     def __repr__(self) -> str:
         # A summary, not every result: asyncio reprs a finished main task's result when

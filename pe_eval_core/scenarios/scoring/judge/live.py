@@ -10,6 +10,7 @@ from typing import Any
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
+from pe_eval_core.scenarios.llm.sampling import takes_temperature
 from pe_eval_core.scenarios.models import JudgeOutcome
 from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.scoring.judge.prompt import (
@@ -122,8 +123,10 @@ class AnthropicJudge(AnthropicClientOwner, JudgeBase):
         }
         if self.force_tool:
             request["tool_choice"] = {"type": "tool", "name": JUDGE_TOOL_NAME}
-            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field.
-            request["extra_body"] = {"temperature": 0}
+            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field
+            # (only before the 5 generation: later models refuse it, ``llm.sampling``).
+            if takes_temperature(self.model):
+                request["extra_body"] = {"temperature": 0}
         else:
             request["tool_choice"] = {"type": "auto"}
         return request
