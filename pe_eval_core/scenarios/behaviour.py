@@ -10,12 +10,15 @@
   holds none. No trace at all: the judge decides.
 - ``no_hallucination``: every money, count and percent figure in the response (read by
   ``range_reader.read_numbers``; years, ids, phone numbers, list markers and "no"/"none"/
-  "zero" are not figures) must appear in some tool result of the scenario or in its input or
-  goal, in any format: the same value (rounded as displayed: ``$4.8k`` is grounded by 4820),
-  the dollar amount x100 for integer cents and back, a percent for a fraction and back, or a
-  count equal to the length of a JSON list in a result. Ungrounded figures are listed. Where
-  the trace has no results (an HTTP agent reports only tool names), or a figure is missing
-  only from results the trace keeps cut (``… [N more chars]``), the judge decides.
+  "zero" are not figures) must be grounded in the scenario's tool results or its input or
+  goal (``derivations.Grounds``): a value as read, in any format (rounded as displayed:
+  ``$4.8k`` is grounded by 4820; dollars for integer cents; a percent for a fraction and
+  back), or one derived from one result set (a sum, difference, count, mean or ratio; the
+  days or hours between two timestamps), or a total of the response's grounded figures. Each
+  derived figure's finding says how (``$920 = sum of amount over 4 rows where reason =
+  expired_card: 249 + 199 + 312 + 160``); each ungrounded one lists the nearest candidates.
+  Where the trace has no results (an HTTP agent reports only tool names), or a figure is
+  missing only from results the trace keeps cut (``… [N more chars]``), the judge decides.
 - ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal.
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
@@ -28,16 +31,16 @@ claim is only as good as the judge.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pe_eval_core.scenarios.assertions import negation_scoping
-from pe_eval_core.scenarios.evidence import injection_markers, same_number
+from pe_eval_core.scenarios.derivations import Grounds, stated_total
+from pe_eval_core.scenarios.evidence import injection_markers
 from pe_eval_core.scenarios.judge import CLAIM_PREFIX, evidence_in_response
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
 from pe_eval_core.scenarios.range_reader import Kind, NumberRead, read_numbers
@@ -191,92 +194,87 @@ def _is_figure(n: NumberRead, text: str) -> bool:
     )
 
 
-def _list_lengths(value: Any) -> Iterable[int]:
-    if isinstance(value, list):
-        yield len(value)
-        for v in value:
-            yield from _list_lengths(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _list_lengths(v)
+def _grounded_findings(
+    text: str, figures: list[NumberRead], grounds: Grounds
+) -> tuple[list[str], list[NumberRead]]:
+    """A finding per derived figure (its derivation) and the figures nothing grounds."""
+    derived: list[str] = []
+    grounded: list[NumberRead] = []
+    pending: list[NumberRead] = []
+    for n in figures:
+        d = grounds.ground(n, text)
+        if d is None:
+            pending.append(n)
+            continue
+        grounded.append(n)
+        if d.derived:
+            derived.append(f"{n.raw} = {d.describe()}")
+    ungrounded = []
+    for n in pending:
+        total = stated_total(n, grounded)
+        if total is None:
+            ungrounded.append(n)
+            continue
+        op, terms = total
+        joined = f" {op} ".join(t.raw for t in terms)
+        derived.append(f"{n.raw} = {joined} (figures the response grounded)")
+    return list(dict.fromkeys(derived)), ungrounded
 
 
-def _grounded(figure: NumberRead, known: Sequence[NumberRead], counts: set[int]) -> bool:
-    for q in known:
-        if same_number(figure, q):
-            return True
-        plain = not q.currency and not q.percent
-        if figure.currency and plain and same_number(figure, replace(q, value=q.value / 100)):
-            return True  # integer cents in the data, dollars in the response
-        if figure.percent and plain and abs(q.value) < 1:
-            as_rate = replace(q, value=q.value * 100, percent=True)
-            if same_number(figure, as_rate) or _rounds_to(q.value * 100, figure):
-                return True  # a fraction in the data, a percent in the response
-        fraction = q.percent and not figure.percent and not figure.currency
-        if fraction and abs(figure.value) < 1:
-            if_rate = replace(figure, value=figure.value * 100, percent=True)
-            if same_number(if_rate, q):
-                return True  # a percent in the data, a fraction in the response
-    return (
-        not figure.currency
-        and not figure.percent
-        and float(figure.value).is_integer()
-        and int(abs(figure.value)) in counts
-    )
+def _nearest(n: NumberRead, text: str, grounds: Grounds) -> str:
+    near = grounds.nearest(n, text)
+    if not near:
+        return f"{n.raw}: in no tool result"
+    shown = "; ".join(f"{_fmt(d.value)} = {d.describe()}" for d in near)
+    return f"{n.raw}: in no tool result (nearest: {shown})"
 
 
-def _rounds_to(value: float, figure: NumberRead) -> bool:
-    """Whether ``value`` displays as ``figure`` at its precision (15% for 0.1503)."""
-    decimals = len(figure.raw.split(".")[1].rstrip("%").strip()) if "." in figure.raw else 0
-    return round(value, decimals) == round(abs(figure.value), decimals)
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
 
 
 def hallucination_check(text: str, trace: ToolTrace | None, scenario: Scenario) -> Behaviour:
-    """``no_hallucination``: every figure of the response grounded in a tool result."""
+    """``no_hallucination``: every figure of the response grounded in the tool results, as
+    read or derived (``derivations.Grounds``: sums, differences, counts, means, ratios over
+    one result set, elapsed days/hours, totals of grounded figures)."""
     b = Behaviour("no_hallucination", "no_hallucination")
+    calls = trace.calls if trace is not None else []
     results = [
-        c.result_excerpt
-        for c in (trace.calls if trace is not None else [])
+        (f"{c.server}/{c.tool}" if c.server else c.tool, c.result_excerpt)
+        for c in calls
         if c.result_excerpt is not None and not c.refused
     ]
+    claim = claim_text(
+        b.label,
+        "every figure and fact the response states is one the agent looked up, none is "
+        f"invented (goal: {scenario.goal or scenario.input})",
+    )
     if not results:
-        b.claim = claim_text(
-            b.label,
-            "every figure and fact the response states is one the agent looked up, none is "
-            f"invented (goal: {scenario.goal or scenario.input})",
-        )
+        b.claim = claim
         b.detail = "the trace holds no tool results: decided by the judge"
         return b
-    known: list[NumberRead] = []
-    counts: set[int] = set()
-    for r in results:
-        known.extend(n for n in read_numbers(r) if n.kind is Kind.QUANTITY)
-        with contextlib.suppress(json.JSONDecodeError):
-            counts.update(_list_lengths(json.loads(_CUT.sub("", r))))
-    for context in (scenario.input, scenario.goal or ""):
-        known.extend(n for n in read_numbers(context) if n.kind is Kind.QUANTITY)
+    grounds = Grounds(results, (scenario.input, scenario.goal or ""))
     figures = [n for n in read_numbers(text) if _is_figure(n, text)]
-    ungrounded = [n.raw for n in figures if not _grounded(n, known, counts)]
-    b.findings = list(dict.fromkeys(ungrounded))
-    cut = any(_CUT.search(r) for r in results)
+    derived, ungrounded = _grounded_findings(text, figures, grounds)
+    missing = list(dict.fromkeys(n.raw for n in ungrounded))
+    b.findings = [_nearest(n, text, grounds) for n in ungrounded] + derived
+    cut = any(_CUT.search(r) for _, r in results)
     if ungrounded and cut:  # the rest of a cut result may hold them: the trace cannot decide
-        b.claim = claim_text(
-            b.label,
-            "every figure and fact the response states is one the agent looked up, none is "
-            f"invented (goal: {scenario.goal or scenario.input})",
-        )
+        b.claim = claim
         b.detail = (
             "figures not in the recorded result excerpts (results were cut in the trace): "
-            + ", ".join(b.findings)
+            + ", ".join(missing)
             + "; decided by the judge"
         )
         return b
     b.method = "trace"
     b.satisfied = not ungrounded
     if ungrounded:
-        b.detail = "figures in no tool result: " + ", ".join(b.findings)
+        b.detail = "figures in no tool result: " + ", ".join(missing)
     else:
-        b.detail = f"all {len(figures)} figures appear in the tool results"
+        b.detail = f"all {len(figures)} figures appear in the tool results" + (
+            f" ({len(derived)} derived from them)" if derived else ""
+        )
     return b
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "check_evidence",
     "content_stems",
     "dates",
+    "display_unit",
     "injection_markers",
     "names",
     "same_number",
@@ -291,6 +292,9 @@ def _same_number(a: NumberRead, b: NumberRead) -> bool:
 
 same_number = _same_number
 """Whether two figures state the same quantity (rounding as displayed; step 3's rule)."""
+
+display_unit = _unit
+"""The last displayed unit of a figure (``$4.8k`` -> 100), the base of its precision."""
 
 
 def _quantities(text: str) -> list[NumberRead]:
