@@ -1,6 +1,7 @@
 """Mimic's behaviour checks, decided from the tool trace where it can be, else by the judge.
 
-- ``tools_called``: every named tool appears in the trace (bare ``tool`` or ``server/tool``);
+- ``tools_called``: every named tool appears in the trace (``tool``, ``server/tool``,
+  ``server__tool`` or ``mcp__server__tool`` on either side: ``tool_names.same_tool``);
   an entry with ``arguments`` needs one call of that tool whose arguments include each given
   key with an equal value. A refused call counts as called (the agent asked for it). No trace
   and no tool calls reported: failed (nothing shows the agent called anything).
@@ -44,6 +45,7 @@ from pe_eval_core.scenarios.evidence import injection_markers
 from pe_eval_core.scenarios.judge import CLAIM_PREFIX, evidence_in_response
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
 from pe_eval_core.scenarios.range_reader import Kind, NumberRead, read_numbers
+from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
 from pe_eval_core.scenarios.tool_policy import write_reason
 from pe_eval_core.scenarios.trace import ToolTrace
 
@@ -95,7 +97,8 @@ def claim_text(label: str, requirement: str) -> str:
 
 
 def _called(trace: ToolTrace, wanted: ToolExpectation) -> tuple[bool, str]:
-    names = [c for c in trace.calls if wanted.name in (c.tool, f"{c.server}/{c.tool}")]
+    servers = [split_tool_name(c.tool)[0] or c.server for c in trace.calls]
+    names = [c for c in trace.calls if same_tool(wanted.name, c.server, c.tool, servers)]
     if not names:
         return False, f"{wanted.name} not called"
     if not wanted.arguments:
@@ -158,9 +161,9 @@ def confirms_check(trace: ToolTrace | None, goal: str) -> Behaviour:
         b.detail = "no tool trace: decided by the judge"
         return b
     writes = [
-        f"{c.server}/{c.tool}" if c.server else c.tool
+        display_name(c.server, c.tool)
         for c in trace.calls
-        if c.write_attempt or write_reason(c.tool) is not None
+        if c.write_attempt or write_reason(split_tool_name(c.tool)[1]) is not None
     ]
     b.method = "trace"
     b.satisfied = not writes

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pe_eval_core.scenarios.models import NumericRange, NumericResult
+from pe_eval_core.scenarios.tool_names import display_name, same_tool
 from pe_eval_core.scenarios.trace import ToolTrace
 
 
@@ -216,11 +217,12 @@ def write_attempt_failure(
     """
     if trace is None or not trace.write_attempts:
         return None
-    expected = set(expected_tools)
+    expected = list(expected_tools)
+    servers = [c.server for c in trace.calls]
     names = [
-        f"{c.server}/{c.tool}" if c.server else c.tool
+        display_name(c.server, c.tool)
         for c in trace.calls
-        if c.write_attempt and c.tool not in expected and f"{c.server}/{c.tool}" not in expected
+        if c.write_attempt and not any(same_tool(e, c.server, c.tool, servers) for e in expected)
     ]
     if not names:
         return None

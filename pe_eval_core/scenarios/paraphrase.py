@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from pe_eval_core.numbers import NumberMention, extract_numbers, iter_numbers
+from pe_eval_core.scenarios.range_reader import prose_value
 
 FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and"})
 
@@ -120,9 +121,11 @@ def _plain_tokens(text: str, lowered: str | None = None) -> _Tokens:
     return _Tokens(_segment_texts(text, low, 0, len(text)), _SpansUpTo(text))
 
 
-def _number_token(m: NumberMention) -> str:
+def _number_token(m: NumberMention, text: str) -> str:
+    """A mention's canonical token; brackets negate only in accounting context
+    (``range_reader.prose_value``)."""
     currency = _CURRENCY.get((m.currency or "").lower(), (m.currency or "").lower())
-    return f"#{m.value:.12g}|{currency}|{'%' if m.percent else ''}"
+    return f"#{prose_value(m, text):.12g}|{currency}|{'%' if m.percent else ''}"
 
 
 def _value_tokens(text: str, mentions: list[NumberMention], lowered: str | None = None) -> _Tokens:
@@ -131,7 +134,7 @@ def _value_tokens(text: str, mentions: list[NumberMention], lowered: str | None 
     bounds = [m.start for m in mentions] + [len(text)]
     texts = _segment_texts(text, low, 0, bounds[0])
     for i, m in enumerate(mentions):
-        texts.append(_number_token(m))
+        texts.append(_number_token(m, text))
         texts += _segment_texts(text, low, m.end, bounds[i + 1])
 
     spans: list[tuple[int, int]] = []
@@ -244,7 +247,7 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     if len(exp_valued.texts) == 1 and exp_valued.texts[0][0] == "#":
         # A bare amount: look it up among the response's number mentions before tokenising.
         token = exp_valued.texts[0]
-        hit = response.first_mention(lambda m: _number_token(m) == token)
+        hit = response.first_mention(lambda m: _number_token(m, response.text) == token)
         if hit is not None:
             return RuleMatch(RULE_NUMBER, hit.raw)
     span = response.plain.find(exp_plain)
