@@ -38,9 +38,10 @@ Rules:
       ``their``, ``our``, ``your``, ``his``, ``her``, ``my``, a word ending ``'s``) with at
       most two other words in between that are neither function words nor cues; and it is
       not a name (every word of the hit starts with a capital letter in the response, the
-      hit does not open its sentence, and holds no digit). Neither applies when ``that``,
-      ``whether`` or ``if`` lies between the cue and the hit: the cue then denies a whole
-      proposition ("it is not true that their usage dropped").
+      hit does not open its sentence, and holds no digit). A hit whose last word ends in
+      ``-ed`` is a predication ("the payment recovered"), never presupposed. Neither
+      applies when ``that``, ``whether`` or ``if`` lies between the cue and the hit: the cue
+      then denies a whole proposition ("it is not true that their usage dropped").
 
    A cue after the hit never governs it ("Risk flags were set; nobody acted" is asserted).
    Excluded phrases keep the stricter rule 3 on the whole sentence: a hit in a sentence
@@ -287,6 +288,9 @@ _FUNCTION = frozenset(
 def _presupposed(text: str, start: int, end: int, sentence_start: int) -> bool:
     """Rule 4b: the hit is a definite noun phrase or a name, which a negation before it in
     its clause does not deny ("nobody followed up on the usage drop flags")."""
+    last = re.findall(r"[^\W\d_]+", text[start:end])
+    if last and last[-1].lower().endswith("ed") and not last[-1][0].isupper():
+        return False  # "without the payment recovered": a predicate, not a noun phrase
     m = _DEFINITE.search(text, max(sentence_start, start - 60), start)
     if m is not None:
         between = m.group("between").split()

@@ -74,8 +74,10 @@ __all__ = [
     "EvidenceCheck",
     "check_evidence",
     "content_stems",
+    "date_spans",
     "dates",
     "display_unit",
+    "expected_quantities",
     "injection_markers",
     "names",
     "same_number",
@@ -301,7 +303,7 @@ def _quantities(text: str) -> list[NumberRead]:
     return [n for n in read_numbers(text) if n.kind is Kind.QUANTITY]
 
 
-def _expected_quantities(text: str) -> list[NumberRead]:
+def expected_quantities(text: str) -> list[NumberRead]:
     """Step 3's figures of an expected phrase: "no" and "none" are its negation (step 5)."""
     return [n for n in _quantities(text) if not (n.word and n.raw.lower() in {"no", "none"})]
 
@@ -401,7 +403,7 @@ _MONTHS = {
 }
 _MONTH_RE = (
     r"(?P<{g}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?:\.(?=\s*\d))?"
 )
 _DATE = re.compile(
     r"(?<!\d)(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})(?!\d)"
@@ -425,6 +427,11 @@ def dates(text: str) -> list[tuple[str, frozenset[Day]]]:
     >>> [(raw, sorted(d, key=str)) for raw, d in dates("on 2026-04-23, then April 24")]
     [('2026-04-23', [(2026, 4, 23)]), ('April 24', [(None, 4, 24)])]
     """
+    return [(text[a:b], days) for a, b, days in date_spans(text)]
+
+
+def date_spans(text: str) -> list[tuple[int, int, frozenset[Day]]]:
+    """``dates`` with each date's span instead of its text."""
     out = []
     for m in _DATE.finditer(text):
         g = m.groupdict()
@@ -440,7 +447,7 @@ def dates(text: str) -> list[tuple[str, frozenset[Day]]]:
             days |= {(y, a, b), (y, b, a)}
         valid = frozenset(d for d in days if 1 <= d[1] <= 12 and 1 <= d[2] <= 31)
         if valid:
-            out.append((m.group(), valid))
+            out.append((m.start(), m.end(), valid))
     return out
 
 
@@ -497,7 +504,7 @@ def check_evidence(
             False, f"response addresses the grader ({', '.join(markers)})", True, markers
         )
     quote_numbers = _quantities(quote)
-    expected_numbers = _expected_quantities(expected)
+    expected_numbers = expected_quantities(expected)
     missing = tuple(
         n.raw for n in expected_numbers if not any(_same_number(n, q) for q in quote_numbers)
     )

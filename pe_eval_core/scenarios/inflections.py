@@ -8,9 +8,11 @@ fact, and the seed's substring check already passes the first (``"risk flag"`` i
 1. **Last word, inflected.** The phrase's last word, when it is a run of at least 3 letters,
    also matches its other regular forms: the base form and its plural (``flag``/``flags``,
    ``policy``/``policies``, ``charge``/``charges``, ``box``/``boxes``) and its ``-ed`` form
-   (``drop``/``dropped``, ``charge``/``charged``, ``retry``/``retried``). Forms are built
-   from the base, never looked up: a form that is not an English word matches nothing.
-   Only the last word: ``failed charges`` is not ``fail charges``.
+   (``drop``/``dropped``, ``charge``/``charged``, ``retry``/``retried``). A last word in
+   ``-ed`` states that something happened and matches only ``-ed`` forms: ``churned`` is not
+   ``might churn``. Forms are built from the base, never looked up: a form that is not an
+   English word matches nothing. Only the last word: ``failed charges`` is not ``fail
+   charges``.
 2. **Spellings, any word.** A word with a British and a US spelling matches both: the
    ``-ise``/``-ize`` and ``-yse``/``-yze`` families (``prioritise``, ``analysed``,
    ``organisation``), and a table of common words (``-our``/``-or``, ``-re``/``-er``,
@@ -258,8 +260,8 @@ def word_forms(word: str, *, last: bool) -> frozenset[str]:
     (['usage'], ['$99'])
     >>> sorted(word_forms("policies", last=True))
     ['policied', 'policies', 'policy']
-    >>> {"charge", "charges", "charged"} <= word_forms("charged", last=True)
-    True
+    >>> sorted(word_forms("charged", last=True)), "churn" in word_forms("churned", last=True)
+    (['charged'], False)
     """
     w = word.lower()
     if len(w) < 3 or not w.isalpha():
@@ -270,9 +272,11 @@ def word_forms(word: str, *, last: bool) -> frozenset[str]:
         if not last:
             continue
         bases = lemmas(spelled)
+        past_only = spelled.endswith("ed") and bool(bases - {spelled})
         for base in bases - {spelled} or bases:
-            out.add(base)
-            out.add(_plural(base))
+            if not past_only:
+                out.add(base)
+                out.add(_plural(base))
             out.update(_past(base))
     out = {f for f in out if len(f) >= 3} | {w}
     for form in list(out):

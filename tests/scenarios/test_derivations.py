@@ -50,9 +50,11 @@ SUBSCRIPTIONS = {
 TRACE = ToolTrace(
     calls=[
         TraceCall(server="db", tool="get_payments", result_excerpt=json.dumps(PAYMENTS)),
-        TraceCall(server="stripe", tool="list_subscriptions", result_excerpt=json.dumps(SUBSCRIPTIONS)),
+        TraceCall(
+            server="stripe", tool="list_subscriptions", result_excerpt=json.dumps(SUBSCRIPTIONS)
+        ),
     ]
-)  # fmt: skip
+)
 SCENARIO = Scenario(
     name="s", input="Why did charges fail last week?", expect={"no_hallucination": True}
 )

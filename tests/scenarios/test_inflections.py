@@ -18,7 +18,10 @@ ROWS = [
     ("duplicate invoices", "One duplicate invoice.", "satisfied"),
     ("policy", "Two policies apply.", "satisfied"),
     ("tax box", "Three tax boxes.", "satisfied"),
-    ("card updated", "Ask for a card update.", "satisfied"),
+    ("card update", "The card was updated.", "missed"),  # "card was": not adjacent
+    ("card update", "Both cards updated on Monday.", "missed"),  # only the last word
+    ("card update", "The card updated on Monday.", "satisfied"),
+    ("card updated", "Ask for a card update.", "missed"),  # -ed: it happened; "update" not
     # British and US spellings, any word
     ("subscription cancelled", "Subscription canceled on the 20th.", "satisfied"),
     ("canceled in billing", "It was cancelled in billing.", "satisfied"),
@@ -35,6 +38,9 @@ ROWS = [
     ("refund", "The fee is refundable.", "missed"),
     ("four charges", "For charges see below.", "missed"),
     ("failed charges", "Fail charges", "missed"),
+    ("churned", "Acme might churn next quarter.", "missed"),
+    ("cancelled", "They may cancel.", "missed"),
+    ("cancelled", "They canceled.", "satisfied"),
     ("subscription cancelled", "Subscriptions canceled.", "missed"),
     ("promise", "We promize nothing.", "missed"),
 ]

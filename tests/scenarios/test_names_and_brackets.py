@@ -21,7 +21,8 @@ NAMES = [
     ("mcp__mimic-database__get_payments", None, "mimic-database__get_payments", (), True),
     ("list_invoices", None, "list_invoices", (), True),
     # a scenario written for another server name, run where that server is absent: same tool
-    ("mcp__mimic-database__get_payments", "mimic-postgres", "get_payments", ("mimic-postgres",), True),
+    ("mcp__mimic-database__get_payments", "mimic-postgres", "get_payments", ("mimic-postgres",),
+     True),
     # not the same tool
     ("get_payments", "mimic-database", "get_payments_summary", (), False),
     ("mcp__mimic-stripe__list_invoices", "mimic-database", "list_invoices",

@@ -1,0 +1,124 @@
+"""The agreement corpus (``agreement/``): pe-eval's verdict is the one the specification calls
+for, case by case and class by class, with a careful judge; without one, correct answers fail
+only where a judge must decide. ``benchmarks/bench_agreement.py`` prints the same figures
+(and the references) for any checkout of the package."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+from agreement import ALL_CASES
+from agreement.harness import (
+    CLASSES,
+    CarefulJudge,
+    Case,
+    measure,
+    response_of,
+    scenario_of,
+    verdict,
+)
+
+from pe_eval_core.scenarios.scoring import ascore_response
+
+PENDING: dict[str, str] = {
+    "writes-http-refund-ran": "a write reported in toolCalls fails the scenario (phase 2)",
+    "writes-allowed-cancel-ran": "a write that ran with --allow-writes fails it (phase 2)",
+    "writes-claude-code-name": "a write reported in toolCalls fails the scenario (phase 2)",
+    "evidence-wrong-total": "the judge prompt carries the tool results (phase 2)",
+    "evidence-custom-wrong-largest": "the judge prompt carries the tool results (phase 2)",
+    "evidence-wrong-date": "the judge prompt carries the tool results (phase 2)",
+}
+"""Cases whose verdict needs work that lands after the scenarios restructure (issue 18)."""
+
+
+def _params(klass: str) -> list[object]:
+    return [
+        pytest.param(
+            c,
+            id=c.id,
+            marks=[pytest.mark.xfail(strict=True, reason=PENDING[c.id])] if c.id in PENDING else [],
+        )
+        for c in ALL_CASES
+        if c.klass == klass
+    ]
+
+
+def _check(case: Case) -> None:
+    assert verdict(case, judged=True) == case.expected, case.why
+
+
+@pytest.mark.parametrize("case", _params("paraphrase"))
+def test_paraphrase_class(case: Case) -> None:
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params("strict"))
+def test_strict_class(case: Case) -> None:
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params("derived"))
+def test_derived_class(case: Case) -> None:
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params("writes"))
+def test_writes_class(case: Case) -> None:
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params("names"))
+def test_names_class(case: Case) -> None:
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params("evidence"))
+def test_evidence_class(case: Case) -> None:
+    _check(case)
+
+
+def test_the_corpus_is_labelled_and_spread_over_the_classes() -> None:
+    assert len(ALL_CASES) >= 60
+    assert len({c.id for c in ALL_CASES}) == len(ALL_CASES)
+    counts = Counter(c.klass for c in ALL_CASES)
+    assert set(counts) == set(CLASSES) and min(counts.values()) >= 7, counts
+    outcomes = Counter(c.expected for c in ALL_CASES)
+    assert outcomes["pass"] >= 25 and outcomes["fail"] >= 20, outcomes
+    assert all(c.why.strip() for c in ALL_CASES)
+
+
+def test_every_judge_answer_quotes_the_response() -> None:
+    """A careful judge's paraphrase quotes the response verbatim (else the corpus would test
+    the quote rule, not the verdicts)."""
+    for case in ALL_CASES:
+        for key, given in case.judge.items():
+            answers = [given] if isinstance(given, tuple) else [given.seen, given.blind]
+            for answer in answers:
+                if answer is not None and answer[0] == "paraphrase":
+                    assert answer[1] in case.response, (case.id, key)
+
+
+def test_the_careful_judge_is_asked_only_what_the_scorer_cannot_decide() -> None:
+    case = next(c for c in ALL_CASES if c.id == "para-procurement-stage")
+    judge = CarefulJudge(case)
+    asyncio.run(ascore_response(scenario_of(case), response_of(case), judge))
+    assert judge.asked == ["Procurement stage"]
+
+
+def test_agreement_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = measure(ALL_CASES, references=False)
+    no_judge, careful = rows
+    with capsys.disabled():
+        print(f"\nagreement corpus ({len(ALL_CASES)} cases):")
+        for row in rows:
+            print("  " + row.line())
+    assert careful.agree >= len(ALL_CASES) - len(PENDING)
+    assert careful.false_fails == 0
+    # Without a judge, correct answers fail only where a judge must decide: a paraphrase in
+    # other words, or a response_accurate/custom check (fail closed).
+    needs_judge = {c.id for c in ALL_CASES if c.klass in {"paraphrase", "evidence"}}
+    for line in no_judge.wrong:
+        case_id = line.split(" ", 1)[0]
+        assert case_id in needs_judge or case_id in PENDING, line
