@@ -551,7 +551,7 @@ async def ascore_response(
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
         status = "judge error"
-    write_failure = write_attempt_failure(response.trace, _expected_tools(scenario))
+    write_failure = write_attempt_failure(_trace(response), _expected_tools(scenario))
     if write_failure is not None and status == "pass":
         status = "fail"
     outcome = judged.outcome

@@ -23,9 +23,6 @@ from agreement.harness import (
 from pe_eval_core.scenarios.scoring import ascore_response
 
 PENDING: dict[str, str] = {
-    "writes-http-refund-ran": "a write reported in toolCalls fails the scenario (phase 2)",
-    "writes-allowed-cancel-ran": "a write that ran with --allow-writes fails it (phase 2)",
-    "writes-claude-code-name": "a write reported in toolCalls fails the scenario (phase 2)",
     "evidence-wrong-total": "the judge prompt carries the tool results (phase 2)",
     "evidence-custom-wrong-largest": "the judge prompt carries the tool results (phase 2)",
     "evidence-wrong-date": "the judge prompt carries the tool results (phase 2)",
