@@ -5,6 +5,10 @@ cut to each size; a response of 12 figures (sums per reason, counts, a mean, a s
 between timestamps, an invented amount) is checked against it. CPU time, best of
 ``--repeat``: building the candidate values (``derivations.Grounds``) and the whole check.
 
+Then the price of derivations: how often a *random invented* figure is grounded by chance
+on the trace of ``tests/scenarios/test_derivations.py`` (8 payments, 3 downgrades, an MRR
+summary), by kind of figure, next to the recall on that file's derived figures.
+
     python benchmarks/bench_derivations.py [--repeat 5]
 """
 
@@ -73,7 +77,7 @@ def main() -> None:
         text = result_of(chars)
         trace = ToolTrace(calls=[TraceCall(server="db", tool="get_payments", result_excerpt=text)])
         g = Grounds([("db/get_payments", text)])
-        size = len(g.plain) + len(g.percent) + len(g.counts) + len(g.days)
+        size = len(g.plain) + len(g.percent) + len(g.counts) + sum(map(len, g.elapsed.values()))
         build = cpu(lambda t=text: Grounds([("db/get_payments", t)]), args.repeat)
         check = cpu(lambda t=trace: hallucination_check(ANSWER, t, scenario), args.repeat)
         rows = len(json.loads(text))
@@ -82,5 +86,38 @@ def main() -> None:
         )
 
 
+def chance_grounding(n: int = 400) -> None:
+    sys.path.insert(0, str(ROOT / "tests" / "scenarios"))
+    import random
+
+    import test_derivations as t
+
+    rnd = random.Random(7)
+    kinds = [
+        ("whole dollars $100-$5,000", lambda v: f"${v:,}", 100, 5000),
+        ("cents $1.00-$999.00", lambda v: f"${v / 100:,.2f}", 100, 99900),
+        ("whole percent 1-99%", lambda v: f"{v}%", 1, 99),
+        ("percent with a decimal", lambda v: f"{v / 10:.1f}%", 10, 999),
+        ("counts 1-30", lambda v: f"{v} charges", 1, 30),
+        ("about $100-$5,000 (hundreds)", lambda v: f"about ${v * 100:,}", 1, 50),
+    ]
+    print("\nrandom invented figures grounded by chance (false grounding):")
+    for name, fmt, lo, hi in kinds:
+        hits = sum(
+            hallucination_check(
+                f"It came to {fmt(rnd.randint(lo, hi))}.", t.TRACE, t.SCENARIO
+            ).satisfied
+            for _ in range(n)
+        )
+        print(f"  {name:<30} {hits / n:6.1%}")
+    found = sum(hallucination_check(x, t.TRACE, t.SCENARIO).satisfied for x, _ in t.GROUNDED)
+    kept = sum(not hallucination_check(x, t.TRACE, t.SCENARIO).satisfied for x in t.UNGROUNDED)
+    print(
+        f"  derived figures grounded: {found}/{len(t.GROUNDED)}; invented ones left"
+        f" ungrounded: {kept}/{len(t.UNGROUNDED)}"
+    )
+
+
 if __name__ == "__main__":
     main()
+    chance_grounding()

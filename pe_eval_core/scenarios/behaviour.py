@@ -10,16 +10,17 @@
   allowed, or refused by the read-only policy: a write attempt fails). Passed when the trace
   holds none. No trace at all: the judge decides.
 - ``no_hallucination``: every money, count and percent figure in the response (read by
-  ``range_reader.read_numbers``; years, ids, phone numbers, list markers and "no"/"none"/
-  "zero" are not figures) must be grounded in the scenario's tool results or its input or
-  goal (``derivations.Grounds``): a value as read, in any format (rounded as displayed:
-  ``$4.8k`` is grounded by 4820; dollars for integer cents; a percent for a fraction and
-  back), or one derived from one result set (a sum, difference, count, mean or ratio; the
-  days or hours between two timestamps), or a total of the response's grounded figures. Each
-  derived figure's finding says how (``$920 = sum of amount over 4 rows where reason =
-  expired_card: 249 + 199 + 312 + 160``); each ungrounded one lists the nearest candidates.
-  Where the trace has no results (an HTTP agent reports only tool names), or a figure is
-  missing only from results the trace keeps cut (``… [N more chars]``), the judge decides.
+  ``range_reader.read_numbers``; years, ids, phone numbers, list markers, labels such as
+  "week 19" or "step 2", and "no"/"none"/"zero" are not figures) must be grounded in the
+  scenario's tool results or its input or goal (``derivations.Grounds``): a value as read,
+  in any format (rounded as displayed: ``$4.8k`` is grounded by 4820; dollars for integer
+  cents; a percent for a fraction and back), or one derived from one result set (a sum,
+  difference, count, mean, ratio or percent change; the time between two timestamps), or a
+  total of the response's grounded figures. Each derived figure's finding says how (``$920
+  = sum of amount over 4 rows where reason = expired_card: 249 + 199 + 312 + 160``); each
+  ungrounded one lists the nearest candidates. Where the trace has no results (an HTTP agent
+  reports only tool names), or a figure is missing only from results the trace keeps cut
+  (``… [N more chars]``), the judge decides.
 - ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal.
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
@@ -53,6 +54,12 @@ _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
 _MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![^\W_])", re.IGNORECASE)
+_LABEL_BEFORE = re.compile(
+    r"\b(?:week|wk|day|month|quarter|step|phase|tier|level|stage|round|wave|batch|sprint"
+    r"|version|page|line|chapter|section|table|figure|slot|region|cohort|plan|option)"
+    r"[ \t\u00a0]*#?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
@@ -189,6 +196,8 @@ def _is_figure(n: NumberRead, text: str) -> bool:
     if _ORDINAL.match(text, n.end):  # "3rd", "21st": a position, not a quantity
         return False
     before = text[: n.start]
+    if not n.currency and not n.percent and _LABEL_BEFORE.search(before[-20:]):
+        return False  # "week 19", "step 2", "tier 1": a label, not a quantity
     return not (  # a list marker: "1." or "2)" at the start of a line
         not n.currency
         and not n.percent

@@ -14,33 +14,41 @@ What grounds a figure (the rule, as built by :class:`Grounds`):
    an agent that pages or asks per customer reads one table in parts):
 
    * every *table* in it (a JSON list of objects; in a text result, the bullet lines): its
-     row count; per numeric column its sum and mean and its count of distinct values; per
+     row count; per numeric column its sum and mean, its count of distinct values, and per
+     row its difference from each other numeric column; the count of rows per pair of
+     grouping-column values; per
      grouping column (strings, 2 to ``MAX_GROUP_VALUES`` distinct values; at most
      ``MAX_GROUP_COLUMNS`` of them) and each of its values, the rows' count and each numeric
      column's sum and mean over those rows, and the group's share of the rows and of the
      column's total (as a percent);
-   * pairs from its *pool*: the sum, difference and ratio (also as a percent) of two of its
-     ``MAX_POOL`` most salient numbers (table aggregates first, then values in order).
-3. **Elapsed time**: the days and hours between two timestamps (ISO dates or date-times)
-   anywhere in the trace's results, over at most ``MAX_TIMESTAMPS`` distinct ones; a figure
-   followed by ``day(s)``/``hour(s)`` matches within one unit (a whole day of "9 days" is
-   8.5 or 9.4 days of timestamps).
+   * pairs from its *pool*: the sum, difference and ratio of two of its ``MAX_POOL`` most
+     salient numbers (table aggregates first, then its summary fields or, in text, its
+     numbers in order); for two of one kind (two row counts, two aggregates of one column,
+     two summary fields) also the ratio as a percent, and for two summary fields (``before``
+     and ``after``) the percent change.
+3. **Elapsed time**: the minutes, hours, days, weeks or months between two timestamps (ISO
+   dates or date-times) anywhere in the trace's results, over at most ``MAX_TIMESTAMPS``
+   distinct ones; a figure followed by its unit matches a whole or rounded count of it
+   ("9 days" is 8.5 to 9.99 days of timestamps).
 4. **A total of stated figures**: a figure equal to the sum of 2 to ``MAX_TERMS`` other
    figures of the response that are grounded themselves, chosen among the ``MAX_STATED``
    nearest before it (a headline that adds up the per-cause lines), or to their difference,
    or (a percent) their ratio.
 
 A figure matches a value within its display precision (``evidence.same_number``: ``$4.8k``
-is any value in [4750, 4850)); a money figure also matches a value /100 (integer cents in
-the data), a percent also a fraction x100. Derived values never match across result sets
-(step 2): two tools' numbers are not one table.
+is any value in [4750, 4850)); after ``about``, ``around``, ``~``, ``nearly``... its trailing
+zeros are rounding too (``about $1,200`` is any value in [1150, 1250]), and only a value as
+read or one aggregate of a table matches it, never arithmetic on two numbers (a wide
+interval would find some pair). A money figure also
+matches a value /100 (integer cents in the data), a percent also a fraction x100. Derived
+values never match across result sets (step 2): two tools' numbers are not one table.
 
 Bound: the values of step 1 are looked up in sorted arrays (binary search per figure), so a
 20,000-character result set costs its parse plus at most ``MAX_POOL`` squared pairs, a few
 thousand group aggregates, ``MAX_TIMESTAMPS`` squared elapsed times and, per figure left
 ungrounded, ``MAX_STATED`` choose up to ``MAX_TERMS`` sums:
 ``benchmarks/bench_derivations.py`` times it: a 20,000-character result set (159 rows) and
-a 12-figure answer take about 18 ms of CPU, 40,000 characters about 30 ms.
+a 12-figure answer take about 21 ms of CPU, 40,000 characters about 35 ms.
 """
 
 from __future__ import annotations
@@ -94,8 +102,26 @@ _TIMESTAMP = re.compile(
 _BULLET = re.compile(r"^\s*(?:[•*\-–]|\d+[.)])\s+")
 _BRACKETED = re.compile(r"\[([^\]\n]{1,40})\]")
 _ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|no|phone|zip|postcode)$", re.IGNORECASE)
-_DAYS_AFTER = re.compile(r"[ \t\u00a0-]*(?:calendar[ \t]+|business[ \t]+)?days?\b", re.I)
-_HOURS_AFTER = re.compile(r"[ \t\u00a0-]*(?:hours?|hrs?|h)\b", re.IGNORECASE)
+_UNITS: tuple[tuple[str, re.Pattern[str], float], ...] = tuple(
+    (
+        name,
+        re.compile(r"[ \t\u00a0-]*(?:calendar[ \t]+|business[ \t]+)?" + words + r"\b", re.I),
+        sec,
+    )
+    for name, words, sec in (
+        ("days", r"days?", 86400.0),
+        ("hours", r"(?:hours?|hrs?|h)", 3600.0),
+        ("weeks", r"(?:weeks?|wks?)", 7 * 86400.0),
+        ("months", r"months?", 30.4375 * 86400),
+        ("minutes", r"(?:minutes?|mins?)", 60.0),
+    )
+)
+"""Elapsed-time units a figure may carry (step 3), with their length in seconds."""
+_APPROX_BEFORE = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to"
+    r"|circa|ca\.|just (?:over|under)|over|under|more than|less than)|~|≈)[ \t\u00a0]*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,17 +342,29 @@ def _distinct(items: Iterable[Derivation], x: float, k: int) -> list[Derivation]
     return list(best.values())
 
 
-def display_interval(figure: NumberRead) -> tuple[float, float]:
+def _approximate(figure: NumberRead, text: str) -> bool:
+    return bool(_APPROX_BEFORE.search(text, max(0, figure.start - 20), figure.start))
+
+
+def display_interval(figure: NumberRead, *, approximate: bool = False) -> tuple[float, float]:
     """The magnitudes ``figure`` may stand for (``evidence.same_number``'s rounding rule).
+
+    ``approximate`` ("about $1,200", "~40%"): rounded to its last non-zero digit, so trailing
+    zeros of a whole number are rounding too (``about $1,200`` is any value in [1150, 1250]).
 
     >>> from pe_eval_core.scenarios.range_reader import read_numbers
     >>> [tuple(round(x, 3) for x in display_interval(n)) for n in read_numbers("$4.8k, 9, 31.7%")]
     [(4750.0, 4850.0), (9.0, 9.0), (31.65, 31.75)]
+    >>> [round(x) for x in display_interval(read_numbers("about $1,200")[0], approximate=True)]
+    [1150, 1250]
     """
     from pe_eval_core.scenarios.evidence import display_unit
 
     x = abs(figure.value)
     unit = display_unit(figure)
+    if approximate and unit and x:
+        while unit * 10 <= x and round(x / (unit * 10)) * unit * 10 == x:
+            unit *= 10  # "about 1,200": the hundreds are the displayed precision
     half = unit / 2 if 0 < unit <= x / 10 else 0.0
     slack = 1e-9 * max(x, 1.0)
     return x - half - slack, x + half + slack
@@ -345,8 +383,8 @@ class Grounds:
         """Percent values, fractions and ratios x100 (percent figures)."""
         self.counts = _Sorted()
         """Row counts, group counts, distinct counts (whole plain figures)."""
-        self.days = _Sorted()
-        self.hours = _Sorted()
+        self.elapsed = {name: _Sorted() for name, _, _ in _UNITS}
+        """Elapsed times between timestamps, by unit (days, hours, weeks, months, minutes)."""
         by_source: dict[str, list[str]] = defaultdict(list)
         for source, text in results:
             by_source[source].append(text)
@@ -421,6 +459,14 @@ class Grounds:
                 members[label].add(i)
             for label, rows in members.items():
                 self._group(t, f"{col} = {label}", rows, where, salient)
+        for (ca, la), (cb, lb) in itertools.combinations(groups, 2):  # "2 urgent open tickets"
+            of_b = dict(lb)
+            both: dict[tuple[str, str], int] = defaultdict(int)
+            for i, va in la:
+                if i in of_b:
+                    both[va, of_b[i]] += 1
+            for (va, vb), n in both.items():
+                self.counts.add(n, f"count of {n} rows where {ca} = {va} and {cb} = {vb}", where)
         return salient
 
     def _row_differences(self, t: _Table, where: str) -> None:
@@ -465,30 +511,48 @@ class Grounds:
                 self.plain.add(
                     big.value - small.value, f"{big.what} - {small.what}", source, rank=2
                 )
+            same_unit = a.unit == b.unit  # shares and changes compare like with like
             for x, y in ((a, b), (b, a)):
                 if y.value:
                     ratio = x.value / y.value
                     self.plain.add(ratio, f"{x.what} / {y.what}", source, rank=2)
-                    self.percent.add(100 * ratio, f"{x.what} / {y.what}", source, rank=2)
+                    if same_unit:
+                        self.percent.add(100 * ratio, f"{x.what} / {y.what}", source, rank=2)
+                    if same_unit and a.unit == _SCALAR:  # "MRR fell 17%": before / after
+                        self.percent.add(
+                            100 * (x.value - y.value) / y.value,
+                            f"change from {y.what} to {x.what}",
+                            source,
+                            rank=2,
+                        )
 
     def _elapsed(self, stamps: list[datetime]) -> None:
         distinct = list(dict.fromkeys(stamps))[:MAX_TIMESTAMPS]
         for a, b in itertools.combinations(distinct, 2):
             seconds = abs((b - a).total_seconds())
             span = f"{min(a, b):%Y-%m-%d %H:%M} to {max(a, b):%Y-%m-%d %H:%M}"
-            self.days.add(seconds / 86400, f"days from {span}")
-            self.hours.add(seconds / 3600, f"hours from {span}")
+            for name, _, length in _UNITS:
+                self.elapsed[name].add(seconds / length, f"{name} from {span}")
 
     # -- looking up --
 
     def ground(self, figure: NumberRead, text: str) -> Derivation | None:
         """What grounds ``figure`` (steps 1-3), or None."""
-        lo, hi = display_interval(figure)
+        approximate = _approximate(figure, text)
+        lo, hi = display_interval(figure, approximate=approximate)
         x = abs(figure.value)
+        hit = self._ground(figure, text, lo, hi, x)
+        if hit is not None and approximate and hit.rank > 1:
+            return None  # "about $1,900" = some pair's sum: too loose to ground anything
+        return hit
+
+    def _ground(
+        self, figure: NumberRead, text: str, lo: float, hi: float, x: float
+    ) -> Derivation | None:
         if not figure.percent and not figure.currency:
-            for unit, table in ((_DAYS_AFTER, self.days), (_HOURS_AFTER, self.hours)):
+            for name, unit, _ in _UNITS:
                 if unit.match(text, figure.end):  # "9 days": 9 rounded or 9 whole days
-                    hit = table.within(lo - 0.5, hi + 1 - 1e-9, x + 0.25)
+                    hit = self.elapsed[name].within(lo - 0.5, hi + 1 - 1e-9, x + 0.25)
                     if hit is not None:
                         return hit
         if figure.percent:
@@ -508,10 +572,9 @@ class Grounds:
     def nearest(self, figure: NumberRead, text: str = "", k: int = 3) -> list[Derivation]:
         """The ``k`` candidates closest to ``figure``, for an ungrounded finding."""
         x = abs(figure.value)
-        if _DAYS_AFTER.match(text, figure.end) and len(self.days):
-            return self.days.near(x, k)
-        if _HOURS_AFTER.match(text, figure.end) and len(self.hours):
-            return self.hours.near(x, k)
+        for name, unit, _ in _UNITS:
+            if unit.match(text, figure.end) and len(self.elapsed[name]):
+                return self.elapsed[name].near(x, k)
         tables = [self.percent] if figure.percent else [self.plain, self.counts]
         found = [d for t in tables for d in t.near(x, k)]
         if figure.currency:

@@ -41,11 +41,14 @@ SUBSCRIPTIONS = {
     "mrr_before_cents": 1250000,
     "mrr_after_cents": 1036000,
     "data": [
-        {"customer": "Northwind", "plan": "starter", "amount": 99, "previous_amount": 799},
-        {"customer": "Halcyon Health", "plan": "starter", "amount": 99, "previous_amount": 799},
-        {"customer": "Brightpath", "plan": "starter", "amount": 99, "previous_amount": 799},
+        {"customer": "Northwind", "plan": "starter", "amount": 99, "previous_amount": 799,
+         "changed_at": "2026-04-23T10:02:00Z"},
+        {"customer": "Halcyon Health", "plan": "starter", "amount": 99, "previous_amount": 799,
+         "changed_at": "2026-04-23T10:09:00Z"},
+        {"customer": "Brightpath", "plan": "starter", "amount": 99, "previous_amount": 799,
+         "changed_at": "2026-04-23T10:16:00Z"},
     ],
-}
+}  # fmt: skip
 
 TRACE = ToolTrace(
     calls=[
@@ -78,6 +81,11 @@ GROUNDED = [
     ("Failed charges, $1,640, and downgrades, $2,100: $3,740 in all.", "figures the response"),
     ("Expired cards were 2 of every 4 failures.", None),
     ("Lost cards averaged $150.", None),  # each was 15000 cents: a value as read
+    ("About $1,600 failed in all.", "sum of amount_cents over 8 rows"),  # approximate
+    ("MRR fell 17% over the week.", "change from mrr_before_cents"),  # percent change
+    ("Two expired-card failures came in on 2 separate days in week 17.", None),  # a label
+    ("The failures are spread over more than a week.", None),
+    ("Downgrades took 14 minutes, all on one morning.", "minutes from"),
 ]
 
 UNGROUNDED = [
@@ -93,6 +101,9 @@ UNGROUNDED = [
     "Refunds came to $4,820.",
     "Churn hit 37%.",
     "Lost cards averaged $175.",
+    "About $1,900 failed in all.",
+    "MRR fell 23% over the week.",
+    "Downgrades took 40 minutes.",
 ]
 
 
