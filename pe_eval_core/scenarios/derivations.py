@@ -174,7 +174,14 @@ def _parse(text: str) -> Any:
     return None
 
 
+_NUMERIC_STRING = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _number(value: Any) -> float | None:
+    """A JSON number, or a string holding one (PostgreSQL's bigint and numeric columns reach
+    JSON as strings: ``"count": "4"``, ``"amount": "249.00"``)."""
+    if isinstance(value, str) and _NUMERIC_STRING.fullmatch(value):
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
