@@ -54,6 +54,23 @@ _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
 _MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![^\W_])", re.IGNORECASE)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY_RANGE_END = re.compile(
+    rf"\b{_MONTH}\.?[ \t\u00a0]+\d{{1,2}}(?:st|nd|rd|th)?[ \t]*(?:[-\u2013]|to)[ \t]*$", re.I
+)
+_DAY_RANGE_START = re.compile(
+    rf"[ \t]*(?:[-\u2013]|to)[ \t]*\d{{1,2}}(?:st|nd|rd|th)?[ \t\u00a0]+(?:of[ \t]+)?{_MONTH}\b",
+    re.I,
+)
+_DAY_BEFORE_MONTH = re.compile(  # "26 April" ("may" left out: "3 may churn")
+    r"(?:st|nd|rd|th)?[ \t\u00a0]+(?:of[ \t]+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?"
+    r"|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?"
+    r"|dec(?:ember)?)\b",
+    re.I,
+)
 _LABEL_BEFORE = re.compile(
     r"\b(?:week|wk|day|month|quarter|step|phase|tier|level|stage|round|wave|batch|sprint"
     r"|version|page|line|chapter|section|table|figure|slot|region|cohort|plan|option)"
@@ -198,6 +215,16 @@ def _is_figure(n: NumberRead, text: str) -> bool:
     before = text[: n.start]
     if not n.currency and not n.percent and _LABEL_BEFORE.search(before[-20:]):
         return False  # "week 19", "step 2", "tier 1": a label, not a quantity
+    if (
+        not n.currency
+        and not n.percent
+        and (
+            _DAY_RANGE_END.search(before[-24:])
+            or _DAY_RANGE_START.match(text, n.end)
+            or (n.raw.isdigit() and len(n.raw) <= 2 and _DAY_BEFORE_MONTH.match(text, n.end))
+        )
+    ):
+        return False  # "Apr 20-26", "20-26 April": days of a month
     return not (  # a list marker: "1." or "2)" at the start of a line
         not n.currency
         and not n.percent

@@ -167,3 +167,20 @@ def test_the_pair_pool_is_bounded() -> None:
     g = Grounds([("t", json.dumps(rows))])
     pairs_at_most = MAX_POOL * (MAX_POOL - 1) * 3
     assert len(g.plain) <= 500 + pairs_at_most + 200
+
+
+@pytest.mark.parametrize(
+    ("text", "figures"),
+    [
+        ("In week 19, step 2 of the plan ran.", []),
+        ("The failures span Apr 20-26.", []),
+        ("From 20-26 April, and on April 3 to 9.", []),
+        ("3 may churn in May.", ["3"]),
+        ("4 charges in April; tier 1 customers.", ["4"]),
+        ("Over 9 days, 2 customers.", ["9", "2"]),
+    ],
+)
+def test_labels_and_days_of_a_month_are_not_figures(text: str, figures: list[str]) -> None:
+    from pe_eval_core.scenarios.behaviour import _is_figure
+
+    assert [n.raw for n in read_numbers(text) if _is_figure(n, text)] == figures

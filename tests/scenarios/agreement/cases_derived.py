@@ -18,6 +18,7 @@ from agreement.world import (
     STRIPE,
     TICKETS,
     downgrades_call,
+    mimic_call,
     payments_call,
 )
 
@@ -200,5 +201,49 @@ CASES = [
         "pass",
         "12 / 300 = 4%; 186000 cents = $1,860; $1,860 / 12 = $155",
         calls=(Call(DB, "get_store_summary", {"store": "Fenwick Outdoor"}, SHOP_SUMMARY),),
+    ),
+    Case(
+        "derived-mimic-issue-example",
+        K,
+        S(
+            "How much MRR did failed charges cost us last week, by cause?",
+            contains=["$1,640", "expired card", "insufficient funds", "lost card"],
+            rng=("failed_charges_mrr", 1630, 1650),
+            no_hallucination=True,
+        ),
+        "**Failed charges: $1,640 of MRR** across 8 charges\n\n"
+        "| Cause | Charges | MRR |\n|---|---|---|\n| Expired card | 4 | $920 |\n"
+        "| Insufficient funds | 2 | $420 |\n| Lost card | 2 | $300 |\n\n"
+        "Expired cards are 56% of it; the failures span 6 days (Apr 20-26).",
+        "pass",
+        "the issue's example on Mimic's real rows: $920 = 249 + 199 + 312 + 160, and so on",
+        calls=(mimic_call("get_payments"),),
+    ),
+    Case(
+        "derived-mimic-stripe-text",
+        K,
+        S(
+            "Which payment intents still need a card?",
+            contains=["requires_payment_method"],
+            no_hallucination=True,
+        ),
+        "8 intents are stuck in requires_payment_method, worth $1,640; the other 12 "
+        "succeeded ($2,752).",
+        "pass",
+        "counts and sums of Stripe's own bullet lines by status",
+        calls=(mimic_call("list_payment_intents"),),
+    ),
+    Case(
+        "derived-mimic-wrong-average",
+        K,
+        S(
+            "What's the typical expired-card charge?",
+            contains=["expired"],
+            no_hallucination=True,
+        ),
+        "Expired-card charges averaged $250 across the 4 failures.",
+        "fail",
+        "the summary says 23000 cents: $230",
+        calls=(mimic_call("get_payments_summary"),),
     ),
 ]

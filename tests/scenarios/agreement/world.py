@@ -3,6 +3,9 @@ servers), a support desk and a small shop, written the way those tools return th
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from agreement.harness import Call
 
 DB = "mimic-database"
@@ -78,3 +81,14 @@ def payments_call() -> Call:
 
 def downgrades_call() -> Call:
     return Call(STRIPE, "list_subscriptions", {"status": "active"}, DOWNGRADES)
+
+
+_CAPTURED = json.loads(
+    (Path(__file__).parent.parent / "fixtures" / "mimic_tool_results.json").read_text("utf-8")
+)["calls"]
+
+
+def mimic_call(tool: str) -> Call:
+    """A call with the result Mimic's own server returned (``fixtures/mimic_tool_results``)."""
+    c = next(c for c in _CAPTURED if c["tool"] == tool)
+    return Call(c["server"], c["tool"], c["arguments"], c["result"])
