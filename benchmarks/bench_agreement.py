@@ -24,12 +24,11 @@ def main() -> None:
     ap.add_argument("--package-root", type=Path, default=ROOT)
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args()
-    sys.path[:0] = [str(args.package_root.resolve()), str(ROOT / "tests" / "scenarios")]
-
-    from agreement import ALL_CASES
-    from agreement.harness import CLASSES, by_class, measure
+    sys.path[:0] = [str(args.package_root.resolve()), str(ROOT)]
 
     import pe_eval_core
+    from tests.scenarios.agreement import ALL_CASES
+    from tests.scenarios.agreement.harness import CLASSES, by_class, measure
 
     print(f"pe_eval_core from {Path(pe_eval_core.__file__).parent.parent}")
     print(f"{len(ALL_CASES)} cases")

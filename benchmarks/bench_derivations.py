@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pe_eval_core.scenarios.behaviour import hallucination_check  # noqa: E402
-from pe_eval_core.scenarios.derivations import Grounds  # noqa: E402
 from pe_eval_core.scenarios.models import Scenario  # noqa: E402
+from pe_eval_core.scenarios.scoring.behaviour import hallucination_check  # noqa: E402
+from pe_eval_core.scenarios.scoring.derivations import Grounds  # noqa: E402
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall  # noqa: E402
 
 REASONS = ["expired_card", "insufficient_funds", "lost_card", "do_not_honor"]
@@ -87,10 +87,9 @@ def main() -> None:
 
 
 def chance_grounding(n: int = 400) -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "scenarios"))
     import random
 
-    import test_derivations as t
+    from tests.scenarios import test_derivations as t
 
     rnd = random.Random(7)
     kinds = [

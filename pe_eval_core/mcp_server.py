@@ -37,7 +37,7 @@ from pe_eval_core.errors import (
     input_of,
 )
 from pe_eval_core.files import confine
-from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.history.recording import record_or_warn
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
@@ -161,7 +161,7 @@ class PeEvalTools:
             render_markdown_report,
             run_scenarios_sync,
         )
-        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
+        from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")

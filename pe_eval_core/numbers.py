@@ -92,7 +92,7 @@ Scenario mode (every number, signed and scaled):
 [(10.0, None, True), (15.0, None, True), (1200000.0, '$', False), (1500000.0, '$', False),
  (30.0, None, False), (1200000.0, None, False)]
 
-Other decisions on ambiguous input (each is a row in ``tests/test_numbers.py``):
+Other decisions on ambiguous input (each is a row in ``tests/numbers/test_numbers.py``):
 
 * Parentheses negate an amount only when they close right after it: ``($45M)`` is -45M even
   where a reader sees an aside, ``($5.2M of leakage)`` is +5.2M. In scenario mode ``(2)`` is

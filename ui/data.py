@@ -23,7 +23,7 @@ from pe_eval_core.wording import DIMENSIONS
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
     from pe_eval_core.scenarios import Scenario, ScenarioRun
-    from pe_eval_core.scenarios.cost import PaidCalls
+    from pe_eval_core.scenarios.llm.cost import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -401,7 +401,7 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
 def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
     """The cost guard's count of the paid calls a run would make (the core's own count, the
     one the runner checks, so the page and the runner cannot disagree)."""
-    from pe_eval_core.scenarios.runner import count_paid_calls_sync
+    from pe_eval_core.scenarios.run.runner import count_paid_calls_sync
 
     return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
 

@@ -31,34 +31,34 @@ from pe_eval_core.cli import plain_doc
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
-from pe_eval_core.history.store import record_or_warn
-from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
-from pe_eval_core.scenarios.batches import MessageBatcher
-from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
-from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.history.recording import record_or_warn
+from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
+from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
+from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL, AnthropicTarget, Target
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.llm.batches import MessageBatcher
+from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
 from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
-from pe_eval_core.scenarios.report import (
+from pe_eval_core.scenarios.run.report import (
     render_markdown_report,
     run_to_csv,
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.runner import (
+from pe_eval_core.scenarios.run.runner import (
     count_paid_calls_sync,
     infrastructure_error,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.setup import (
+from pe_eval_core.scenarios.run.setup import (
     RESPONSES_BESIDE,
     VERDICTS_BESIDE,
     choose_judge,
     make_target,
 )
-from pe_eval_core.scenarios.targets import DEFAULT_SKILL, AnthropicTarget, Target
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.scoring.judge import Judge, RecordedJudge, UnavailableJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
@@ -355,8 +355,8 @@ def _batcher(
     its own concurrency: only its judge calls are batched)."""
     if not getattr(args, "batch", False):
         return None, args.concurrency
-    from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
-    from pe_eval_core.scenarios.batches import MessageBatcher
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
+    from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 
     owners = [
         o

@@ -893,7 +893,7 @@ def _displayed(fig: Figure) -> tuple[float, float]:
 _DENOMINATORS = ("ebitda", "total_projected")
 """Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
 (a recovery ratio) is left out: on the templated demo it explains away tampered playbook
-levels such as ``~50%`` (tests/qa/test_grader_mutations.py)."""
+levels such as ``~50%`` (tests/memo/test_grader_mutations.py)."""
 
 
 def _tail(f: SourceField) -> str:

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.history.store import RunStore
+from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 9, 30, tzinfo=UTC)
 

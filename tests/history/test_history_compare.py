@@ -9,14 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from history_builders import (
-    DEMO_DATA,
-    DEMO_RESPONSES,
-    make_memo_evaluation,
-    make_result,
-    make_scenario_run,
-    run_demo,
-)
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.history.compare import (
@@ -29,6 +21,14 @@ from pe_eval_core.history.compare import (
     scenario_verdict,
 )
 from pe_eval_core.history.store import RunStore
+from tests.helpers.history_builders import (
+    DEMO_DATA,
+    DEMO_RESPONSES,
+    make_memo_evaluation,
+    make_result,
+    make_scenario_run,
+    run_demo,
+)
 
 T0 = datetime(2026, 4, 1, tzinfo=UTC)
 FLIPPED = "smoke-enterprise-downgrades"

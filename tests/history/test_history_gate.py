@@ -7,19 +7,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-from history_builders import (
-    DEMO_DATA,
-    DEMO_RESPONSES,
-    DEMO_SCENARIOS,
-    DEMO_VERDICTS,
-    run_demo,
-)
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import ThresholdSpecError
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.store import RunFilters, RunStore
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
+from tests.helpers.history_builders import (
+    DEMO_DATA,
+    DEMO_RESPONSES,
+    DEMO_SCENARIOS,
+    DEMO_VERDICTS,
+    run_demo,
+)
 
 STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
 
@@ -297,7 +297,7 @@ def test_a_run_that_stopped_on_an_unreachable_target_cannot_be_gated(
 def test_the_gate_honours_judge_cache(
     tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pe_eval_core.scenarios import setup
+    from pe_eval_core.scenarios.run import setup
 
     seen: list[object] = []
     real = setup.choose_judge

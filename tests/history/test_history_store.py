@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 from pe_eval_core.errors import HistoryError, HistorySchemaTooNewError, RunNotFoundError
 from pe_eval_core.history.schema import SCHEMA_VERSION
 from pe_eval_core.history.store import RunFilters, RunStore, default_db_path, record_or_warn
+from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from memo_builders import SHAPE_A_SOURCE, board_prose, make_memo, write_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.memo import find_memo_pairs, resolve_pair
+from tests.helpers.memo_builders import SHAPE_A_SOURCE, board_prose, make_memo, write_json
 
 
 @pytest.fixture

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from memo_builders import (
+
+from pe_eval_core.memo import FindingKind, TemplateConstant, grade_memo
+from pe_eval_core.memo.explain import lowest_dimension
+from tests.helpers.memo_builders import (
     board_prose,
     entity_marks,
     figure_marks,
@@ -14,9 +17,6 @@ from memo_builders import (
     shape_b_prose,
     write_json,
 )
-
-from pe_eval_core.memo import FindingKind, TemplateConstant, grade_memo
-from pe_eval_core.memo.explain import lowest_dimension
 
 
 def verdict(ev, raw: str) -> str:

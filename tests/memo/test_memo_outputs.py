@@ -11,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from memo_builders import board_prose, grade_prose, make_memo, only, write_json
 
 from pe_eval_core.memo import (
     GRADER_VERSION,
@@ -26,6 +25,7 @@ from pe_eval_core.memo import (
     write_outputs,
 )
 from pe_eval_core.memo.explain import lowest_dimension
+from tests.helpers.memo_builders import board_prose, grade_prose, make_memo, only, write_json
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"

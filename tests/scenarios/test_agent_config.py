@@ -7,14 +7,14 @@ import json
 import pytest
 
 from pe_eval_core.errors import McpConfigError
-from pe_eval_core.scenarios.cost import cost_usd, price
-from pe_eval_core.scenarios.mcp_config import (
+from pe_eval_core.scenarios.agent.mcp_config import (
     load_mcp_config,
     resolve_platforms,
     select_servers,
     with_overrides,
 )
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.llm.cost import cost_usd, price
 from pe_eval_core.scenarios.trace import TokenUsage, trace_from_tool_calls
 
 

@@ -9,8 +9,10 @@ import asyncio
 from collections import Counter
 
 import pytest
-from agreement import ALL_CASES
-from agreement.harness import (
+
+from pe_eval_core.scenarios.scoring.score import ascore_response
+from tests.scenarios.agreement import ALL_CASES
+from tests.scenarios.agreement.harness import (
     CLASSES,
     CarefulJudge,
     Case,
@@ -19,8 +21,6 @@ from agreement.harness import (
     scenario_of,
     verdict,
 )
-
-from pe_eval_core.scenarios.scoring import ascore_response
 
 PENDING: dict[str, str] = {
     "evidence-wrong-total": "the judge prompt carries the tool results (phase 2)",

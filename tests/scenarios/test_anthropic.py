@@ -7,7 +7,6 @@ import json
 
 import httpx2
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError, SkillNotFoundError, TargetConfigError
 from pe_eval_core.scenarios import (
@@ -18,7 +17,8 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import JUDGE_TOOL_NAME, response_marker_id
+from pe_eval_core.scenarios.scoring.judge import JUDGE_TOOL_NAME, response_marker_id
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pe_eval_core.scenarios.assertions import (
+from pe_eval_core.scenarios.scoring.assertions import (
     check_contains,
     check_excluded,
     check_span,

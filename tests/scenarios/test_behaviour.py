@@ -6,14 +6,14 @@ import json
 from collections.abc import Callable, Sequence
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import TargetResponse, score_response
-from pe_eval_core.scenarios.behaviour import hallucination_check
-from pe_eval_core.scenarios.judge import AnthropicJudge, JudgeContext
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict, Scenario
+from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge, JudgeContext
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 Decide = Callable[[str, str], tuple[str, str]]
 """(expected phrase, response) -> (verdict, evidence)."""
@@ -339,7 +339,7 @@ def test_figure_missing_only_from_a_cut_result_goes_to_the_judge():
 
 
 def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
-    from pe_eval_core.scenarios.report import failure_parts
+    from pe_eval_core.scenarios.run.report import failure_parts
 
     s = make_scenario(tools_called=["create_refund"], confirms_before_action=True)
     r = score_response(s, TargetResponse(text="Refunded.", trace=trace(call("create_charge"))))
@@ -349,7 +349,7 @@ def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
 
 
 def test_the_pronoun_one_is_not_a_figure():
-    from pe_eval_core.scenarios.behaviour import hallucination_check
+    from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
     from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
     trace = ToolTrace(calls=[TraceCall(tool="list_invoices", result_excerpt='[{"amount": 40}]')])

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import JudgeOutcome, JudgeVerdict, TargetResponse, score_response
-from pe_eval_core.scenarios.scoring import ASSERTS_NOTHING
+from pe_eval_core.scenarios.scoring.score import ASSERTS_NOTHING
+from tests.helpers.scenario_helpers import make_scenario
 
 
 def resp(text: str | None, **kw) -> TargetResponse:

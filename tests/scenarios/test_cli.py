@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, REPO
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.scenarios import load_recorded, run_from_json
+from tests.helpers.scenario_helpers import DEMO, REPO
 
 GOLDEN = (Path(__file__).parent / "golden" / "demo_report.md").read_text(encoding="utf-8")
 STAMP = ["--timestamp", "2026-04-29T09:00:00Z"]

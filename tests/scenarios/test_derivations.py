@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from pe_eval_core.scenarios.behaviour import hallucination_check
-from pe_eval_core.scenarios.derivations import MAX_POOL, Grounds, stated_total
 from pe_eval_core.scenarios.models import Scenario
-from pe_eval_core.scenarios.range_reader import read_numbers
+from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
+from pe_eval_core.scenarios.scoring.derivations import MAX_POOL, Grounds, stated_total
+from pe_eval_core.scenarios.scoring.range_reader import read_numbers
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
 PAYMENTS = [
@@ -181,6 +181,6 @@ def test_the_pair_pool_is_bounded() -> None:
     ],
 )
 def test_labels_and_days_of_a_month_are_not_figures(text: str, figures: list[str]) -> None:
-    from pe_eval_core.scenarios.behaviour import _is_figure
+    from pe_eval_core.scenarios.scoring.behaviour import _is_figure
 
     assert [n.raw for n in read_numbers(text) if _is_figure(n, text)] == figures

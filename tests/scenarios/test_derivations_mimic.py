@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pe_eval_core.scenarios.behaviour import hallucination_check
 from pe_eval_core.scenarios.models import Scenario
+from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
 CAPTURED = json.loads(

@@ -10,7 +10,6 @@ import asyncio
 import json
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.scenarios import (
     AnthropicJudge,
@@ -19,8 +18,9 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence, numbers_missing_from_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge import enforce_evidence, numbers_missing_from_evidence
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 RESPONSE = (
     "Last week we lost 4820 dollars of MRR (about $4.8k), 15 customers in all.\n"

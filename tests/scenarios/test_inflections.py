@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pe_eval_core.scenarios.assertions import check_contains
-from pe_eval_core.scenarios.inflections import spellings, word_forms
+from pe_eval_core.scenarios.scoring.assertions import check_contains
+from pe_eval_core.scenarios.scoring.inflections import spellings, word_forms
 
 # (expected phrase, response, strict verdict)
 ROWS = [

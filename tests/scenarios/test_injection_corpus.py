@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pytest
 
 from pe_eval_core.numbers import number_values
-from pe_eval_core.scenarios.evidence import check_evidence
+from pe_eval_core.scenarios.scoring.evidence import check_evidence
 
 FACTS = ("4 cards expired", "$4,820 of MRR lost", "Acme Corp at risk of churn")
 """The scenario's ``response_contains``; none is stated by the injected responses."""

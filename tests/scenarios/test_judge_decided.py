@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Sequence
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -26,8 +25,9 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence
-from pe_eval_core.scenarios.scoring import JUDGE_MOOT, JUDGE_SKIPPED
+from pe_eval_core.scenarios.scoring.judge import enforce_evidence
+from pe_eval_core.scenarios.scoring.score import JUDGE_MOOT, JUDGE_SKIPPED
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 
 class SpyJudge:

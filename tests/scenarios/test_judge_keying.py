@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -20,14 +19,15 @@ from pe_eval_core.scenarios import (
     load_recorded,
     score_response,
 )
-from pe_eval_core.scenarios.judge import (
+from pe_eval_core.scenarios.models import JudgeVerdict
+from pe_eval_core.scenarios.run.setup import CacheOnlyJudge, choose_judge
+from pe_eval_core.scenarios.scoring.judge import (
     FALLBACK_JUDGE_MODEL,
     JUDGE_PROMPT_VERSION,
     response_sha256,
     stamp_recorded_verdicts,
 )
-from pe_eval_core.scenarios.models import JudgeVerdict
-from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge
+from tests.helpers.scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 RESPONSE = "Eight failed charges: 4 cards expired. The other 4 bounced."
 EDITED = "Eight failed charges. It is NOT the case that 4 cards expired."

@@ -16,10 +16,10 @@ from pathlib import Path
 import anthropic
 import pytest
 import uvicorn
-from mimic_like_server import WRITES, build_server
-from scenario_helpers import MockAnthropic
 
 from pe_eval_core.cli.main import main
+from tests.helpers.mimic_like_server import WRITES, build_server
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(120)
 

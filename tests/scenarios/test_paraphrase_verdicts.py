@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import pytest
 
-from pe_eval_core.scenarios.evidence import check_evidence, dates, names
+from pe_eval_core.scenarios.scoring.evidence import check_evidence, dates, names
 
 
 class Row(NamedTuple):

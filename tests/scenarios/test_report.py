@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.scenarios import (
     RecordedJudge,
@@ -26,6 +25,7 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_report.md"
 FIXED = datetime(2026, 4, 29, 9, 0, tzinfo=UTC)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from scenario_helpers import DEMO, make_scenario, message_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import LiveRunNotConfirmedError, TargetUnreachableError
@@ -30,10 +29,11 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.judge import AnthropicJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
-from pe_eval_core.scenarios.runner import count_paid_calls_sync, infrastructure_error
-from pe_eval_core.scenarios.targets import HttpTarget
+from pe_eval_core.scenarios.agent.targets import HttpTarget
+from pe_eval_core.scenarios.run.runner import count_paid_calls_sync, infrastructure_error
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from tests.helpers.scenario_helpers import DEMO, make_scenario, message_json
 
 # --- helpers --------------------------------------------------------------------------------
 

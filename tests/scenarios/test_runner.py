@@ -7,7 +7,6 @@ import asyncio
 import threading
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
 from pe_eval_core.scenarios import (
@@ -17,7 +16,8 @@ from pe_eval_core.scenarios import (
     run_scenarios,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.runner import CANCELLED
+from pe_eval_core.scenarios.run.runner import CANCELLED
+from tests.helpers.scenario_helpers import make_scenario
 
 
 def scenarios(n: int) -> list:

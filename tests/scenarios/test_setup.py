@@ -22,7 +22,7 @@ from pe_eval_core.scenarios import (
     RecordedTarget,
     UnavailableJudge,
 )
-from pe_eval_core.scenarios.setup import choose_judge, make_target
+from pe_eval_core.scenarios.run.setup import choose_judge, make_target
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"

@@ -56,7 +56,7 @@ def grade(portco: str, audience: str):
 def recorded_demo_run(repeat: int = 1):
     """The demo scenario run (recorded responses and verdicts, no network)."""
     from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
-    from pe_eval_core.scenarios.setup import choose_judge, make_target
+    from pe_eval_core.scenarios.run.setup import choose_judge, make_target
 
     target = make_target("recorded", scenarios_path=DEMO_SCENARIOS)
     judge = choose_judge(scenarios_path=DEMO_SCENARIOS, recorded_target=True)

@@ -177,7 +177,7 @@ def test_judge_without_a_key_is_shown_as_cache_only(app, http_agent):
 
 
 def test_judge_with_a_key_is_on_and_differs_from_the_target_model(app, monkeypatch):
-    from pe_eval_core.scenarios.judge import DEFAULT_JUDGE_MODEL
+    from pe_eval_core.scenarios.scoring.judge import DEFAULT_JUDGE_MODEL
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-local-only")
     monkeypatch.delenv("PE_EVAL_JUDGE_MODEL", raising=False)

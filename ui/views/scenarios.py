@@ -20,8 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.scenarios.checks import meets_pass_ratio
-from pe_eval_core.scenarios.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.scenarios.run.runner import CANCELLED, LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
 from pe_eval_core.wording import fmt_pct
 from ui import charts, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
@@ -29,7 +29,7 @@ from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioResult, ScenarioRun, Target
-    from pe_eval_core.scenarios.cost import PaidCalls
+    from pe_eval_core.scenarios.llm.cost import PaidCalls
 
 K = state.Scenarios
 SIDEBAR_FILE, UPLOAD = "Sidebar file", "Upload"
@@ -113,7 +113,7 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
     Configuration problems show as an error here without hiding the last run's results.
     """
     from pe_eval_core.scenarios import default_model
-    from pe_eval_core.scenarios.setup import make_target
+    from pe_eval_core.scenarios.run.setup import make_target
 
     scenarios_path = state.scenarios_file()
 
@@ -176,7 +176,7 @@ def build_judge(is_live: bool, key: str | None, target_model: str | None = None)
     """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI), its
     default model steered away from the target's. The caption says what the judge can do:
     live calls, recorded verdicts, or (no key) only the verdicts already cached."""
-    from pe_eval_core.scenarios.setup import choose_judge
+    from pe_eval_core.scenarios.run.setup import choose_judge
 
     on = st.toggle(
         "LLM judge on candidate misses",
@@ -206,7 +206,7 @@ def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
     '**Judge: off.** A phrase the strict and rule checks miss stays missed.'
     """
     from pe_eval_core.scenarios import CachedJudge, RecordedJudge, UnavailableJudge
-    from pe_eval_core.scenarios.setup import CacheOnlyJudge
+    from pe_eval_core.scenarios.run.setup import CacheOnlyJudge
 
     if judge is None:
         return "**Judge: off.** A phrase the strict and rule checks miss stays missed."
@@ -359,7 +359,7 @@ def count_paid(
     """The cost guard's count (``runner.count_paid_calls_sync``), kept in session state for
     ``memo`` (what it was counted for) so a rerun that changes nothing does not count again.
     A new count clears an earlier confirmation: the user confirms the number shown."""
-    from pe_eval_core.scenarios.cost import PaidCalls
+    from pe_eval_core.scenarios.llm.cost import PaidCalls
 
     kept = st.session_state.get(K.PAID)
     if kept and kept.get("memo") == memo:
@@ -1208,8 +1208,8 @@ def render() -> None:
 
 def agent_toolbox() -> Any:
     """The project's ``.mcp.json`` servers for the anthropic target (None: no tools)."""
-    from pe_eval_core.scenarios.agent_loop import McpToolbox
-    from pe_eval_core.scenarios.mcp_config import load_mcp_config
+    from pe_eval_core.scenarios.agent.loop import McpToolbox
+    from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config
 
     config = load_mcp_config()
     return McpToolbox(config) if config.servers else None
@@ -1217,7 +1217,7 @@ def agent_toolbox() -> Any:
 
 def render_agent_tools(target: Any) -> None:
     """The target panel's MCP servers, tool policy and pre-run cost estimate."""
-    from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
+    from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
 
     toolbox = getattr(target, "toolbox", None)
     if toolbox is None:

@@ -8,8 +8,8 @@ them gives cannot.
 
 from __future__ import annotations
 
-from agreement.harness import Call, Case, S
-from agreement.world import (
+from tests.scenarios.agreement.harness import Call, Case, S
+from tests.scenarios.agreement.world import (
     ACCOUNT_ORCHARD,
     DB,
     MRR_SUMMARY,

@@ -7,8 +7,8 @@ is shown the tool results catches a wrong total; one shown only the response can
 
 from __future__ import annotations
 
-from agreement.harness import Call, Case, Claim, S
-from agreement.world import DB, payments_call
+from tests.scenarios.agreement.harness import Call, Case, Claim, S
+from tests.scenarios.agreement.world import DB, payments_call
 
 K = "evidence"
 

@@ -3,8 +3,8 @@ aside in prose and a negative in accounts."""
 
 from __future__ import annotations
 
-from agreement.harness import Call, Case, S
-from agreement.world import DB, STRIPE
+from tests.scenarios.agreement.harness import Call, Case, S
+from tests.scenarios.agreement.world import DB, STRIPE
 
 K = "names"
 

@@ -6,7 +6,7 @@ value-equivalent rewording? ... paraphrase yes, hallucinated/inferred-not-stated
 
 from __future__ import annotations
 
-from agreement.harness import Case, S
+from tests.scenarios.agreement.harness import Case, S
 
 K = "paraphrase"
 

@@ -8,7 +8,7 @@ negation ("nobody followed up on the usage drop flags").
 
 from __future__ import annotations
 
-from agreement.harness import Case, S
+from tests.scenarios.agreement.harness import Case, S
 
 K = "strict"
 

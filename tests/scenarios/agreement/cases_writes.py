@@ -3,8 +3,8 @@ unless the scenario asks for it."""
 
 from __future__ import annotations
 
-from agreement.harness import Call, Case, S
-from agreement.world import STRIPE, payments_call
+from tests.scenarios.agreement.harness import Call, Case, S
+from tests.scenarios.agreement.world import STRIPE, payments_call
 
 K = "writes"
 

@@ -174,8 +174,8 @@ def scenario_of(case: Case) -> Any:
 
 
 def response_of(case: Case) -> Any:
+    from pe_eval_core.scenarios.agent.tool_policy import write_reason
     from pe_eval_core.scenarios.models import TargetResponse
-    from pe_eval_core.scenarios.tool_policy import write_reason
     from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
     if case.calls:
@@ -206,7 +206,7 @@ def response_of(case: Case) -> Any:
 
 def verdict(case: Case, judged: bool) -> str:
     """``pass`` or ``fail`` (any other status counts as fail) from pe-eval."""
-    from pe_eval_core.scenarios.scoring import ascore_response
+    from pe_eval_core.scenarios.scoring.score import ascore_response
 
     judge = CarefulJudge(case) if judged else None
     result = asyncio.run(ascore_response(scenario_of(case), response_of(case), judge))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agreement.harness import Call
+from tests.scenarios.agreement.harness import Call
 
 DB = "mimic-database"
 STRIPE = "mimic-stripe"
