@@ -22,11 +22,7 @@ from tests.scenarios.agreement.harness import (
     verdict,
 )
 
-PENDING: dict[str, str] = {
-    "evidence-wrong-total": "the judge prompt carries the tool results (phase 2)",
-    "evidence-custom-wrong-largest": "the judge prompt carries the tool results (phase 2)",
-    "evidence-wrong-date": "the judge prompt carries the tool results (phase 2)",
-}
+PENDING: dict[str, str] = {}
 """Cases whose verdict needs work that lands after the scenarios restructure (issue 18)."""
 
 

@@ -21,7 +21,9 @@
   ungrounded one lists the nearest candidates. Where the trace has no results (an HTTP agent
   reports only tool names), or a figure is missing only from results the trace keeps cut
   (``… [N more chars]``), the judge decides.
-- ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal.
+- ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal and the
+  agent's tool results (``judge.tool_results``: cut to a budget, the cut stated in the
+  check's detail and in the prompt), so a total the data contradicts can be caught.
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
 candidate misses; a claim stands only on a ``paraphrase`` verdict whose evidence is verbatim in
@@ -33,6 +35,7 @@ claim is only as good as the judge.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -47,6 +50,7 @@ from pe_eval_core.scenarios.scoring.assertions import negation_scoping
 from pe_eval_core.scenarios.scoring.derivations import Grounds, stated_total
 from pe_eval_core.scenarios.scoring.evidence import injection_markers
 from pe_eval_core.scenarios.scoring.judge import CLAIM_PREFIX, evidence_in_response
+from pe_eval_core.scenarios.scoring.judge.tool_results import ToolEvidence, tool_evidence
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
 from pe_eval_core.scenarios.trace import ToolTrace
 
@@ -91,6 +95,8 @@ class Behaviour:
     findings: list[str] = field(default_factory=list)
     claim: str | None = None
     judge_model: str | None = None
+    evidence: ToolEvidence | None = None
+    """The tool results the judge sees for this claim (``response_accurate``, ``custom``)."""
 
     @property
     def pending(self) -> bool:
@@ -331,18 +337,34 @@ def behaviour_checks(scenario: Scenario, text: str, trace: ToolTrace | None) -> 
         out.append(confirms_check(trace, goal))
     if expect.no_hallucination is True:
         out.append(hallucination_check(text, trace, scenario))
+    evidence = tool_evidence(trace) if expect.response_accurate or expect.custom else None
     if expect.response_accurate is True:
         b = Behaviour("response_accurate", "response_accurate")
         b.claim = claim_text(
             b.label, f"the response accomplishes this goal accurately and completely: {goal}"
         )
-        out.append(b)
+        out.append(_with_evidence(b, evidence))
     for key, value in (expect.custom or {}).items():
         wanted = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         b = Behaviour("custom", f"custom.{key}")
         b.claim = claim_text(b.label, f"{key}: {wanted} (goal: {goal})")
-        out.append(b)
+        out.append(_with_evidence(b, evidence))
     return out
+
+
+def _with_evidence(b: Behaviour, evidence: ToolEvidence | None) -> Behaviour:
+    """Attach the tool results the judge will see; the claim names their digest, so a cached
+    verdict is reused only for the same results, and the detail states what the judge saw."""
+    if evidence is None or b.claim is None:
+        return b
+    digest = hashlib.sha256(evidence.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    b.claim += f" (judged against the agent's tool results {digest})"
+    b.evidence = evidence
+    s = "" if evidence.results == 1 else "s"
+    b.detail = f"the judge saw {evidence.results} tool result{s}" + (
+        f" ({evidence.cut})" if evidence.cut else ""
+    )
+    return b
 
 
 def apply_claim_verdict(

@@ -396,9 +396,17 @@ def _quote_ungoverned(quote: str, text: str) -> bool:
     return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))
 
 
-def judge_context(scenario: Scenario) -> JudgeContext:
-    """What the judge is told about the scenario: its name, input and goal."""
-    return JudgeContext(name=scenario.name, input=scenario.input, goal=scenario.goal)
+def judge_context(scenario: Scenario, claims: Sequence[Behaviour] = ()) -> JudgeContext:
+    """What the judge is told about the scenario: its name, input and goal, and the agent's
+    tool results when a pending claim needs them (``response_accurate``, ``custom``)."""
+    evidence = next((b.evidence for b in claims if b.evidence is not None), None)
+    return JudgeContext(
+        name=scenario.name,
+        input=scenario.input,
+        goal=scenario.goal,
+        tool_results=evidence.text if evidence else None,
+        tool_results_cut=evidence.cut if evidence else None,
+    )
 
 
 async def _ask_judge(
@@ -419,7 +427,9 @@ async def _ask_judge(
         )
     )
     try:
-        outcome = await judge.judge(scenario.name, text, asked, context=judge_context(scenario))
+        outcome = await judge.judge(
+            scenario.name, text, asked, context=judge_context(scenario, claims)
+        )
     except JudgeError as exc:
         return _Judged(error=str(exc))
     judged = _Judged(outcome=outcome)
