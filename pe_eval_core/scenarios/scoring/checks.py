@@ -251,7 +251,12 @@ def write_attempt_failure(
 
 
 def executed_writes(trace: ToolTrace | None) -> list[str]:
-    """The write tools that ran in ``trace`` (``server/tool`` each, in order)."""
+    """The write tools that ran in ``trace`` (``server/tool`` each, in order, repeats kept).
+
+    >>> from pe_eval_core.scenarios.trace import trace_from_tool_calls
+    >>> executed_writes(trace_from_tool_calls(["list_charges", "mcp__stripe__create_refund"]))
+    ['stripe/create_refund']
+    """
     if trace is None:
         return []
     return [
@@ -261,3 +266,20 @@ def executed_writes(trace: ToolTrace | None) -> list[str]:
         and not c.write_attempt
         and write_reason(split_tool_name(c.tool)[1]) is not None
     ]
+
+
+def attempted_writes(trace: ToolTrace | None) -> list[str]:
+    """The write tools the read-only policy refused in ``trace`` (``server/tool`` each)."""
+    if trace is None:
+        return []
+    return [display_name(c.server, c.tool) for c in trace.calls if c.write_attempt]
+
+
+def write_fields(trace: ToolTrace | None, expected_tools: Iterable[str]) -> dict[str, object]:
+    """The result's write fields: ``write_failure``, ``write_attempts``, ``writes_executed``
+    (one call for the scorer; every surface reads these fields)."""
+    return {
+        "write_failure": write_attempt_failure(trace, expected_tools),
+        "write_attempts": attempted_writes(trace),
+        "writes_executed": executed_writes(trace),
+    }

@@ -55,16 +55,28 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
+from pe_eval_core.scenarios.scoring.result_tables import (
+    ROWS,
+    SCALAR,
+    Pooled,
+    Table,
+    fmt,
+    json_tables,
+    list_lengths,
+    parse_json,
+    text_table,
+    timestamps,
+    top_scalars,
+)
 
 __all__ = [
     "MAX_GROUP_COLUMNS",
@@ -94,14 +106,6 @@ MAX_TERMS = 6
 MAX_ROWS_PAIRED = 200
 """Rows whose columns are subtracted pairwise (``previous_amount - amount``)."""
 
-_CUT = re.compile(r"… \[\d+ more chars\]$")
-_TIMESTAMP = re.compile(
-    r"(?<!\d)(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?(?!\d)"
-)
-_BULLET = re.compile(r"^\s*(?:[•*\-–]|\d+[.)])\s+")
-_BRACKETED = re.compile(r"\[([^\]\n]{1,40})\]")
-_ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|no|phone|zip|postcode)$", re.IGNORECASE)
 _UNITS: tuple[tuple[str, re.Pattern[str], float], ...] = tuple(
     (
         name,
@@ -154,151 +158,11 @@ class Derivation:
         cents /100``."""
         text = self.how
         if self.terms:
-            shown = [_fmt(t / self.scale) for t in self.terms[:8]]
+            shown = [fmt(t / self.scale) for t in self.terms[:8]]
             text += ": " + " + ".join(shown) + (" + ..." if len(self.terms) > 8 else "")
         if self.source:
             text += f" ({self.source})"
         return text + (", cents /100" if self.scale == 100 else "")
-
-
-# --- reading result sets ----------------------------------------------------------------------
-
-
-def _parse(text: str) -> Any:
-    body = _CUT.sub("", text).strip()
-    if body[:1] in "[{":
-        try:
-            return json.loads(body)
-        except json.JSONDecodeError:
-            return None
-    return None
-
-
-_NUMERIC_STRING = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def _number(value: Any) -> float | None:
-    """A JSON number, or a string holding one (PostgreSQL's bigint and numeric columns reach
-    JSON as strings: ``"count": "4"``, ``"amount": "249.00"``)."""
-    if isinstance(value, str) and _NUMERIC_STRING.fullmatch(value):
-        value = float(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-@dataclass(slots=True)
-class _Table:
-    """Rows of one list of objects (or bullet lines), column by column."""
-
-    label: str
-    rows: int = 0
-    numeric: dict[str, list[tuple[int, float]]] = field(default_factory=lambda: defaultdict(list))
-    groups: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
-
-
-def _json_tables(doc: Any, path: str, out: dict[str, _Table]) -> None:
-    """Every list of objects in ``doc``, by path (list indices dropped), merged into ``out``."""
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            _json_tables(v, f"{path}.{k}" if path else str(k), out)
-        return
-    if not isinstance(doc, list):
-        return
-    rows = [r for r in doc if isinstance(r, dict)]
-    if rows:
-        table = out.setdefault(path or "rows", _Table(path or "rows"))
-        for row in rows:
-            _add_row(table, row)
-    for item in doc:
-        if isinstance(item, dict):  # nested lists inside the rows: "data.lines"
-            for k, v in item.items():
-                if isinstance(v, dict | list):
-                    _json_tables(v, f"{path}.{k}" if path else str(k), out)
-        elif isinstance(item, list):
-            _json_tables(item, path, out)
-
-
-def _add_row(table: _Table, row: dict[str, Any]) -> None:
-    i = table.rows
-    table.rows += 1
-    for key, value in row.items():
-        n = _number(value)
-        if n is not None:
-            if not _ID_KEY.search(key):
-                table.numeric[key].append((i, n))
-        elif isinstance(value, bool):
-            table.groups[key].append((i, str(value).lower()))
-        elif isinstance(value, str) and value and not _TIMESTAMP.fullmatch(value):
-            table.groups[key].append((i, value))
-
-
-def _text_table(text: str, label: str, out: dict[str, _Table]) -> None:
-    """Bullet lines of a text result as a table: the k-th quantity of each line a column,
-    a ``[bracketed]`` word its group."""
-    table = out.setdefault(label, _Table(label))
-    for line in text.splitlines():
-        if not _BULLET.match(line):
-            continue
-        numbers = [n for n in read_numbers(line) if n.kind is Kind.QUANTITY]
-        if not numbers:
-            continue
-        i = table.rows
-        table.rows += 1
-        for k, n in enumerate(numbers):
-            table.numeric[f"value {k + 1}"].append((i, n.value))
-        tag = _BRACKETED.search(line)
-        if tag:
-            table.groups["status"].append((i, tag.group(1)))
-
-
-def _list_lengths(value: Any) -> Iterator[int]:
-    if isinstance(value, list):
-        yield len(value)
-        for v in value:
-            yield from _list_lengths(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _list_lengths(v)
-
-
-def _timestamps(text: str) -> Iterator[datetime]:
-    for m in _TIMESTAMP.finditer(text):
-        try:
-            day = datetime.fromisoformat(m.group(1))
-        except ValueError:
-            continue
-        hh, mm, ss = (int(g) if g else 0 for g in m.group(2, 3, 4))
-        if hh < 24 and mm < 60 and ss < 60:
-            yield day.replace(hour=hh, minute=mm, second=ss, tzinfo=UTC)
-
-
-_SCALAR = "\x00scalar"
-_ROWS = "\x00rows"
-
-
-@dataclass(frozen=True, slots=True)
-class _Pooled:
-    """A number in a result set's pair pool, with its unit (column, rows or scalar)."""
-
-    value: float
-    what: str
-    unit: str
-
-
-def _top_scalars(doc: Any) -> Iterator[_Pooled]:
-    """The numbers of a JSON result outside its tables: its summary fields."""
-    if isinstance(doc, dict):
-        for key, value in doc.items():
-            n = _number(value)
-            if n is not None and not _ID_KEY.search(key):
-                yield _Pooled(n, f"{key} {_fmt(n)}", _SCALAR)
-            elif isinstance(value, dict):
-                yield from _top_scalars(value)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
 
 
 # --- the candidates ---------------------------------------------------------------------------
@@ -399,7 +263,7 @@ class Grounds:
         for source, texts in by_source.items():
             self._result_set(source, texts)
             for t in texts:
-                stamps.extend(_timestamps(t))
+                stamps.extend(timestamps(t))
         for text in context:
             for n in read_numbers(text):
                 if n.kind is Kind.QUANTITY:
@@ -417,33 +281,33 @@ class Grounds:
             self.percent.add(n.value * 100, f"{n.raw} as a percent", source, rank=0)
 
     def _result_set(self, source: str, texts: list[str]) -> None:
-        tables: dict[str, _Table] = {}
-        pool: list[_Pooled] = []
-        scalars: list[_Pooled] = []
+        tables: dict[str, Table] = {}
+        pool: list[Pooled] = []
+        scalars: list[Pooled] = []
         for text in texts:
             numbers = [n for n in read_numbers(text) if n.kind is Kind.QUANTITY]
             for n in numbers:
                 self._value(n, source)
-            doc = _parse(text)
+            doc = parse_json(text)
             if doc is not None:
-                _json_tables(doc, "", tables)
-                scalars.extend(_top_scalars(doc))
-                for length in set(_list_lengths(doc)):
+                json_tables(doc, "", tables)
+                scalars.extend(top_scalars(doc))
+                for length in set(list_lengths(doc)):
                     self.counts.add(length, f"a list of {length}", source, rank=0)
             else:
-                _text_table(text, "lines", tables)
-                scalars.extend(_Pooled(n.value, n.raw, _SCALAR) for n in numbers)
+                text_table(text, "lines", tables)
+                scalars.extend(Pooled(n.value, n.raw, SCALAR) for n in numbers)
         for table in tables.values():
             pool.extend(self._table(table, source))
         self._pairs((pool + scalars)[:MAX_POOL], source)
 
-    def _table(self, t: _Table, source: str) -> list[_Pooled]:
+    def _table(self, t: Table, source: str) -> list[Pooled]:
         """Aggregates of one table (step 2); returns the salient ones for the pair pool."""
         if t.rows == 0:
             return []
         where = source if t.label in {"rows", "lines", "data"} else f"{source} {t.label}"
         self.counts.add(t.rows, f"count of {t.rows} rows", where)
-        salient: list[_Pooled] = [_Pooled(float(t.rows), f"{t.rows} rows", _ROWS)]
+        salient: list[Pooled] = [Pooled(float(t.rows), f"{t.rows} rows", ROWS)]
         for col, cells in t.numeric.items():
             values = [v for _, v in cells]
             total = math.fsum(values)
@@ -451,7 +315,7 @@ class Grounds:
             self.plain.add(total, f"sum of {col} over {n} rows", where, terms=tuple(values))
             self.plain.add(total / n, f"mean of {col} over {n} rows", where)
             self.counts.add(len(set(values)), f"distinct {col} values", where)
-            salient.append(_Pooled(total, f"sum of {col}", col))
+            salient.append(Pooled(total, f"sum of {col}", col))
         self._row_differences(t, where)
         groups = [  # a column whose every value is its own (an identifier) groups nothing
             (col, labels)
@@ -476,7 +340,7 @@ class Grounds:
                 self.counts.add(n, f"count of {n} rows where {ca} = {va} and {cb} = {vb}", where)
         return salient
 
-    def _row_differences(self, t: _Table, where: str) -> None:
+    def _row_differences(self, t: Table, where: str) -> None:
         """Per row, the difference of two numeric columns ("previous_amount - amount")."""
         columns = list(t.numeric.items())[:MAX_GROUP_COLUMNS]
         for (ca, cells_a), (cb, cells_b) in itertools.combinations(columns, 2):
@@ -488,7 +352,7 @@ class Grounds:
                     self.plain.add(va - vb, f"{big} - {small} in a row", where, rank=2)
 
     def _group(
-        self, t: _Table, cond: str, rows: set[int], where: str, salient: list[_Pooled]
+        self, t: Table, cond: str, rows: set[int], where: str, salient: list[Pooled]
     ) -> None:
         n = len(rows)
         self.counts.add(n, f"count of {n} rows where {cond}", where)
@@ -506,13 +370,13 @@ class Grounds:
             self.plain.add(total / k, f"mean of {col} over {k} rows where {cond}", where)
             if whole:
                 self.percent.add(100 * total / whole, f"{col} where {cond} as a share", where)
-            salient.append(_Pooled(total, f"sum of {col} where {cond}", col))
+            salient.append(Pooled(total, f"sum of {col} where {cond}", col))
 
-    def _pairs(self, pool: list[_Pooled], source: str) -> None:
+    def _pairs(self, pool: list[Pooled], source: str) -> None:
         """Sums and differences of two numbers (never a row count with another kind);
         ratios of any two (shares, rates)."""
         for a, b in itertools.combinations(pool, 2):
-            if (a.unit == _ROWS) == (b.unit == _ROWS):
+            if (a.unit == ROWS) == (b.unit == ROWS):
                 big, small = (a, b) if a.value >= b.value else (b, a)
                 self.plain.add(a.value + b.value, f"{a.what} + {b.what}", source, rank=2)
                 self.plain.add(
@@ -525,7 +389,7 @@ class Grounds:
                     self.plain.add(ratio, f"{x.what} / {y.what}", source, rank=2)
                     if same_unit:
                         self.percent.add(100 * ratio, f"{x.what} / {y.what}", source, rank=2)
-                    if same_unit and a.unit == _SCALAR:  # "MRR fell 17%": before / after
+                    if same_unit and a.unit == SCALAR:  # "MRR fell 17%": before / after
                         self.percent.add(
                             100 * (x.value - y.value) / y.value,
                             f"change from {y.what} to {x.what}",

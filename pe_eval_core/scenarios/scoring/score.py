@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,7 +24,6 @@ from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
-    JudgeVerdict,
     Method,
     NumberSeen,
     NumericRange,
@@ -39,8 +37,6 @@ from pe_eval_core.scenarios.scoring.assertions import (
     check_contains,
     check_excluded,
     check_span,
-    negation_cues,
-    negation_scoping,
 )
 from pe_eval_core.scenarios.scoring.behaviour import (
     Behaviour,
@@ -52,9 +48,9 @@ from pe_eval_core.scenarios.scoring.checks import (
     failure_reasons,
     latency_exceeded,
     passes,
-    write_attempt_failure,
+    write_fields,
 )
-from pe_eval_core.scenarios.scoring.evidence import check_evidence, injection_markers
+from pe_eval_core.scenarios.scoring.evidence import carried, injection_markers
 from pe_eval_core.scenarios.scoring.judge import (
     Judge,
     JudgeContext,
@@ -355,47 +351,6 @@ def _moot_judge_error(
     judged.error = None
 
 
-def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) -> JudgeVerdict:
-    """A ``paraphrase`` stands only when ``evidence.check_evidence`` says its quote carries the
-    fact (verbatim, no injection in the response, its numbers, enough content words, not
-    negated); otherwise it becomes ``missed`` with the failing step as its reason.
-
-    ``negated_match``: the phrase matched word for word but only in a negated sentence, and
-    the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
-    when the only failing step is a negation cue *outside* the quote, in its sentence (a cue
-    inside the quote still fails, and so does a cue that governs the quote: one before it in
-    its clause, ``assertions.negation_scoping``).
-    """
-    if verdict.verdict != "paraphrase":
-        return verdict
-    check = check_evidence(verdict.expected, verdict.evidence, text)
-    if check.carried:
-        return verdict
-    if (
-        negated_match
-        and check.negation is not None
-        and not negation_cues(verdict.evidence)
-        and not negation_cues(verdict.expected)
-        and _quote_ungoverned(verdict.evidence, text)
-    ):
-        return verdict
-    reason = f"evidence quote does not carry the fact: {check.reason} (failed closed)"
-    if verdict.reason:
-        reason += f"; judge said: {verdict.reason}"
-    return verdict.model_copy(update={"verdict": "missed", "reason": reason})
-
-
-def _quote_ungoverned(quote: str, text: str) -> bool:
-    """Whether some occurrence of ``quote`` in ``text`` has no negation governing it
-    (``assertions.negation_scoping``): "It is NOT the case that <quote>" never stands, even
-    when a judge says the negation does not apply."""
-    words = quote.split()
-    if not words:
-        return False
-    pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
-    return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))
-
-
 def judge_context(scenario: Scenario, claims: Sequence[Behaviour] = ()) -> JudgeContext:
     """What the judge is told about the scenario: its name, input and goal, and the agent's
     tool results when a pending claim needs them (``response_accurate``, ``custom``)."""
@@ -561,8 +516,8 @@ async def ascore_response(
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
         status = "judge error"
-    write_failure = write_attempt_failure(_trace(response), _expected_tools(scenario))
-    if write_failure is not None and status == "pass":
+    writes = write_fields(_trace(response), _expected_tools(scenario))
+    if writes["write_failure"] is not None and status == "pass":
         status = "fail"
     outcome = judged.outcome
     return ScenarioResult.model_validate(
@@ -576,7 +531,7 @@ async def ascore_response(
             "behaviour": [b.fields() for b in behaviour],
             "numbers": judged.numbers,
             "error": judged.error,
-            "write_failure": write_failure,
+            **writes,
             "judge_calls": outcome.calls if outcome else 0,
             "judge_tokens_in": outcome.tokens_in if outcome else 0,
             "judge_tokens_out": outcome.tokens_out if outcome else 0,
