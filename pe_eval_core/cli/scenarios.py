@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,7 +40,8 @@ from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.llm.batches import MessageBatcher
 from pe_eval_core.scenarios.llm.cost import approx_tokens, estimate_run_cost
 from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
+from pe_eval_core.scenarios.models import Scenario, ScenarioResult, ScenarioRun
+from pe_eval_core.scenarios.run.notices import toolbox_notices
 from pe_eval_core.scenarios.run.report import (
     render_markdown_report,
     run_to_csv,
@@ -320,7 +322,7 @@ def handle_run(args: argparse.Namespace) -> int:
         save_responses=True,  # under $PE_EVAL_HOME/runs/<id>/; copied to --out on success
         clock=(lambda: fixed) if fixed else None,
         max_cost_usd=getattr(args, "max_cost", None),
-        on_ready=(lambda: _run_header(target, len(scenarios), args)) if target.live else None,
+        on_ready=(lambda: _run_header(target, scenarios, args)) if target.live else None,
         repeat=args.repeat,
         paid_calls=paid,
     )
@@ -405,8 +407,10 @@ def _server_lines(toolbox: McpToolbox) -> list[str]:
     return [f"{s.name} ({s.type} {s.where})" for s in toolbox.servers]
 
 
-def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
-    """Before the first scenario of a live run: the attached servers, the policy, the estimate."""
+def _run_header(target: Target, scenarios: Sequence[Scenario], args: argparse.Namespace) -> None:
+    """Before the first scenario of a live run: the attached servers, the policy (and that
+    writes persist, with --allow-writes), expected tools no server offers, the estimate."""
+    count = len(scenarios)
     toolbox: McpToolbox | None = getattr(target, "toolbox", None)
     prefix = approx_tokens(getattr(target, "system_prompt", ""))
     if toolbox is not None:
@@ -416,6 +420,8 @@ def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
             + ", ".join(f"{name} ({counts.get(name, 0)} tools)" for name in toolbox.server_names)
         )
         _note(f"Tool policy: {toolbox.policy.describe()}.")
+        for notice in toolbox_notices(scenarios, target):
+            _note(f"warning: {notice}")
         prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
     elif isinstance(target, AnthropicTarget):
         _note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")

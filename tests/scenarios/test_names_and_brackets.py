@@ -112,3 +112,30 @@ def test_prose_brackets_pass_a_signed_range_through_the_scorer() -> None:
     assert score_response(s, TargetResponse(text=prose)).status == "pass"
     table = "| Week | Net refunds |\n|---|---|\n| 17 | ($920) |"
     assert score_response(s, TargetResponse(text=table)).status == "fail"
+
+
+def test_the_run_warns_about_unknown_tools_and_persisting_writes_once_servers_are_open() -> None:
+    from types import SimpleNamespace
+
+    from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+    from pe_eval_core.scenarios.run.notices import toolbox_notices
+
+    specs = {
+        "a": SimpleNamespace(server="mimic-stripe", name="create_refund"),
+        "b": SimpleNamespace(server="mimic-database", name="get_payments"),
+    }
+    toolbox = SimpleNamespace(
+        tools=specs,
+        servers=[SimpleNamespace(name="mimic-stripe", where="http://127.0.0.1:4202/mcp")],
+        policy=ToolPolicy(allow_writes=True),
+    )
+    scenarios = [
+        make_scenario("ok", tools_called=["mcp__mimic-database__get_payments"]),
+        make_scenario("typo", tools_called=["get_payment"]),
+    ]
+    notices = toolbox_notices(scenarios, SimpleNamespace(toolbox=toolbox))
+    assert notices[0].startswith("scenario 'typo': tools_called names 'get_payment'")
+    assert "persists for every later scenario" in notices[1] and "Mimic" in notices[1]
+    read_only = SimpleNamespace(**{**vars(toolbox), "policy": ToolPolicy()})
+    assert len(toolbox_notices(scenarios, SimpleNamespace(toolbox=read_only))) == 1
+    assert toolbox_notices(scenarios, SimpleNamespace()) == []  # no toolbox: tools unknown

@@ -43,6 +43,7 @@ from pe_eval_core.scenarios.models import (
     ScenarioRun,
     TargetResponse,
 )
+from pe_eval_core.scenarios.run.notices import toolbox_notices, writes_ran_notice
 from pe_eval_core.scenarios.scoring.judge import Judge, JudgeContext
 from pe_eval_core.scenarios.scoring.score import ascore_response
 
@@ -143,6 +144,7 @@ async def run_scenarios(
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
+        notices = toolbox_notices(scenarios, target)  # the servers' tools are known now
         if batcher is not None:
             from pe_eval_core.scenarios.llm.batches import attach
 
@@ -177,7 +179,7 @@ async def run_scenarios(
         target=target.name,
         target_label=target_label(target),
         repeats=repeat,
-        warnings=run_warnings(scenarios, judge),
+        warnings=[*run_warnings(scenarios, judge), *notices, *_writes_ran(final)],
         stopped=watch.stopped,
         model=target_model,
         judge=judge.model if judge is not None else None,
@@ -366,6 +368,11 @@ def infrastructure_error(run: ScenarioRun) -> TargetUnreachableError | None:
             f"every scenario against {run.label} failed to reach the agent ({reason}): {last.error}"
         )
     return None
+
+
+def _writes_ran(results: Sequence[ScenarioResult]) -> list[str]:
+    notice = writes_ran_notice(results)
+    return [notice] if notice else []
 
 
 def run_warnings(scenarios: Sequence[Scenario], judge: Judge | None) -> list[str]:

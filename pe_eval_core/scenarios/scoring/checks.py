@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pe_eval_core.scenarios.agent.tool_names import display_name, same_tool, split_tool_name
 from pe_eval_core.scenarios.agent.tool_policy import write_reason
 from pe_eval_core.scenarios.models import NumericRange, NumericResult
-from pe_eval_core.scenarios.trace import ToolTrace
+from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
@@ -236,7 +236,7 @@ def write_attempt_failure(
             continue
         if c.write_attempt:
             attempted.append(display_name(c.server, c.tool))
-        elif not c.refused and write_reason(split_tool_name(c.tool)[1]) is not None:
+        elif executed_write(c):
             executed.append(display_name(c.server, c.tool))
     parts = []
     if attempted:
@@ -259,13 +259,16 @@ def executed_writes(trace: ToolTrace | None) -> list[str]:
     """
     if trace is None:
         return []
-    return [
-        display_name(c.server, c.tool)
-        for c in trace.calls
-        if not c.refused
-        and not c.write_attempt
-        and write_reason(split_tool_name(c.tool)[1]) is not None
-    ]
+    return [display_name(c.server, c.tool) for c in trace.calls if executed_write(c)]
+
+
+def executed_write(call: TraceCall) -> bool:
+    """Whether this call is a write tool that ran (not refused): by its bare tool name."""
+    return (
+        not call.refused
+        and not call.write_attempt
+        and write_reason(split_tool_name(call.tool)[1]) is not None
+    )
 
 
 def attempted_writes(trace: ToolTrace | None) -> list[str]:
