@@ -27,7 +27,7 @@ def main() -> None:
     sys.path[:0] = [str(args.package_root.resolve()), str(ROOT)]
 
     import pe_eval_core
-    from tests.scenarios.agreement import ALL_CASES
+    from tests.scenarios.agreement import ALL_CASES, HOLDOUT_CASES
     from tests.scenarios.agreement.harness import CLASSES, by_class, measure
 
     print(f"pe_eval_core from {Path(pe_eval_core.__file__).parent.parent}")
@@ -41,8 +41,12 @@ def main() -> None:
         a, t = plain.get(klass, (0, 0))
         b, _ = judged.get(klass, (0, 0))
         print(f"  {klass:<22} {a:>3}/{t:<5}  {b:>3}/{t}")
+    print(f"\nheld-out cases ({len(HOLDOUT_CASES)}, written after the rules were settled):")
+    held = measure(HOLDOUT_CASES)
+    for row in held:
+        print(row.line())
     if not args.quiet:
-        for row in rows:
+        for row in rows + held:
             if row.wrong:
                 print(f"\n{row.name}:")
                 for line in row.wrong:

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from pe_eval_core.scenarios.scoring.score import ascore_response
-from tests.scenarios.agreement import ALL_CASES
+from tests.scenarios.agreement import ALL_CASES, HOLDOUT_CASES
 from tests.scenarios.agreement.harness import (
     CLASSES,
     CarefulJudge,
@@ -33,7 +33,7 @@ def _params(klass: str) -> list[object]:
             id=c.id,
             marks=[pytest.mark.xfail(strict=True, reason=PENDING[c.id])] if c.id in PENDING else [],
         )
-        for c in ALL_CASES
+        for c in [*ALL_CASES, *HOLDOUT_CASES]
         if c.klass == klass
     ]
 
@@ -103,10 +103,15 @@ def test_the_careful_judge_is_asked_only_what_the_scorer_cannot_decide() -> None
 def test_agreement_figures(capsys: pytest.CaptureFixture[str]) -> None:
     rows = measure(ALL_CASES, references=False)
     no_judge, careful = rows
+    held = measure(HOLDOUT_CASES, references=False)
     with capsys.disabled():
         print(f"\nagreement corpus ({len(ALL_CASES)} cases):")
         for row in rows:
             print("  " + row.line())
+        print(f"held-out cases ({len(HOLDOUT_CASES)}):")
+        for row in held:
+            print("  " + row.line())
+    assert held[1].agree == len(HOLDOUT_CASES) and held[1].false_fails == 0
     assert careful.agree >= len(ALL_CASES) - len(PENDING)
     assert careful.false_fails == 0
     # Without a judge, correct answers fail only where a judge must decide: a paraphrase in

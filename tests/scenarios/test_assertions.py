@@ -52,6 +52,8 @@ CONTAINS = [
     ("We can't confirm the refund, but the double charge is real.", "double charge", "satisfied"),
     ("No one chased them because the cards had expired.", "cards had expired", "satisfied"),
     ("There was no usage drop before the cancellation.", "usage drop", "needs judge"),
+    ("They haven't contested the $312.50 chargeback yet.", "chargeback", "satisfied"),
+    ("There were no 3 risk flags.", "risk flag", "needs judge"),
     ("We did not see a double charge.", "double charge", "needs judge"),
     ("The charge failed not because of insufficient funds.", "insufficient funds", "needs judge"),
     ("It is not true that their usage dropped.", "usage dropped", "needs judge"),

@@ -36,7 +36,8 @@ Rules:
    b. *Not presupposed*: the hit is not a definite noun phrase the clause talks about: it
       is not preceded by ``the``, ``this``, ``these``, ``those``, a possessive (``its``,
       ``their``, ``our``, ``your``, ``his``, ``her``, ``my``, a word ending ``'s``) with at
-      most two other words in between that are neither function words nor cues; and it is
+      most two other words or figures in between that are neither function words nor cues
+      ("the $312.50 chargeback"); and it is
       not a name (every word of the hit starts with a capital letter in the response, the
       hit does not open its sentence, and holds no digit). A hit whose last word ends in
       ``-ed`` is a predication ("the payment recovered"), never presupposed. Neither
@@ -236,7 +237,7 @@ _CLAUSE_BREAK = re.compile(
 
 _DEFINITE = re.compile(
     r"(?<![^\W_])(?:the|this|these|those|its|their|our|your|his|her|my|\w+['’]s)"
-    r"(?P<between>(?:\s+[^\W\d_][\w'’-]*){0,2}?)\s+$",
+    r"(?P<between>(?:\s+(?:[^\W\d_][\w'’-]*|[$£€¥]?\d[\d,.]*[kKmMbB]?%?)){0,2}?)\s+$",
     re.IGNORECASE,
 )
 _COMPLEMENTIZER = re.compile(r"(?<![^\W_])(?:that|whether|if)(?![^\W_])", re.IGNORECASE)
