@@ -166,6 +166,17 @@ class CarefulJudge:
 # --- scoring a case ---------------------------------------------------------------------------
 
 
+def _module(path: str, before: str) -> Any:
+    """``pe_eval_core.scenarios.<path>``, or its name before the issue-18 layout (so
+    ``bench_agreement.py --package-root`` can score an older checkout)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"pe_eval_core.scenarios.{path}")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"pe_eval_core.scenarios.{before}")
+
+
 def scenario_of(case: Case) -> Any:
     from pe_eval_core.scenarios.models import Scenario
 
@@ -174,9 +185,10 @@ def scenario_of(case: Case) -> Any:
 
 
 def response_of(case: Case) -> Any:
-    from pe_eval_core.scenarios.agent.tool_policy import write_reason
     from pe_eval_core.scenarios.models import TargetResponse
     from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+
+    write_reason = _module("agent.tool_policy", "tool_policy").write_reason
 
     if case.calls:
         calls = []
@@ -206,8 +218,7 @@ def response_of(case: Case) -> Any:
 
 def verdict(case: Case, judged: bool) -> str:
     """``pass`` or ``fail`` (any other status counts as fail) from pe-eval."""
-    from pe_eval_core.scenarios.scoring.score import ascore_response
-
+    ascore_response = _module("scoring.score", "scoring").ascore_response
     judge = CarefulJudge(case) if judged else None
     result = asyncio.run(ascore_response(scenario_of(case), response_of(case), judge))
     return "pass" if result.status == "pass" else "fail"
