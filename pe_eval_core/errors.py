@@ -86,6 +86,8 @@ INPUT_LABELS: dict[str, str] = {
     "allowed_roots": "allowed folders",
     "mcp_config": "MCP server configuration (.mcp.json)",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
+    "timeout": "call timeout",
+    "max_cost": "cost limit",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
 

@@ -17,13 +17,14 @@ import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
 from pe_eval_core.files import safe_name
-from pe_eval_core.memo.verdict import NOT_COUNTED
+from pe_eval_core.memo.verdict import NOT_COUNTED, VerdictThresholds, memo_verdict
 from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
-    from pe_eval_core.scenarios import Scenario, ScenarioRun
-    from pe_eval_core.scenarios.llm.cost import PaidCalls
+    from pe_eval_core.scenarios import Judge, Scenario, ScenarioRun, Target
+    from pe_eval_core.scenarios.options import RunOptions
+    from pe_eval_core.scenarios.run.costs import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -208,12 +209,13 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
     transaction. Returns ``graded`` (evaluation, run id) per pair, ``errors`` (portco,
     audience, message) for pairs that could not be graded and ``skipped`` (file, reason).
 
-    The zip is unpacked (``ui.uploads.extract_zip``: its hostile-archive guards) into a scratch
-    folder named after it, removed after; messages name the upload, not the scratch path."""
+    The zip is unpacked (``pe_eval_core.memo.archive.extract_zip``: its hostile-archive
+    guards) into a scratch folder named after it, removed after; messages name the upload, not
+    the scratch path."""
+    from pe_eval_core.memo.archive import extract_zip
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
-    from ui.uploads import extract_zip
 
     stem = _upload_name(Path(zip_name).stem, "upload")
     with tempfile.TemporaryDirectory(prefix="pe-eval-zip-") as tmp:
@@ -224,7 +226,8 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
         items = grade_pairs(pairs, FolderIndex.scan(folder))
     shown = f"uploaded zip {zip_name}"
     graded = [_as_uploaded(i.evaluation, stem) for i in items if i.evaluation is not None]
-    ids = record_many(graded) or [None] * len(graded)
+    recorded = record_many(graded)
+    ids: list[int | None] = list(recorded) if recorded else [None] * len(graded)
     errors = [
         {
             "portco": i.pair.portco_id,
@@ -239,17 +242,20 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
     return {"graded": list(zip(graded, ids, strict=True)), "errors": errors, "skipped": skipped}
 
 
-_PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
-"""Portfolio (rows, skipped files) by (folder, folder digest): a plain cache, because
+PortfolioKey = tuple[str, str, tuple[str, ...]]
+"""(folder, folder digest, the verdict's thresholds in words)."""
+_PORTFOLIOS: dict[PortfolioKey, tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
+"""Portfolio (rows, skipped files) by :data:`PortfolioKey`: a plain cache, because
 st.cache_data cannot replay the progress bar drawn while grading; ``clear_caches`` empties it."""
 _PORTFOLIOS_KEPT = 16
 
 
 def _portfolio(
-    data_dir: str, progress: Any = None
+    data_dir: str, progress: Any = None, thresholds: VerdictThresholds | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """Every usable pair graded on the core count's processes, recorded in one transaction;
-    and the memo-like files skipped, each with its reason."""
+    """Every usable pair graded on the core count's processes (its verdict under
+    ``thresholds``), recorded in one transaction; and the memo-like files skipped, each with
+    its reason."""
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
@@ -268,21 +274,23 @@ def _portfolio(
             continue
         assert item.evaluation is not None
         graded.append(item.evaluation)
-        row.update(evaluation_summary(item.evaluation))
+        row.update(evaluation_summary(item.evaluation, thresholds))
         rows.append(row)
     record_many(graded)
     return rows, [{"file": s.path.name, "reason": s.reason} for s in skipped]
 
 
 def portfolio_and_skipped(
-    folder: Path,
+    folder: Path, thresholds: VerdictThresholds | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """One summary row per memo pair in the folder (errors become rows with ``error``) and the
-    files skipped (``file``, ``reason``); a progress bar while a cold folder grades."""
+    """One summary row per memo pair in the folder with its verdict under ``thresholds``
+    (errors become rows with ``error``) and the files skipped (``file``, ``reason``); a
+    progress bar while a cold folder grades (other thresholds re-use the grading cache)."""
     from pe_eval_core.memo.folder_index import FolderIndex
 
     require_folder(folder)
-    key = (str(folder), FolderIndex.scan(folder).digest())
+    bounds = tuple((thresholds or VerdictThresholds()).describe())
+    key = (str(folder), FolderIndex.scan(folder).digest(), bounds)
     cached = _PORTFOLIOS.get(key)
     if cached is None:
         bar = st.empty()
@@ -290,7 +298,7 @@ def portfolio_and_skipped(
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Scoring memo {done} of {total}…")
 
-        cached = _portfolio(key[0], progress)
+        cached = _portfolio(key[0], progress, thresholds)
         bar.empty()
         while len(_PORTFOLIOS) >= _PORTFOLIOS_KEPT:
             _PORTFOLIOS.pop(next(iter(_PORTFOLIOS)))
@@ -303,13 +311,20 @@ def portfolio(folder: Path) -> list[dict[str, Any]]:
     return portfolio_and_skipped(folder)[0]
 
 
-def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
-    """The flat numbers a table or heatmap shows for one evaluation (no grading here)."""
+def evaluation_summary(
+    ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
+) -> dict[str, Any]:
+    """The flat numbers a table or heatmap shows for one evaluation and its verdict (the one
+    ``memo_verdict``, under ``thresholds``); no grading here."""
     s, t = ev.scores, ev.totals
     from pe_eval_core.memo import lowest_dimension
 
     dim, sentence = lowest_dimension(ev)
+    verdict = memo_verdict(ev, thresholds)
     return {
+        "verdict": verdict.headline,
+        "ready": verdict.ready,
+        "issues": len(verdict.issues),
         **{d: getattr(s, d) for d in DIMENSIONS},
         "figures": f"{t.figures_cited}/{t.figures_total}",
         "entities": f"{t.entities_grounded}/{t.entities_total}",
@@ -398,12 +413,14 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
             raise _renamed(err, str(path), f"uploaded {name}") from None
 
 
-def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
+def paid_calls(
+    scenarios: list[Scenario], target: Target, judge: Judge | None, options: RunOptions
+) -> PaidCalls:
     """The cost guard's count of the paid calls a run would make (the core's own count, the
     one the runner checks, so the page and the runner cannot disagree)."""
     from pe_eval_core.scenarios.run.runner import count_paid_calls_sync
 
-    return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
+    return count_paid_calls_sync(scenarios, target, judge, options=options)
 
 
 def scenario_verdict(history_id: int) -> dict[str, Any] | None:

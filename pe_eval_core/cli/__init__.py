@@ -44,6 +44,8 @@ CLI_FLAGS: dict[str, str] = {
     "allowed_roots": "--allow-root",
     "mcp_config": "--mcp-config / --mcp-server",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
+    "timeout": "--timeout / --judge-timeout",
+    "max_cost": "--max-cost",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""
 

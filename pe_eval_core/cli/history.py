@@ -26,6 +26,7 @@ from pe_eval_core.history.records import RunFilters, RunKind, RunRecord, RunSumm
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.terminal import term
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
+from pe_eval_core.wording import fmt_pct
 
 GATE_EXIT_CODES = {
     GateVerdict.PASSED: ExitCode.OK,
@@ -233,22 +234,17 @@ def format_runs_table(runs: list[RunSummary]) -> str:
 
 
 def _headline(r: RunSummary) -> str:
-    if r.kind == "memo":
-
-        def pct(v: float | None) -> str:
-            return "-" if v is None else f"{v * 100:.0f}%"
-
+    if r.kind == "memo":  # the scores as the memo command and the scorecard print them
         return (
-            f"citation {pct(r.citation_accuracy)}  halluc {pct(r.hallucination_rate)}  "
-            f"coverage {pct(r.coverage)}  consistency {pct(r.consistency)}"
+            f"citation {fmt_pct(r.citation_accuracy)}  halluc {fmt_pct(r.hallucination_rate)}  "
+            f"coverage {fmt_pct(r.coverage)}  consistency {fmt_pct(r.consistency)}"
         )
     if r.infra_error:
         return f"infrastructure error: all {r.n_total} scenarios errored (left out of trends)"
-    rate = "-" if r.pass_rate is None else f"{r.pass_rate * 100:.1f}%"
-    ran = (r.n_total or 0) - (r.n_errors or 0)  # errors are left out of the rate, shown apart
+    # errors are left out of the rate (rates.pass_rate), shown apart
     errors = f"; {r.n_errors} error{'s' if r.n_errors != 1 else ''} apart" if r.n_errors else ""
     model = f"  model {r.model}" if r.model else ""
-    return f"{r.n_passed}/{ran} passed ({rate}{errors}){model}"
+    return f"{r.n_passed}/{r.ran} passed ({r.rate_text}{errors}){model}"
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -284,7 +280,9 @@ def show_lines(record: RunRecord, *, pinned: int | None = None) -> list[str]:
     else:
         out.append(f"  scenarios {s.scenarios_path}  target {s.target}  model {s.model or '-'}")
         for t in record.tiers:
-            out.append(f"  {t.tier}: {t.passed}/{t.total} ({t.pass_rate * 100:.1f}%)")
+            errors = t.total - t.ran
+            apart = f", {errors} error{'s' if errors != 1 else ''} apart" if errors else ""
+            out.append(f"  {t.tier}: {t.tally_text}{apart}")
         for r in record.results:
             if r.status != "pass":
                 error = f": {r.error}" if r.error else ""

@@ -86,9 +86,16 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
     data = cmp.model_dump(mode="json")
     data["has_regressions"] = cmp.has_regressions
     if isinstance(cmp, ScenarioComparison):
+        data["a"]["pass_rate_text"], data["b"]["pass_rate_text"] = cmp.a.rate_text, cmp.b.rate_text
         data["verdict"] = scenario_verdict(cmp)
         for t, td in zip(data["tiers"], cmp.tiers, strict=True):
-            t.update(a_rate=td.a_rate, b_rate=td.b_rate, delta=td.delta)
+            t.update(
+                a_rate=td.a_rate,
+                b_rate=td.b_rate,
+                delta=td.delta,
+                a_tally_text=td.a_tally,
+                b_tally_text=td.b_tally,
+            )
         for group in (
             "regressions",
             "fixes",

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from pe_eval_core.history.records import PASS, RunRecord, RunSummary, ScenarioResultRow
+from pe_eval_core.rates import pass_rate, tally_text
 from pe_eval_core.scenarios import statistics
 from pe_eval_core.scenarios.statistics import ScenarioStats
 
@@ -108,19 +109,33 @@ class ScenarioChange(BaseModel):
 
 
 class TierDelta(BaseModel):
+    """A tier in runs A and B: runs (errors included), runs with a verdict, passes."""
+
     tier: str
     a_passed: int = 0
     a_total: int = 0
     b_passed: int = 0
     b_total: int = 0
+    a_ran: int = 0
+    """Runs of the tier in A that produced a verdict: its pass rate's denominator."""
+    b_ran: int = 0
 
     @property
     def a_rate(self) -> float | None:
-        return self.a_passed / self.a_total if self.a_total else None
+        return pass_rate(self.a_passed, self.a_ran)
 
     @property
     def b_rate(self) -> float | None:
-        return self.b_passed / self.b_total if self.b_total else None
+        return pass_rate(self.b_passed, self.b_ran)
+
+    @property
+    def a_tally(self) -> str:
+        """``6/7 (85.7%)`` (:func:`pe_eval_core.rates.tally_text`), errors left out."""
+        return tally_text(self.a_passed, self.a_ran)
+
+    @property
+    def b_tally(self) -> str:
+        return tally_text(self.b_passed, self.b_ran)
 
     @property
     def delta(self) -> float | None:
@@ -211,10 +226,10 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
     )
     tiers: dict[str, TierDelta] = {}
     for t in a.tiers:
-        tiers[t.tier] = TierDelta(tier=t.tier, a_passed=t.passed, a_total=t.total)
+        tiers[t.tier] = TierDelta(tier=t.tier, a_passed=t.passed, a_total=t.total, a_ran=t.ran)
     for t in b.tiers:
         d = tiers.setdefault(t.tier, TierDelta(tier=t.tier))
-        d.b_passed, d.b_total = t.passed, t.total
+        d.b_passed, d.b_total, d.b_ran = t.passed, t.total, t.ran
     out.tiers = [tiers[k] for k in sorted(tiers, key=_tier_order)]
     return out
 
@@ -392,8 +407,8 @@ def render_scenario_comparison(c: ScenarioComparison) -> str:
     lines += [f"**Not like for like:** {d}" for d in c.differences]
     lines += [
         *([""] if c.differences else []),
-        f"- A: #{c.a.id} {c.a.created_at} {c.a.subject} ({_rate(c.a.pass_rate)})",
-        f"- B: #{c.b.id} {c.b.created_at} {c.b.subject} ({_rate(c.b.pass_rate)})",
+        f"- A: #{c.a.id} {c.a.created_at} {c.a.subject} ({c.a.rate_text})",
+        f"- B: #{c.b.id} {c.b.created_at} {c.b.subject} ({c.b.rate_text})",
         "",
         f"**Verdict:** {scenario_verdict(c)}",
         "",
@@ -434,10 +449,7 @@ def render_scenario_comparison(c: ScenarioComparison) -> str:
     lines += ["### Pass rate by tier", "", "| Tier | A | B | Delta |", "|---|---|---|---|"]
     for t in c.tiers:
         delta = "" if t.delta is None else f"{t.delta * 100:+.1f} pts"
-        lines.append(
-            f"| {t.tier} | {t.a_passed}/{t.a_total} ({_rate(t.a_rate)}) | "
-            f"{t.b_passed}/{t.b_total} ({_rate(t.b_rate)}) | {delta} |"
-        )
+        lines.append(f"| {t.tier} | {t.a_tally} | {t.b_tally} | {delta} |")
     return "\n".join(lines) + "\n"
 
 
@@ -474,10 +486,6 @@ def _floats(values: Any) -> list[float]:
 def _fmt_numbers(values: list[float], limit: int = 8) -> str:
     shown = ", ".join(f"{v:g}" for v in values[:limit])
     return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
-
-
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
 
 
 def _tier_order(tier: str) -> tuple[int, str]:

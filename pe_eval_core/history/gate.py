@@ -7,6 +7,11 @@ nothing to check). "Cannot evaluate" wins over "below threshold": a gate that co
 everything must not look like an ordinary failure. The CLI maps the verdict to its exit code.
 
 Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo command uses).
+A memo is checked by its verdict (:func:`pe_eval_core.memo.verdict.memo_verdict`, the one rule
+every surface shows): the memo thresholds given, the pass band for each dimension they leave
+out, at most ``max_misattributed`` (default 0) mis-attributed figures or names. One check line
+per dimension and one for mis-attributions say which bound a memo missed; each memo's verdict
+headline (``Not ready: 3 issues``) is listed after the checks.
 A scenario pass rate is passes / runs that produced a verdict (errors are left out, never
 counted as failures); ``on="lower"`` checks the lower bound of the tier's 95% interval
 instead of the rate (Wilson; clustered by ``source_fact`` when scenarios repeat, see
@@ -24,7 +29,15 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from pe_eval_core.errors import GateConfigError, PeEvalError
-from pe_eval_core.history.gate_result import EPS, GateCheck, GateProblem, GateResult, GateVerdict
+from pe_eval_core.history.gate_result import (
+    EPS,
+    GateCheck,
+    GatedRun,
+    GateProblem,
+    GateResult,
+    GateVerdict,
+    MemoGateVerdict,
+)
 from pe_eval_core.history.gate_scenarios import (
     OVERALL,
     PassRateBound,
@@ -39,6 +52,7 @@ from pe_eval_core.history.store import RunStore
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
+    from pe_eval_core.memo.verdict import Verdict
 
 __all__ = [
     "EPS",
@@ -48,6 +62,8 @@ __all__ = [
     "GateRequest",
     "GateResult",
     "GateVerdict",
+    "GatedRun",
+    "MemoGateVerdict",
     "PassRateBound",
     "evaluate_gate",
     "gate_memos",
@@ -58,28 +74,35 @@ __all__ = [
 ]
 
 
-MISATTRIBUTED_KINDS = frozenset({"misattributed_figure", "misattributed_entity"})
-"""Finding kinds for a value quoted under the wrong opportunity (cited, but misleading)."""
-
-
-def _memo_check(subject: str, dim: str, value: float, threshold: float) -> GateCheck:
-    if dim == "hallucination_rate":
-        return GateCheck(
+def _memo_checks(subject: str, evaluation: MemoEvaluation, verdict: Verdict) -> list[GateCheck]:
+    """The verdict's rule as check lines: each dimension against its bound, then the
+    mis-attributions; a check fails exactly when the verdict names that bound as missed."""
+    t = verdict.thresholds
+    checks = [
+        GateCheck(
             subject=subject,
             metric=dim,
-            value=value,
-            threshold=threshold,
-            op="<=",
-            passed=value <= threshold + EPS,
+            value=float(getattr(evaluation.scores, dim)),
+            threshold=t.bound(dim),
+            op="<=" if dim == "hallucination_rate" else ">=",
+            passed=dim not in verdict.failed_dimensions,
+            detail=f"({evaluation.score_context(dim)})",
         )
-    return GateCheck(
-        subject=subject,
-        metric=dim,
-        value=value,
-        threshold=threshold,
-        op=">=",
-        passed=value >= threshold - EPS,
+        for dim in MEMO_DIMENSIONS
+    ]
+    raws = verdict.misattributed
+    checks.append(
+        GateCheck(
+            subject=subject,
+            metric="misattributed",
+            value=float(len(raws)),
+            threshold=float(t.max_misattributed),
+            op="<=",
+            passed=not verdict.misattributed_over,
+            detail=f"({', '.join(raws)})" if raws else "",
+        )
     )
+    return checks
 
 
 def gate_memos(
@@ -92,15 +115,19 @@ def gate_memos(
     write_reports: bool = False,
     jobs: int | None = None,
 ) -> None:
-    """Grade every memo pair in ``data_dir`` and apply ``thresholds`` (dimension -> bound;
-    ``hallucination_rate`` is a maximum, the others minimums). ``max_misattributed`` bounds the
-    mis-attributed figures and entities per memo: they count as cited / grounded, so no score
-    threshold can catch a number quoted under the wrong opportunity. ``jobs`` processes grade
-    the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
+    """Grade every memo pair in ``data_dir`` and check each by its verdict under ``thresholds``
+    (dimension -> bound; ``hallucination_rate`` is a maximum, the others minimums, the pass band
+    for the dimensions left out). ``max_misattributed`` bounds the mis-attributed figures and
+    entities per memo (None: the verdict's default, none): they count as cited / grounded, so
+    no score threshold can catch a number quoted under the wrong opportunity. ``jobs``
+    processes grade the pairs (default: the core count; see ``pe_eval_core.memo.batch``)."""
     from pe_eval_core.memo import write_outputs
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
+    from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict
+
+    bounds = VerdictThresholds.from_bounds(thresholds, max_misattributed)
 
     subject = str(data_dir)
     try:
@@ -132,30 +159,24 @@ def gate_memos(
             evaluation = item.evaluation
             assert evaluation is not None
             if write_reports:
-                write_outputs(evaluation)
+                write_outputs(evaluation, thresholds=bounds)
         except PeEvalError as err:
             result.add_problem(name, err)
             continue
         graded.append(evaluation)
-        for dim in MEMO_DIMENSIONS:
-            if dim in thresholds:
-                value = float(getattr(evaluation.scores, dim))
-                check = _memo_check(name, dim, value, thresholds[dim])
-                check.detail = f"({evaluation.score_context(dim)})"
-                result.checks.append(check)
-        if max_misattributed is not None:
-            raws = [f.raw for f in evaluation.findings if f.kind in MISATTRIBUTED_KINDS]
-            result.checks.append(
-                GateCheck(
-                    subject=name,
-                    metric="misattributed",
-                    value=float(len(raws)),
-                    threshold=float(max_misattributed),
-                    op="<=",
-                    passed=len(raws) <= max_misattributed,
-                    detail=f"({', '.join(raws)})" if raws else "",
-                )
+        verdict = memo_verdict(evaluation, bounds)
+        result.checks += _memo_checks(name, evaluation, verdict)
+        summary = verdict.summary(evaluation)
+        result.memos.append(
+            MemoGateVerdict(
+                subject=name,
+                ready=summary.ready,
+                headline=summary.headline,
+                issue_count=summary.issue_count,
+                issues=summary.issues,
+                scores=summary.scores,
             )
+        )
 
     if store is not None and graded:  # the whole batch in one transaction
         result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")

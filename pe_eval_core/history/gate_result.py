@@ -46,10 +46,51 @@ class GateProblem(BaseModel):
     """The input at fault (a key of ``pe_eval_core.errors.INPUT_LABELS``), if one is."""
 
 
+class MemoGateVerdict(BaseModel):
+    """One memo's verdict as the gate saw it (``memo.verdict.Verdict.summary``, flattened)."""
+
+    subject: str
+    """``MortgageCo/board``."""
+    ready: bool
+    headline: str
+    issue_count: int
+    issues: list[str]
+    scores: dict[str, str]
+    """The four scores as every surface prints them."""
+
+
+class GatedRun(BaseModel):
+    """A scenario run the gate checked, its rates worded as every other surface words them."""
+
+    subject: str
+    pass_rate_text: str
+    """``83.3%`` (``pe_eval_core.rates.rate_text``: errors never in the denominator)."""
+    tally_text: str
+    """``15/18 (83.3%)``."""
+    tiers: dict[str, str] = Field(default_factory=dict)
+    """Tier -> ``6/7 (85.7%)`` (``pe_eval_core.rates.tally_text``)."""
+    errors: int = 0
+
+    def line(self) -> str:
+        """``RUN   run #2: pass rate 83.3%, 15/18 (83.3%), 1 error apart; smoke 6/6 (100%)``."""
+        tiers = ", ".join(f"{t} {tally}" for t, tally in self.tiers.items())
+        apart = (
+            f", {self.errors} error{'s' if self.errors != 1 else ''} apart" if self.errors else ""
+        )
+        return (
+            f"RUN   {self.subject}: pass rate {self.pass_rate_text}, {self.tally_text}{apart}"
+            + (f"; {tiers}" if tiers else "")
+        )
+
+
 class GateResult(BaseModel):
     checks: list[GateCheck] = Field(default_factory=list)
     problems: list[GateProblem] = Field(default_factory=list)
     recorded_run_ids: list[int] = Field(default_factory=list)
+    runs: list[GatedRun] = Field(default_factory=list)
+    """The scenario runs checked, with their pass rates (shown before the checks)."""
+    memos: list[MemoGateVerdict] = Field(default_factory=list)
+    """Each graded memo's verdict, in folder order."""
 
     @property
     def failed(self) -> list[GateCheck]:
@@ -78,7 +119,9 @@ class GateResult(BaseModel):
         """The verdict as lines of text. A surface adds its own words: ``name_input`` names a
         problem's input (the CLI's option, appended to the fix), ``cannot_note`` follows the
         verdict line when the gate could not evaluate everything (the CLI's exit code)."""
-        lines = [_check_line(c) for c in self.checks]
+        lines = [run.line() for run in self.runs]
+        lines += [_check_line(c) for c in self.checks]
+        lines += [f"MEMO  {m.subject}: {m.headline}" for m in self.memos]
         for p in self.problems:
             where = name_input(p.input) if name_input and p.input else None
             lines.append(f"ERROR {p.subject}: {p.message}")

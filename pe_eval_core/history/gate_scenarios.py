@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import ValidationError
 
 from pe_eval_core.errors import GateConfigError, PeEvalError, TargetUnreachableError
-from pe_eval_core.history.gate_result import EPS, GateCheck, GateResult
+from pe_eval_core.history.gate_result import EPS, GateCheck, GatedRun, GateResult
 from pe_eval_core.history.records import UNRECORDED_ID, RunRecord, scenario_record
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.scenarios import statistics
 from pe_eval_core.scenarios.statistics import TierStats
+from pe_eval_core.wording import tier_order
 
 if TYPE_CHECKING:
     from pe_eval_core.history.gate import GateRequest
@@ -100,6 +101,7 @@ def gate_scenarios(
     ``on="lower"``, to its interval's lower bound, and, given a baseline run, fail on any
     scenario that passed there and fails now."""
     subject = subject or f"run #{run.summary.id}"
+    result.runs.append(gated_run(run, subject))
     if _unjudgeable(result, run, subject):
         return
     tiers = record_tier_stats(run)
@@ -137,6 +139,19 @@ def gate_scenarios(
         )
     if baseline is not None:
         _check_baseline(result, run, baseline, subject)
+
+
+def gated_run(run: RunRecord, subject: str) -> GatedRun:
+    """The run's pass rate and tier tallies by the one rate rule (``pe_eval_core.rates``)."""
+    s = run.summary
+    by_tier = {t.tier: t for t in run.tiers}
+    return GatedRun(
+        subject=subject,
+        pass_rate_text=s.rate_text,
+        tally_text=s.tally_text,
+        tiers={name: by_tier[name].tally_text for name in tier_order(by_tier)},
+        errors=s.n_errors or 0,
+    )
 
 
 def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
@@ -197,7 +212,7 @@ def run_recorded_scenarios(
     responses_path: str,
     verdicts_path: str | None = None,
     *,
-    repeat: int = 1,
+    repeat: int | None = None,
     confirm: bool = False,
     judge_cache: str | None = None,
 ) -> ScenarioRun:
@@ -206,16 +221,20 @@ def run_recorded_scenarios(
     or beside the scenarios, else the cached live judge when a key is set; more than 20 paid
     judge calls need ``confirm`` (the cost guard)."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
+    from pe_eval_core.scenarios.options import run_options
     from pe_eval_core.scenarios.run.setup import choose_judge
 
-    judge = choose_judge(scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache)
+    options = run_options(repeat=repeat)
+    judge = choose_judge(
+        scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache, options=options
+    )
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
         RecordedTarget(responses_path),
         judge=judge,
+        options=options,
         scenarios_path=scenarios_path,
         save_responses=False,  # they are already on disk
-        repeat=repeat,
         confirm_live=confirm,
     )
 

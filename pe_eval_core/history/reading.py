@@ -28,6 +28,7 @@ from pe_eval_core.history.records import (
     resolved_path,
 )
 from pe_eval_core.history.writing import ROW_FIELDS_IN_BLOB
+from pe_eval_core.rates import pass_rate
 
 FILTER_COLUMNS = (
     "kind",
@@ -193,6 +194,6 @@ def tiers(conn: Connection, rid: int) -> list[TierCount]:
     out = []
     for r in conn.execute(query).mappings():
         total, n, ran_n = int(r["total"]), int(r["passed"] or 0), int(r["ran"] or 0)
-        rate = n / ran_n if ran_n else 0.0  # errors left out, as in the report
-        out.append(TierCount(tier=r["tier"], total=total, passed=n, pass_rate=rate))
+        rate = pass_rate(n, ran_n) or 0.0  # errors left out, as in the report
+        out.append(TierCount(tier=r["tier"], total=total, passed=n, ran=ran_n, pass_rate=rate))
     return out

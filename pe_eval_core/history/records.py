@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from pe_eval_core import rates
 from pe_eval_core.files import sha256_file
 from pe_eval_core.wording import DIMENSIONS
 
@@ -120,6 +121,21 @@ class RunSummary(BaseModel):
         name = Path(self.scenarios_path or "?").name
         return f"{name} @ {self.target or '?'}"
 
+    @property
+    def ran(self) -> int:
+        """Scenario runs that produced a verdict: the pass rate's denominator."""
+        return (self.n_total or 0) - (self.n_errors or 0)
+
+    @property
+    def rate_text(self) -> str:
+        """A scenario run's pass rate as every surface shows it (``83.3%``, ``n/a``)."""
+        return rates.rate_text(self.n_passed or 0, self.ran)
+
+    @property
+    def tally_text(self) -> str:
+        """``15/18 (83.3%)``: passes of the runs with a verdict, and the rate."""
+        return rates.tally_text(self.n_passed or 0, self.ran)
+
 
 class MemoFindingRow(BaseModel):
     """A memo finding as stored: the identity used to diff two runs is (kind, opportunity, raw)."""
@@ -184,10 +200,21 @@ class ScenarioRowData:
 
 
 class TierCount(BaseModel):
+    """One tier of a recorded scenario run: its runs, those with a verdict, those passed."""
+
     tier: str
     total: int
+    """Every run of the tier, errors included."""
     passed: int
     pass_rate: float
+    """``passed / ran`` (:func:`pe_eval_core.rates.pass_rate`); 0.0 when ``ran`` is 0."""
+    ran: int = 0
+    """Runs that produced a verdict (pass or fail): the pass rate's denominator."""
+
+    @property
+    def tally_text(self) -> str:
+        """``6/7 (85.7%)``, as every surface shows a tier (``rates.tally_text``)."""
+        return rates.tally_text(self.passed, self.ran)
 
 
 class RunRecord(BaseModel):
@@ -333,7 +360,7 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         n_total=run.total,
         n_passed=run.passed,
         n_errors=n_errors,
-        pass_rate=run.pass_rate if run.ran else None,  # errors left out, as in the report
+        pass_rate=rates.pass_rate(run.passed, run.ran),  # errors left out, None: no verdict
         tokens_in=run.tokens_in,
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
@@ -369,7 +396,8 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
                 tier=t.tier,
                 total=t.total,
                 passed=t.passed,
-                pass_rate=t.passed / t.ran if t.ran else 0.0,  # errors left out
+                ran=t.ran,
+                pass_rate=rates.pass_rate(t.passed, t.ran) or 0.0,  # errors left out
             )
             for t in run.by_tier()
             if t.total

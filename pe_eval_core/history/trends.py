@@ -10,6 +10,7 @@ from sqlalchemy import Connection, case, func, literal, select
 from pe_eval_core.db import schema as sch
 from pe_eval_core.history.reading import where
 from pe_eval_core.history.records import MEMO_DIMENSIONS, RunFilters
+from pe_eval_core.rates import pass_rate
 
 
 def memo_series(memo_path: str | None, portco_id: str | None, audience: str | None) -> str:
@@ -68,5 +69,5 @@ def tier_trend(conn: Connection, filters: RunFilters) -> list[dict[str, Any]]:
     rows = [dict(row) for row in conn.execute(query).mappings()]
     for row in rows:
         row["passed"] = int(row["passed"] or 0)
-        row["pass_rate"] = row["passed"] / row["total"]
+        row["pass_rate"] = pass_rate(row["passed"], row["total"])  # total: runs with a verdict
     return rows

@@ -23,6 +23,7 @@ from pe_eval_core.history.records import (
     RunSummary,
     grading_key,
 )
+from pe_eval_core.rates import pass_rate
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.models import ScenarioRun
@@ -194,8 +195,7 @@ def recount(conn: Connection, run_id: int) -> None:
             n_total=total,
             n_passed=n_passed,
             n_errors=n_errors,
-            # errors left out of the denominator, as in the report (ScenarioRun.pass_rate)
-            pass_rate=n_passed / (total - n_errors) if total > n_errors else None,
+            pass_rate=pass_rate(n_passed, total - n_errors),  # the one rule: errors left out
             infra_error=int(total > 0 and n_errors == total),
         )
     )

@@ -55,6 +55,7 @@ from pe_eval_core.numbers import (
     extract_figures,
     extract_word_figures,
 )
+from pe_eval_core.wording import fmt_number
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
@@ -612,8 +613,8 @@ def _shown(f: SourceField | None) -> float | None:
 
 
 def _fmt(f: SourceField) -> str:
-    v = f.raw_value
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.6g}"
+    """The source value as every surface prints one (``wording.fmt_number``)."""
+    return fmt_number(f.raw_value)
 
 
 def _inside(spans: _Spans, start: int, end: int) -> str | None:

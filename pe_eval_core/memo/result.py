@@ -209,6 +209,27 @@ class SeedResult(TypedDict):
     consistency_note: str
 
 
+class VerdictSummary(BaseModel):
+    """The verdict on a memo as data (``pe_eval_core.memo.verdict.Verdict.summary``): what the
+    JSON sidecar, ``memo --json`` and the gate carry, so a reader of any of them sees the same
+    headline, issues and score strings as the HTML and the dashboard."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ready: bool
+    headline: str
+    """``Ready to circulate`` or ``Not ready: 3 issues``."""
+    issue_count: int
+    issues: list[str]
+    """Each issue as a plain sentence, in the order every surface lists them."""
+    failures: list[str]
+    """One line per threshold missed."""
+    thresholds: list[str]
+    """The thresholds the verdict was given, in words."""
+    scores: dict[str, str]
+    """The four scores as every surface prints them (``87.5%``), by dimension."""
+
+
 class MemoEvaluation(BaseModel):
     """Everything the grader found about one memo, in one serialisable object."""
 
@@ -236,6 +257,9 @@ class MemoEvaluation(BaseModel):
     json_path: str | None = None
     html_sha256: str | None = None
     """The sha256 of the HTML written with this sidecar (the pair's commit record)."""
+    verdict: VerdictSummary | None = None
+    """Set by ``write_outputs`` (and the JSON download): the verdict under the thresholds the
+    files were written with, the same as the HTML's."""
 
     def seed_dict(
         self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]

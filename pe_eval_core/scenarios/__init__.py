@@ -9,11 +9,11 @@ clients are imported only when a live target or judge makes its first call.
 from __future__ import annotations
 
 from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.agent.targets import (
     AnthropicTarget,
     HttpTarget,
     RecordedTarget,
-    Target,
     default_model,
 )
 from pe_eval_core.scenarios.loading import (
@@ -52,6 +52,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
     Judge,
+    JudgeBase,
     RecordedJudge,
     UnavailableJudge,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "ExpectationResult",
     "HttpTarget",
     "Judge",
+    "JudgeBase",
     "JudgeOutcome",
     "JudgeVerdict",
     "LoadedScenarios",
@@ -83,6 +85,7 @@ __all__ = [
     "ScenarioResult",
     "ScenarioRun",
     "Target",
+    "TargetBase",
     "TargetResponse",
     "TierSummary",
     "UnavailableJudge",

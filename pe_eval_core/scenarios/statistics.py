@@ -32,6 +32,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pe_eval_core.rates import pass_rate
+
 __all__ = [
     "Z95",
     "PairedComparison",
@@ -177,9 +179,10 @@ def tier_stats(tier: str, scenarios: Sequence[ScenarioStats], z: float = Z95) ->
     ran = [s for s in scenarios if s.runs > 0]
     n = sum(s.runs for s in ran)
     y = sum(s.passes for s in ran)
-    if n == 0:
+    rate = pass_rate(y, n)
+    if rate is None:
         return TierStats(tier, len(scenarios), 0, 0, 0.0, 0.0, 1.0, "none", 0, 0.0, 1.0)
-    p = y / n
+    p = rate
     if all(s.runs == 1 for s in ran):
         lo, hi = wilson_interval(p, n, z)
         return TierStats(tier, len(scenarios), n, y, p, lo, hi, "wilson", n, float(n), 1.0)

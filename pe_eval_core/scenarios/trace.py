@@ -9,6 +9,7 @@ replay it. The HTTP agent's ``toolCalls`` map onto the same shape without result
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -216,3 +217,51 @@ def trace_from_tool_calls(
             )
         )
     return ToolTrace(calls=calls, stop="external")
+
+
+# --- what a tool call is: a read or a write --------------------------------------------------
+
+WRITE_PATTERNS: tuple[str, ...] = (
+    "create_*",
+    "update_*",
+    "delete_*",
+    "cancel_*",
+    "confirm_*",
+    "capture_*",
+    "finalize_*",
+    "send_*",
+    "post_*",
+)
+"""Tool names that say they write (the issue's list)."""
+
+
+def _hint(annotations: Any, field: str, alias: str) -> bool | None:
+    if annotations is None:
+        return None
+    if isinstance(annotations, dict):
+        value = annotations.get(alias, annotations.get(field))
+    else:
+        value = getattr(annotations, field, None)
+    return value if isinstance(value, bool) else None
+
+
+def write_reason(tool: str, annotations: Any = None) -> str | None:
+    """Why ``tool`` counts as a write, or None for a read.
+
+    ``annotations`` is an ``mcp.types.ToolAnnotations`` or its JSON dict (camelCase).
+
+    >>> write_reason("cancel_subscription"), write_reason("get_invoices")
+    ("name matches 'cancel_*'", None)
+    >>> write_reason("archive", {"readOnlyHint": False})
+    'annotated readOnlyHint: false'
+    >>> write_reason("purge", {"destructiveHint": True})
+    'annotated destructiveHint: true'
+    """
+    for pattern in WRITE_PATTERNS:
+        if fnmatchcase(tool, pattern):
+            return f"name matches {pattern!r}"
+    if _hint(annotations, "read_only_hint", "readOnlyHint") is False:
+        return "annotated readOnlyHint: false"
+    if _hint(annotations, "destructive_hint", "destructiveHint") is True:
+        return "annotated destructiveHint: true"
+    return None

@@ -100,7 +100,7 @@ def test_demo_runs_with_one_changed_response_name_exactly_that_flip(
     md = render_comparison_markdown(cmp)
     assert md.index("### Regressions") < md.index("### Still failing")
     assert f"- **{FLIPPED}** (smoke, fact_003): pass -> fail" in md
-    assert "| smoke | 6/6 (100.0%) | 5/6 (83.3%) | -16.7 pts |" in md
+    assert "| smoke | 6/6 (100%) | 5/6 (83.3%) | -16.7 pts |" in md  # rates.tally_text
 
 
 def test_demo_fix_is_reported_as_a_fix_and_the_cli_gate_on_regressions(

@@ -71,7 +71,16 @@ def test_the_planted_defects_fail_the_gate_with_exit_1(
     assert "FAIL  southeast_lender/operator: coverage = 0.75 (needs >= 1) (3/4 opportunities" in out
     assert "FAIL  southeast_lender/operator: hallucination_rate" in out
     assert "PASS  MortgageCo/board: coverage" in out
-    assert "gate FAILED: 3 check(s) below threshold" in out
+    # The memo verdict's rule: dimensions the thresholds leave out (consistency) must be
+    # perfect and no figure may be mis-attributed, so those bounds fail too.
+    assert "FAIL  southeast_lender/board: consistency = 0 (needs >= 1)" in out
+    assert "FAIL  southeast_lender/board: misattributed = 1 (needs <= 0) ($-7.9M)" in out
+    assert "FAIL  southeast_lender/operator: consistency = 0.5 (needs >= 1)" in out
+    assert "gate FAILED: 6 check(s) below threshold" in out
+    # each memo's verdict, as `pe-eval memo` and the scorecard state it
+    assert "MEMO  southeast_lender/board: Not ready: 4 issues" in out
+    assert "MEMO  southeast_lender/operator: Not ready: 3 issues" in out
+    assert "MEMO  MortgageCo/board: Ready to circulate" in out
     assert RunStore(db).count_runs() == 0  # --no-record
 
 
@@ -207,7 +216,9 @@ def test_library_api_without_the_cli(tmp_path: Path) -> None:
         record=False,
     )
     result = evaluate_gate(request, RunStore(tmp_path / "unused.sqlite"))
-    assert result.verdict is GateVerdict.PASSED and len(result.checks) == 4
+    # four dimensions and the mis-attribution bound per memo (the verdict's rule), four memos
+    assert result.verdict is GateVerdict.PASSED and len(result.checks) == 4 * 5
+    assert [m.headline for m in result.memos] == ["Ready to circulate"] * 4
     assert not (tmp_path / "unused.sqlite").exists()
     with pytest.raises(ThresholdSpecError) as err:
         parse_thresholds("coverage=2", names=MEMO_BOUNDS, input="memo_thresholds")

@@ -19,6 +19,7 @@ from sqlalchemy import create_engine, inspect, text
 from pe_eval_core.errors import HistoryError, HistoryLockedError, RunNotFoundError
 from pe_eval_core.history.records import RunFilters
 from pe_eval_core.history.store import RunStore, database_url
+from pe_eval_core.scenarios.scoring.judge import JudgeBase
 from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
@@ -342,7 +343,7 @@ def test_an_upgraded_file_has_exactly_the_fresh_schema(tmp_path: Path) -> None:
 # --- the judge cache in the same database ---------------------------------------------------
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     model = "judge-model"
     prompt_version = "judge-v2"
     live = True

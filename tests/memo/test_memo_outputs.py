@@ -120,7 +120,7 @@ def test_write_outputs_to_another_folder_leaves_no_temp_files(tmp_path, clean_pa
 def test_a_render_failure_writes_nothing(tmp_path, clean_pair, monkeypatch):
     import pe_eval_core.memo.scorecard as scorecard
 
-    def boom(_ev):
+    def boom(_ev, _thresholds=None):
         raise RuntimeError("template broke")
 
     monkeypatch.setattr(scorecard, "render_scorecard_html", boom)

@@ -77,3 +77,36 @@ def test_cli_memo_prints_the_verdict(tmp_path, monkeypatch):
     clean = [*args[:4], "MortgageCo", *args[5:]]
     out = subprocess.run(clean, capture_output=True, text=True, cwd=ROOT, check=False).stdout
     assert "Verdict: Ready to circulate" in out
+
+
+def test_memo_all_prints_each_verdict_and_counts_only_ready_memos_as_passed(
+    tmp_path, capsys, monkeypatch
+):
+    """``memo --all``: each line ends with the memo's verdict (never "ok"), the summary counts
+    the ready ones, and the exit status is 1 because two memos are not ready."""
+    from pe_eval_core.cli.main import main
+
+    monkeypatch.setenv("PE_EVAL_NO_HISTORY", "1")
+    data = tmp_path / "data"
+    data.mkdir()
+    for p in DEMO.glob("*.json"):
+        if not p.name.startswith("eval_"):
+            (data / p.name).write_bytes(p.read_bytes())
+    args = ["memo", "--all", "--jobs", "1", "--data-dir", str(data)]
+    assert main(args) == 1
+    lines = capsys.readouterr().out.splitlines()
+    by_memo = {line.split()[0]: line for line in lines[:-1]}
+    for portco, audience in [(p.portco_id, p.audience) for p in find_memo_pairs(DEMO)]:
+        headline = memo_verdict(_graded(portco, audience)).headline
+        assert by_memo[f"{portco}/{audience}"].endswith(f"  {headline}")
+    assert not any(line.rstrip().endswith(" ok") for line in lines)
+    assert "6 graded, 4 ready to circulate, 2 not ready, 0 could not be graded" in lines[-1]
+    # bounds every demo score meets leave one memo not ready: its mis-attributed $-7.9M
+    loose = ["--fail-under", "citation=0.9,coverage=0.5,consistency=0"]
+    loose += ["--max-hallucination", "0.1"]
+    assert main([*args, *loose]) == 1
+    capsys.readouterr()
+    assert main([*args, "--json", *loose]) == 1
+    rows = json.loads(capsys.readouterr().out)["memos"]
+    not_ready = {r["memo"]: r["verdict"]["headline"] for r in rows if not r["verdict"]["ready"]}
+    assert not_ready == {"southeast_lender/board": "Not ready: 1 issue"}

@@ -102,7 +102,13 @@ def test_gate_grades_the_rest_and_names_the_skipped(folder):
                         cwd=folder.parent)  # fmt: skip
     assert rc == 2
     _names_every_skipped(err)
-    assert sum(line.startswith("PASS") for line in out.splitlines()) == len(GOOD)
+    lines = out.splitlines()
+    # every good memo graded: its verdict line, and a check per dimension and mis-attribution
+    assert sorted(line.split()[1].rstrip(":") for line in lines if line.startswith("MEMO")) == [
+        n.removeprefix("explain_").removesuffix(".json").replace("_board", "/board")
+        .replace("_operator", "/operator") for n in GOOD
+    ]  # fmt: skip
+    assert sum(line.startswith(("PASS", "FAIL")) for line in lines) == 5 * len(GOOD)
 
 
 def test_mcp_list_memo_pairs_over_stdio(folder):

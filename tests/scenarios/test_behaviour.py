@@ -11,7 +11,7 @@ from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import TargetResponse, score_response
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict, Scenario
 from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
-from pe_eval_core.scenarios.scoring.judge import AnthropicJudge, JudgeContext
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge, JudgeBase, JudgeContext
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
@@ -19,7 +19,7 @@ Decide = Callable[[str, str], tuple[str, str]]
 """(expected phrase, response) -> (verdict, evidence)."""
 
 
-class ScriptedJudge:
+class ScriptedJudge(JudgeBase):
     """A judge that answers by a rule and records what it was asked."""
 
     live = False

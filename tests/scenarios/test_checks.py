@@ -8,6 +8,7 @@ import pytest
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import JudgeOutcome, JudgeVerdict, TargetResponse, score_response
+from pe_eval_core.scenarios.scoring.judge import JudgeBase
 from pe_eval_core.scenarios.scoring.score import ASSERTS_NOTHING
 from tests.helpers.scenario_helpers import make_scenario
 
@@ -157,7 +158,7 @@ def test_judge_skipped_when_strict_and_rules_cover_everything():
     assert judge.calls == 0
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     model = "fake-judge"
     prompt_version = "p1"
 

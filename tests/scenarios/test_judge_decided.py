@@ -25,12 +25,12 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
-from pe_eval_core.scenarios.scoring.judge import enforce_evidence
-from pe_eval_core.scenarios.scoring.score import JUDGE_MOOT, JUDGE_SKIPPED
+from pe_eval_core.scenarios.scoring.judge import JudgeBase, enforce_evidence
+from pe_eval_core.scenarios.scoring.judge_step import JUDGE_MOOT, JUDGE_SKIPPED
 from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 
-class SpyJudge:
+class SpyJudge(JudgeBase):
     """Counts calls; answers every phrase ``paraphrase`` (quoting it), or raises if ``fail``."""
 
     model = "spy-judge"

@@ -20,6 +20,7 @@ from pe_eval_core.scenarios import (
     score_response,
 )
 from pe_eval_core.scenarios.models import JudgeVerdict
+from pe_eval_core.scenarios.options import run_options
 from pe_eval_core.scenarios.run.setup import CacheOnlyJudge, choose_judge
 from pe_eval_core.scenarios.scoring.judge import (
     FALLBACK_JUDGE_MODEL,
@@ -163,7 +164,9 @@ def test_choose_judge_default_differs_from_the_target(no_key, monkeypatch, tmp_p
     assert choose_judge(scenarios_path=s).model == "claude-opus-4-5"  # type: ignore[union-attr]
     opus = choose_judge(scenarios_path=s, target_model="claude-opus-4-5")
     assert opus is not None and opus.model == FALLBACK_JUDGE_MODEL
-    explicit = choose_judge(scenarios_path=s, target_model="x", judge_model="claude-opus-4-5")
+    explicit = choose_judge(
+        scenarios_path=s, target_model="x", options=run_options(judge_model="claude-opus-4-5")
+    )
     assert explicit is not None and explicit.model == "claude-opus-4-5"
     offline = choose_judge(scenarios_path=s, allow_live=False, cache=tmp_path / "c")
     assert isinstance(offline, CacheOnlyJudge) and offline.db_path == tmp_path / "c"

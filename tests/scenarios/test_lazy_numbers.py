@@ -93,7 +93,7 @@ def test_validated_results_read_numbers_lazily_too():
 
 def test_the_scorers_working_records_become_plain_validated_results():
     from pe_eval_core.scenarios.models import ExpectationResult
-    from pe_eval_core.scenarios.scoring.score import strict_check
+    from pe_eval_core.scenarios.scoring.steps import strict_check
 
     found = strict_check(["a", "b"], "x A")
     hit = ExpectationResult(text="a", method="strict", satisfied=True, evidence="A")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pe_eval_core.scenarios import TargetResponse, score_response
-from pe_eval_core.scenarios.agent.tool_names import same_tool, unknown_tool_warnings
 from pe_eval_core.scenarios.scoring.range_reader import Range, accounting_brackets, read_range
+from pe_eval_core.scenarios.tool_names import same_tool, unknown_tool_warnings
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 from tests.helpers.scenario_helpers import make_scenario
 

@@ -25,6 +25,7 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
+from pe_eval_core.scenarios.agent.protocol import TargetBase
 from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_report.md"
@@ -93,6 +94,8 @@ def test_json_has_everything_and_round_trips(demo_run):
         "failed": 3,
         "errors": 1,
         "pass_rate": pytest.approx(15 / 18),  # the error is left out of the denominator
+        "pass_rate_text": "83.3%",  # as every surface shows it (pe_eval_core.rates)
+        "tally_text": "15/18 (83.3%)",
         "ran": 18,
         "error_summary": "1 error: agent error",
     }
@@ -153,7 +156,7 @@ def test_junit_one_testsuite_per_tier(demo_run):
 
 
 def _one_result_run(name: str, text: str, error: str | None = None) -> ScenarioRun:
-    class T:
+    class T(TargetBase):
         name, live, model = "t", False, None
 
         async def respond(self, scenario):

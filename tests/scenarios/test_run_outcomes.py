@@ -29,6 +29,7 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
+from pe_eval_core.scenarios.agent.protocol import TargetBase
 from pe_eval_core.scenarios.agent.targets import HttpTarget
 from pe_eval_core.scenarios.run.runner import count_paid_calls_sync, infrastructure_error
 from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
@@ -148,7 +149,7 @@ def test_the_runner_marks_the_stop_and_the_typed_error_names_the_cause(refusing_
     assert run.ran == 0 and run.pass_rate == 0.0
 
 
-class Flaky:
+class Flaky(TargetBase):
     """Live-like target: ``s0`` unreachable on the first call only, the rest answer."""
 
     name = "flaky"
@@ -211,7 +212,7 @@ def test_the_conclusion_names_only_facts_of_scenarios_that_ran():
 # --- 2. repeats and statistics --------------------------------------------------------------
 
 
-class Alternating:
+class Alternating(TargetBase):
     """A live-ish agent whose answer to ``s1`` is right on odd calls only."""
 
     name = "alt"

@@ -22,6 +22,7 @@ from pe_eval_core.scenarios import (
     RecordedTarget,
     UnavailableJudge,
 )
+from pe_eval_core.scenarios.options import run_options
 from pe_eval_core.scenarios.run.setup import choose_judge, make_target
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +78,7 @@ def test_judge_model_env_then_explicit(key: None, monkeypatch, tmp_path: Path) -
     monkeypatch.setenv("PE_EVAL_JUDGE_MODEL", "judge-from-env")
     judge = choose_judge(scenarios_path=s)
     assert judge is not None and judge.model == "judge-from-env"
-    judge = choose_judge(scenarios_path=s, judge_model="judge-explicit")
+    judge = choose_judge(scenarios_path=s, options=run_options(judge_model="judge-explicit"))
     assert judge is not None and judge.model == "judge-explicit"
 
 

@@ -482,7 +482,16 @@ def test_http_agent_run_completes_through_the_dashboard(app, http_agent):
 
 
 @pytest.mark.parametrize(
-    "module", ["ui.charts", "ui.columns", "ui.errors", "ui.views.scorecard", "ui.views.scenarios"]
+    "module",
+    [
+        "ui.charts",
+        "ui.columns",
+        "ui.errors",
+        "ui.views.scorecard",
+        "ui.views.scenarios",
+        "ui.views.scenario_results",
+        "ui.views.scenario_failure",
+    ],
 )
 def test_ui_doctests(module):
     import importlib

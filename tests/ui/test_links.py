@@ -214,7 +214,7 @@ def test_history_row_click_reopens_a_memo_run_as_graded(store):
 
 
 def test_memo_record_rebuilds_the_evaluation_exactly(store):
-    from ui.views.run_view import memo_from_record
+    from pe_eval_core.history.rebuild import memo_from_record
 
     ev = grade("southeast_lender", "board")
     rebuilt = memo_from_record(store.get_run(store.record_memo_evaluation(ev)))
@@ -227,8 +227,8 @@ def test_memo_record_rebuilds_the_evaluation_exactly(store):
 
 
 def test_scenario_record_rebuilds_the_run_view_exactly(store):
-    from ui.views import scenarios
-    from ui.views.run_view import scenario_run_from_record
+    from pe_eval_core.history.rebuild import scenario_run_from_record
+    from ui.views import scenario_results as scenarios
 
     run = recorded_demo_run()
     rebuilt = scenario_run_from_record(store.get_run(store.record_scenario_run(run)))
@@ -259,7 +259,7 @@ def test_run_link_with_a_scenario_opens_its_drill_down(store):
 def test_run_link_to_a_repeated_scenario_opens_its_first_failing_run(store):
     run = recorded_demo_run(repeat=2)
     rid = store.record_scenario_run(run)
-    from ui.views.run_view import scenario_run_from_record
+    from pe_eval_core.history.rebuild import scenario_run_from_record
 
     assert scenario_run_from_record(store.get_run(rid)).repeats == 2  # restored from the record
     name = next(r.name for r in run.results if r.status != "pass")

@@ -261,6 +261,7 @@ def metric_value(at, label: str) -> str:
 
 def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     from pe_eval_core.scenarios import ScenarioRun
+    from pe_eval_core.wording import fmt_interval
 
     at = app(SCENARIOS)
     at.button(key=SN.RUN).click().run()
@@ -268,7 +269,7 @@ def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     table = at.table[0].value
     for t in run.tier_stats():
         row = table.loc[t.tier]
-        assert row["95% interval"] == f"{t.low:.0%}–{t.high:.0%}"
+        assert row["95% interval"] == fmt_interval(t.low, t.high)  # as the chart labels it
         assert row["Method"] == t.method
         assert row["Pass rate"].startswith(f"{t.passes}/{t.runs} ")
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
@@ -280,7 +281,7 @@ def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     (rows,) = built["datasets"].values()
     labels = {r["tier"]: r["label"] for r in rows}
     for t in run.tier_stats():
-        assert labels[t.tier].endswith(f"95% CI {t.low:.0%}–{t.high:.0%}")
+        assert labels[t.tier].endswith(f"95% CI {fmt_interval(t.low, t.high)}")
 
 
 def test_repeat_runs_each_scenario_k_times_and_marks_flaky_scenarios(app, tmp_path):
@@ -415,7 +416,7 @@ def test_hostile_response_renders_as_safe_markdown_with_a_raw_toggle(app, tmp_pa
     ],
 )
 def test_safe_markdown_fetches_nothing_and_runs_nothing(response, forbidden, kept):
-    from ui.views.scenarios import safe_markdown
+    from ui.views.scenario_failure import safe_markdown
 
     out = safe_markdown(response)
     for text in forbidden:

@@ -51,7 +51,8 @@ from pe_eval_core.scenarios.agent.mcp_config import (
     ServerConfig,
 )
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
-from pe_eval_core.scenarios.llm.cost import cost_usd
+from pe_eval_core.scenarios.llm.pricing import call_cost_usd
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import (
     StopStatus,
     TokenUsage,
@@ -91,15 +92,15 @@ def api_tool_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
 class AgentBounds:
     """Every limit of one scenario's loop; each exceeded limit is a status, not a hang."""
 
-    max_turns: int = 12
+    max_turns: int = DEFAULTS.max_turns
     """Messages API calls per scenario."""
-    max_tool_calls: int | None = 40
+    max_tool_calls: int | None = DEFAULTS.max_tool_calls
     """Tool calls per scenario (refused ones count); None: no limit."""
-    tool_timeout_s: float = 30.0
+    tool_timeout_s: float = DEFAULTS.tool_timeout_s
     """Per tool call; a timed-out call is an error result the model sees."""
     result_cap_chars: int = 20_000
     """Longest tool result sent back to the model; the cut is stated to it."""
-    max_tokens: int = 4096
+    max_tokens: int = DEFAULTS.max_tokens
     """Per model reply; a reply cut there is a scenario error ("response truncated")."""
     excerpt_chars: int | None = None
     """Result kept in the trace; None: as much as the model is sent (``result_cap_chars``),
@@ -502,7 +503,7 @@ async def run_agent(
             calls=loop.calls,
             turns=loop.turns,
             tokens=loop.tokens,
-            cost_usd=cost_usd(loop.model, loop.tokens),
+            cost_usd=call_cost_usd(loop.model, loop.tokens),
             model=loop.model,
             servers=toolbox.server_names,
             stop=stop,

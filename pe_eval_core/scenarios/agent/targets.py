@@ -13,15 +13,17 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.limits import RESPONSE_CHARS
 from pe_eval_core.redact import redact
+from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
@@ -87,34 +89,11 @@ def transport_error_kind(status: int) -> str | None:
     return "unreachable" if status in GATEWAY_STATUSES else None
 
 
-@runtime_checkable
-class Target(Protocol):
-    """An agent under test."""
-
-    @property
-    def name(self) -> str:
-        """Description for reports, e.g. ``anthropic:claude-sonnet-5-5``."""
-        ...
-
-    @property
-    def live(self) -> bool:
-        """True when each call costs money (the runner's cost guard applies)."""
-        ...
-
-    @property
-    def model(self) -> str | None:
-        """The target's model, when it has one (None for recorded and HTTP agents)."""
-        ...
-
-    async def respond(self, scenario: Scenario) -> TargetResponse:
-        """The agent's reply to ``scenario.input``; failures as ``TargetResponse(error=...)``."""
-        ...
+__all__ = ["AnthropicTarget", "HttpTarget", "RecordedTarget", "Target", "default_model"]
 
 
-class RecordedTarget:
+class RecordedTarget(TargetBase):
     """Replays a recorded-responses file (or mapping): offline, free, reproducible."""
-
-    live = False
 
     def __init__(self, source: str | os.PathLike[str] | Mapping[str, RecordedResponse]):
         if isinstance(source, Mapping):
@@ -127,6 +106,11 @@ class RecordedTarget:
             self.name = f"recorded:{self.path}"
         models = {r.model for r in self.records.values() if r.model}
         self.model = models.pop() if len(models) == 1 else None
+
+    @property
+    def label(self) -> str:
+        """``recorded:<file name>`` (the same on any machine and from any folder)."""
+        return f"recorded:{self.path.name}" if self.path is not None else self.name
 
     async def respond(self, scenario: Scenario) -> TargetResponse:
         rec = self.records.get(scenario.name)
@@ -157,7 +141,7 @@ class RecordedTarget:
         return f" in {self.path}" if self.path else ""
 
 
-class AnthropicTarget(AnthropicClientOwner):
+class AnthropicTarget(AnthropicClientOwner, TargetBase):
     """A Claude model following a skill file: the skill plus the seed's output instruction as the
     system prompt, the scenario input as the user message, temperature 0, the SDK's retries.
 
@@ -168,6 +152,7 @@ class AnthropicTarget(AnthropicClientOwner):
     """
 
     live = True
+    model: str
 
     def __init__(
         self,
@@ -177,8 +162,8 @@ class AnthropicTarget(AnthropicClientOwner):
         http_client: Any = None,
         *,
         max_retries: int = 3,
-        timeout_s: float = 120.0,
-        max_tokens: int = 2048,
+        timeout_s: float = DEFAULTS.timeout_s,
+        max_tokens: int = DEFAULTS.max_tokens,
         toolbox: McpToolbox | None = None,
         bounds: AgentBounds | None = None,
     ):
@@ -221,6 +206,11 @@ class AnthropicTarget(AnthropicClientOwner):
             timeout_s=timeout_s,
             max_tokens=max_tokens,
         )
+
+    @property
+    def batchable(self) -> bool:
+        """A plain call only: a tool-use loop needs each reply before its next turn."""
+        return self.toolbox is None
 
     def request(self, scenario: Scenario) -> dict[str, Any]:
         """The exact ``messages.create`` arguments for a scenario."""
@@ -318,7 +308,7 @@ def _skill_name(path: Path) -> str:
     return path.parent.name if path.name.upper() == "SKILL.MD" and path.parent.name else path.stem
 
 
-class HttpTarget:
+class HttpTarget(TargetBase):
     """An agent behind Mimic's HTTP contract: ``POST {"message"}`` -> ``{"text", "toolCalls"}``."""
 
     live = True
@@ -326,7 +316,7 @@ class HttpTarget:
     def __init__(
         self,
         url: str,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULTS.timeout_s,
         *,
         headers: Mapping[str, str] | None = None,
         max_connections: int = 64,
@@ -343,7 +333,6 @@ class HttpTarget:
         self.timeout_s = timeout_s
         self.headers = dict(headers or {})
         self.name = f"http:{url}"
-        self.model: str | None = None
         self._max_connections = max_connections
         self._client: Any = None
 

@@ -33,18 +33,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-WRITE_PATTERNS: tuple[str, ...] = (
-    "create_*",
-    "update_*",
-    "delete_*",
-    "cancel_*",
-    "confirm_*",
-    "capture_*",
-    "finalize_*",
-    "send_*",
-    "post_*",
-)
-"""Tool names that say they write (the issue's list)."""
+from pe_eval_core.scenarios.trace import WRITE_PATTERNS, write_reason
+
+__all__ = ["WRITE_PATTERNS", "ToolDecision", "ToolPolicy", "write_reason"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,38 +57,6 @@ class ToolDecision:
                 "describe the action you would recommend instead."
             )
         return f"Tool {tool!r} was not run: it is not allowed in this evaluation ({self.reason})."
-
-
-def _hint(annotations: Any, field: str, alias: str) -> bool | None:
-    if annotations is None:
-        return None
-    if isinstance(annotations, dict):
-        value = annotations.get(alias, annotations.get(field))
-    else:
-        value = getattr(annotations, field, None)
-    return value if isinstance(value, bool) else None
-
-
-def write_reason(tool: str, annotations: Any = None) -> str | None:
-    """Why ``tool`` counts as a write, or None for a read.
-
-    ``annotations`` is an ``mcp.types.ToolAnnotations`` or its JSON dict (camelCase).
-
-    >>> write_reason("cancel_subscription"), write_reason("get_invoices")
-    ("name matches 'cancel_*'", None)
-    >>> write_reason("archive", {"readOnlyHint": False})
-    'annotated readOnlyHint: false'
-    >>> write_reason("purge", {"destructiveHint": True})
-    'annotated destructiveHint: true'
-    """
-    for pattern in WRITE_PATTERNS:
-        if fnmatchcase(tool, pattern):
-            return f"name matches {pattern!r}"
-    if _hint(annotations, "read_only_hint", "readOnlyHint") is False:
-        return "annotated readOnlyHint: false"
-    if _hint(annotations, "destructive_hint", "destructiveHint") is True:
-        return "annotated destructiveHint: true"
-    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,7 @@ class MessageBatcher:
 
     def __init__(
         self,
-        client_factory: Callable[[], Any],
+        client_factory: Callable[[], Any] | None = None,
         *,
         gather_s: float = DEFAULT_GATHER_S,
         poll_s: float = DEFAULT_POLL_S,
@@ -92,6 +92,11 @@ class MessageBatcher:
         self._counter = 0
         self.batch_ids: list[str] = []
         """Every batch this batcher created, in order."""
+
+    def adopt_client_factory(self, factory: Callable[[], Any]) -> None:
+        """Use ``factory`` for the batch client unless one was given (the first caller's)."""
+        if self._client_factory is None:
+            self._client_factory = factory
 
     async def __aenter__(self) -> MessageBatcher:
         return self
@@ -156,6 +161,8 @@ class MessageBatcher:
 
     async def _run_batch(self, batch: list[_Pending]) -> None:
         if self._client is None:
+            if self._client_factory is None:
+                raise RuntimeError("no Messages API client: nothing attached to this batcher")
             self._client = self._client_factory()
         batches = self._client.messages.batches
         created = await batches.create(
@@ -214,20 +221,3 @@ def _failure(custom_id: str, result: Any) -> str:
         message = getattr(inner, "message", None) or ""
         return f"batched request {custom_id} errored: {kind}: {message}".rstrip(": ")
     return f"batched request {custom_id} {result.type}"
-
-
-def attach(batcher: MessageBatcher, target: Any, judge: Any) -> list[str]:
-    """Route the plain target's and the live judge's calls through ``batcher``; what was
-    attached (``["target", "judge"]``, possibly empty: nothing here calls the Messages API
-    without tools)."""
-    from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
-
-    attached = []
-    if isinstance(target, AnthropicClientOwner) and getattr(target, "toolbox", None) is None:
-        target.batcher = batcher
-        attached.append("target")
-    inner = getattr(judge, "inner", judge)  # a CachedJudge wraps the live judge
-    if isinstance(inner, AnthropicClientOwner):
-        inner.batcher = batcher
-        attached.append("judge")
-    return attached

@@ -9,7 +9,10 @@ A caller-supplied ``http_client`` (tests' mock transports) is never closed by us
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
 
 
 class AnthropicClientOwner:
@@ -30,8 +33,18 @@ class AnthropicClientOwner:
         self._timeout_s = timeout_s
         self._max_tokens = max_tokens
         self._client: Any = None
-        self.batcher: Any = None
-        """A :class:`~pe_eval_core.scenarios.llm.batches.MessageBatcher`, or None: direct calls."""
+        self.batcher: MessageBatcher | None = None
+        """The batcher its calls go through (``--batch``), or None: direct calls."""
+
+    @property
+    def batchable(self) -> bool:
+        """Its one call is a plain ``messages.create``: the Batches API can carry it."""
+        return True
+
+    def use_batcher(self, batcher: MessageBatcher) -> None:
+        """Send the calls through ``batcher``, which may create its client like ours."""
+        self.batcher = batcher
+        batcher.adopt_client_factory(self._new_client)
 
     def _new_client(self) -> Any:
         import anthropic  # imported on first use: importing the package stays cheap

@@ -9,8 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from pe_eval_core import rates
 from pe_eval_core.scenarios.models.result import ScenarioResult, error_kind_of, error_summary_line
 from pe_eval_core.scenarios.models.scenario import KNOWN_TIERS
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
 
 
@@ -30,7 +32,13 @@ class TierSummary(BaseModel):
 
     @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.ran if self.ran else None
+        """:func:`pe_eval_core.rates.pass_rate` (None: no run of the tier produced a verdict)."""
+        return rates.pass_rate(self.passed, self.ran)
+
+    @property
+    def tally_text(self) -> str:
+        """``6/7 (85.7%)``: how every surface but the seed's report shows a tier."""
+        return rates.tally_text(self.passed, self.ran)
 
 
 class ScenarioRun(BaseModel):
@@ -46,7 +54,7 @@ class ScenarioRun(BaseModel):
     target_label: str | None = None
     """A stable label for the agent under test: ``anthropic:<model id>``, ``http:<URL>``,
     ``recorded:<resolved file>``; comparisons of runs whose labels differ say so first."""
-    repeats: int = 1
+    repeats: int = DEFAULTS.repeat
     """``--repeat K``: every scenario ran K times (``results`` holds K results per scenario)."""
     warnings: list[str] = Field(default_factory=list)
     """What the loader or the judge could not check or had to change (unknown expectation
@@ -59,7 +67,7 @@ class ScenarioRun(BaseModel):
     judge: str | None = None
     """Judge description (model or ``recorded:<model>``), None when no judge was used."""
     judge_prompt_version: str | None = None
-    concurrency: int = 3
+    concurrency: int = DEFAULTS.concurrency
     enforce_latency: bool = False
     cancelled: bool = False
     responses_path: str | None = None
@@ -106,8 +114,14 @@ class ScenarioRun(BaseModel):
 
     @property
     def pass_rate(self) -> float:
-        """Passed / ran: errors are left out of the denominator (shown apart)."""
-        return self.passed / self.ran if self.ran else 0.0
+        """:func:`pe_eval_core.rates.pass_rate`: passed / ran, errors left out of the
+        denominator (shown apart); 0.0 when nothing produced a verdict (shown as n/a)."""
+        return rates.pass_rate(self.passed, self.ran) or 0.0
+
+    @property
+    def rate_text(self) -> str:
+        """``83.3%``: how every surface but the seed's report shows the run's pass rate."""
+        return rates.rate_text(self.passed, self.ran)
 
     @property
     def label(self) -> str:

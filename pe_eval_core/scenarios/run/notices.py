@@ -11,10 +11,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pe_eval_core.scenarios.agent.tool_names import unknown_tool_warnings
 from pe_eval_core.scenarios.models import Scenario, ScenarioResult
+from pe_eval_core.scenarios.tool_names import unknown_tool_warnings
 
-__all__ = ["WRITES_PERSIST", "toolbox_notices", "writes_ran_notice"]
+__all__ = ["WRITES_PERSIST", "toolbox_notices", "writes_ran_notices"]
 
 WRITES_PERSIST = (
     "--allow-writes: a write tool a scenario runs changes data on its MCP server, and the "
@@ -53,23 +53,23 @@ def toolbox_notices(scenarios: Sequence[Scenario], target: Any) -> list[str]:
     return out
 
 
-def writes_ran_notice(results: Sequence[ScenarioResult]) -> str | None:
+def writes_ran_notices(results: Sequence[ScenarioResult]) -> list[str]:
     """When scenarios ran write tools (an HTTP agent's own loop, or ``--allow-writes``): which,
     and that the servers keep the changes for the scenarios after them.
 
     >>> r = ScenarioResult(index=0, name="s", tier="smoke", status="fail",
     ...                    writes_executed=["s/create_refund"])
-    >>> writes_ran_notice([r]).split(":")[0]
+    >>> writes_ran_notices([r])[0].split(":")[0]
     "writes ran on the agent's servers in 1 scenario (s/create_refund x1)"
     """
     ran = [r for r in results if r.writes_executed]
     if not ran:
-        return None
+        return []
     tools = Counter(name for r in ran for name in r.writes_executed)
     listed = ", ".join(f"{name} x{n}" for name, n in tools.most_common())
     s = "" if len(ran) == 1 else "s"
-    return (
+    return [
         f"writes ran on the agent's servers in {len(ran)} scenario{s} ({listed}): the changes "
         "stay there for later scenarios and later runs until the servers are reset (a Mimic "
         "server: restarted)"
-    )
+    ]

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from pe_eval_core.files import csv_cell
+from pe_eval_core.rates import rate_text, tally_text
 from pe_eval_core.scenarios.models import (
     ERROR_KINDS,
     NumericResult,
@@ -299,11 +300,20 @@ def run_to_dict(run: ScenarioRun) -> dict[str, Any]:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "ran": run.ran,
             "error_summary": run.error_summary(),
         },
         "by_tier": [
-            t.model_dump() | {"ran": t.ran, "pass_rate": t.pass_rate} for t in run.by_tier()
+            t.model_dump()
+            | {
+                "ran": t.ran,
+                "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
+            }
+            for t in run.by_tier()
         ],
         "statistics": run.statistics_summary(),
         "conclusion": run.conclusion(),

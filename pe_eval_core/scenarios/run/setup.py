@@ -12,7 +12,7 @@ Judge policy, first match wins:
    beside the scenarios file, when present (the shipped demo verdicts).
 4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``) and
    ``allow_live``: the live judge behind its SQLite cache (``cache``, the ``--judge-cache``
-   file). Its model is ``judge_model``, else ``$PE_EVAL_JUDGE_MODEL``, else the default
+   file). Its model is ``options.judge_model``, else ``$PE_EVAL_JUDGE_MODEL``, else the default
    judge model, which differs from ``target_model`` (``judge.default_judge_model``).
 5. Otherwise a ``CacheOnlyJudge`` (an ``UnavailableJudge``): verdicts already in the cache
    for that judge model and prompt are used; a scenario that needs any other verdict reports
@@ -35,11 +35,13 @@ from pe_eval_core.scenarios.agent.targets import (
     Target,
 )
 from pe_eval_core.scenarios.models import JudgeOutcome
+from pe_eval_core.scenarios.options import DEFAULTS, RunOptions
 from pe_eval_core.scenarios.scoring.judge import (
     JUDGE_PROMPT_VERSION,
     AnthropicJudge,
     Judge,
     JudgeContext,
+    JudgeKind,
     RecordedJudge,
     UnavailableJudge,
     default_judge_model,
@@ -48,6 +50,7 @@ from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
+    from pe_eval_core.scenarios.agent.mcp_config import McpConfig
 
 TargetKind = Literal["recorded", "anthropic", "http"]
 """The agents under test a surface can pick."""
@@ -73,17 +76,17 @@ def make_target(
     skill: str | os.PathLike[str] = DEFAULT_SKILL,
     model: str | None = None,
     agent_url: str | None = None,
-    timeout_s: float = 120.0,
     api_key: str | None = None,
     toolbox: McpToolbox | None = None,
-    bounds: AgentBounds | None = None,
+    options: RunOptions = DEFAULTS,
 ) -> Target:
     """The agent under test.
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
-    ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill``; ``http`` posts to
-    ``agent_url``; ``toolbox`` and ``bounds`` give the anthropic target its MCP tools and
-    loop limits. Configuration problems raise ``TargetConfigError`` (or a subclass).
+    ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill`` with ``toolbox`` (its MCP
+    tools, see :func:`make_toolbox`); ``http`` posts to ``agent_url``. The call timeout and the
+    tool-use loop's limits come from ``options``. Configuration problems raise
+    ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
     'recorded:.mimic/exports/recorded-responses.json'
@@ -92,7 +95,12 @@ def make_target(
         return RecordedTarget(responses or Path(scenarios_path).parent / RESPONSES_BESIDE)
     if kind == "anthropic":
         return AnthropicTarget(
-            skill, model=model, api_key=api_key, timeout_s=timeout_s, toolbox=toolbox, bounds=bounds
+            skill,
+            model=model,
+            api_key=api_key,
+            timeout_s=options.timeout_s,
+            toolbox=toolbox,
+            bounds=agent_bounds(options),
         )
     if not agent_url:
         raise TargetConfigError(
@@ -101,7 +109,30 @@ def make_target(
             fix="Give the agent URL, e.g. http://host:port/path.",
             input="agent_url",
         )
-    return HttpTarget(agent_url, timeout_s=timeout_s)
+    return HttpTarget(agent_url, timeout_s=options.timeout_s)
+
+
+def agent_bounds(options: RunOptions = DEFAULTS) -> AgentBounds:
+    """The tool-use loop's limits of a run."""
+    from pe_eval_core.scenarios.agent.loop import AgentBounds
+
+    return AgentBounds(
+        max_turns=options.max_turns,
+        max_tool_calls=options.max_tool_calls,
+        tool_timeout_s=options.tool_timeout_s,
+        max_tokens=options.max_tokens,
+    )
+
+
+def make_toolbox(config: McpConfig, options: RunOptions = DEFAULTS) -> McpToolbox | None:
+    """The MCP servers of ``config`` behind the run's tool policy (read-only unless
+    ``options.allow_writes``); None when it names no server."""
+    if not config.servers:
+        return None
+    from pe_eval_core.scenarios.agent.loop import McpToolbox
+    from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+
+    return McpToolbox(config, ToolPolicy(allow_writes=options.allow_writes))
 
 
 def anthropic_key_available(api_key: str | None = None) -> bool:
@@ -114,10 +145,13 @@ def anthropic_key_available(api_key: str | None = None) -> bool:
 class CacheOnlyJudge(UnavailableJudge):
     """No live judge: answers from the verdict cache, a judge error for anything uncached."""
 
+    kind: JudgeKind = "cache only"
+
     def __init__(self, reason: str, model: str, cache: str | os.PathLike[str] | None = None):
         super().__init__(reason, model=model, prompt_version=JUDGE_PROMPT_VERSION)
         self.cached = CachedJudge(UnavailableJudge(reason, model, JUDGE_PROMPT_VERSION), cache)
         self.db_path = self.cached.db_path
+        self.source = self.cached.location
 
     async def judge(
         self,
@@ -137,17 +171,16 @@ def choose_judge(
     verdicts: str | os.PathLike[str] | None = None,
     recorded_target: bool = True,
     live_judge: bool = False,
-    judge_model: str | None = None,
     cache: str | os.PathLike[str] | None = None,
     api_key: str | None = None,
-    timeout_s: float = 60.0,
     target_model: str | None = None,
     allow_live: bool = True,
+    options: RunOptions = DEFAULTS,
 ) -> Judge | None:
     """The paraphrase judge, by the policy in this module's docstring (None: no judge).
 
-    ``judge_model`` is the judge's own model; ``target_model`` (the agent's model, when the
-    target is a model) only steers the default away from it. ``cache`` is the verdict cache
+    ``options.judge_model`` is the judge's own model; ``target_model`` (the agent's model,
+    when the target is a model) only steers the default away from it. ``cache`` is the verdict cache
     file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``), used with or without a key.
     ``allow_live=False`` never builds a paid judge (the MCP server: no confirmation there).
 
@@ -166,7 +199,8 @@ def choose_judge(
     beside = Path(scenarios_path).parent / VERDICTS_BESIDE
     if recorded_target and not live_judge and beside.is_file():
         return RecordedJudge(beside)
-    model = judge_model or default_judge_model(target_model)
+    model = options.judge_model or default_judge_model(target_model)
     if allow_live and anthropic_key_available(api_key):
-        return CachedJudge(AnthropicJudge(model, api_key=api_key, timeout_s=timeout_s), cache)
+        judge = AnthropicJudge(model, api_key=api_key, timeout_s=options.judge_timeout_s)
+        return CachedJudge(judge, cache)
     return CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)

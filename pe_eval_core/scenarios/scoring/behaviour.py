@@ -43,8 +43,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pe_eval_core.scenarios.agent.tool_names import display_name, same_tool, split_tool_name
-from pe_eval_core.scenarios.agent.tool_policy import write_reason
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
 from pe_eval_core.scenarios.scoring.assertions import negation_scoping
 from pe_eval_core.scenarios.scoring.derivations import Grounds, stated_total
@@ -52,7 +50,8 @@ from pe_eval_core.scenarios.scoring.evidence import injection_markers
 from pe_eval_core.scenarios.scoring.judge import CLAIM_PREFIX, evidence_in_response
 from pe_eval_core.scenarios.scoring.judge.tool_results import ToolEvidence, tool_evidence
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
-from pe_eval_core.scenarios.trace import ToolTrace
+from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
+from pe_eval_core.scenarios.trace import ToolTrace, write_reason
 
 _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pe_eval_core.scenarios.agent.tool_names import display_name, same_tool, split_tool_name
-from pe_eval_core.scenarios.agent.tool_policy import write_reason
 from pe_eval_core.scenarios.models import NumericRange, NumericResult
-from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
+from pe_eval_core.scenarios.trace import ToolTrace, TraceCall, write_reason
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:

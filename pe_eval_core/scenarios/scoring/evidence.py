@@ -60,7 +60,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from pe_eval_core.scenarios.models import JudgeVerdict
 from pe_eval_core.scenarios.scoring.assertions import (
     Hit,
     find_hits,
@@ -73,7 +72,6 @@ __all__ = [
     "MAX_QUOTE_CHARS",
     "STOP_WORDS",
     "EvidenceCheck",
-    "carried",
     "check_evidence",
     "content_stems",
     "date_spans",
@@ -548,47 +546,3 @@ def _quote_negation(quote: str, hits: list[Hit]) -> str | None:
             return inside.cue
     hit = next((h for h in hits if h.asserted), hits[0])
     return hit.negation.cue if hit.negation else None
-
-
-# --- a judge verdict ---------------------------------------------------------------------------
-
-
-def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) -> JudgeVerdict:
-    """A ``paraphrase`` stands only when ``evidence.check_evidence`` says its quote carries the
-    fact (verbatim, no injection in the response, its numbers, enough content words, not
-    negated); otherwise it becomes ``missed`` with the failing step as its reason.
-
-    ``negated_match``: the phrase matched word for word but only in a negated sentence, and
-    the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
-    when the only failing step is a negation cue *outside* the quote, in its sentence (a cue
-    inside the quote still fails, and so does a cue that governs the quote: one before it in
-    its clause, ``assertions.negation_scoping``).
-    """
-    if verdict.verdict != "paraphrase":
-        return verdict
-    check = check_evidence(verdict.expected, verdict.evidence, text)
-    if check.carried:
-        return verdict
-    if (
-        negated_match
-        and check.negation is not None
-        and not negation_cues(verdict.evidence)
-        and not negation_cues(verdict.expected)
-        and _quote_ungoverned(verdict.evidence, text)
-    ):
-        return verdict
-    reason = f"evidence quote does not carry the fact: {check.reason} (failed closed)"
-    if verdict.reason:
-        reason += f"; judge said: {verdict.reason}"
-    return verdict.model_copy(update={"verdict": "missed", "reason": reason})
-
-
-def _quote_ungoverned(quote: str, text: str) -> bool:
-    """Whether some occurrence of ``quote`` in ``text`` has no negation governing it
-    (``assertions.negation_scoping``): "It is NOT the case that <quote>" never stands, even
-    when a judge says the negation does not apply."""
-    words = quote.split()
-    if not words:
-        return False
-    pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
-    return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))

@@ -17,415 +17,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
-    JudgeOutcome,
-    Method,
-    NumberSeen,
-    NumericRange,
-    NumericResult,
     Scenario,
     ScenarioResult,
     Status,
     TargetResponse,
 )
-from pe_eval_core.scenarios.scoring.assertions import (
-    check_contains,
-    check_excluded,
-    check_span,
+from pe_eval_core.scenarios.scoring.behaviour import behaviour_checks
+from pe_eval_core.scenarios.scoring.checks import latency_exceeded, write_fields
+from pe_eval_core.scenarios.scoring.judge import Judge
+from pe_eval_core.scenarios.scoring.judge_step import judge_on_misses, judge_route
+from pe_eval_core.scenarios.scoring.paraphrase import ResponseView
+from pe_eval_core.scenarios.scoring.steps import (
+    Decision,
+    Expectation,
+    Judged,
+    excluded_check,
+    numeric_check,
+    rule_check,
+    strict_check,
 )
-from pe_eval_core.scenarios.scoring.behaviour import (
-    Behaviour,
-    apply_claim_verdict,
-    behaviour_checks,
-    claim_unjudged,
-)
-from pe_eval_core.scenarios.scoring.checks import (
-    failure_reasons,
-    latency_exceeded,
-    passes,
-    write_fields,
-)
-from pe_eval_core.scenarios.scoring.evidence import carried, injection_markers
-from pe_eval_core.scenarios.scoring.judge import (
-    Judge,
-    JudgeContext,
-    enforce_evidence,
-    numbers_never_stated,
-)
-from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
-from pe_eval_core.scenarios.scoring.range_reader import NumberRead, read_numbers, read_range
 from pe_eval_core.scenarios.trace import ToolTrace, trace_from_tool_calls
-
-JUDGE_SKIPPED = "judge not called: the outcome is already decided"
-"""Note on candidate misses left missed because the outcome was decided without the judge."""
-
-JUDGE_MOOT = "judge error ignored: no verdict could make the scenario pass"
-"""Note on candidate misses left missed when the judge failed but could not change the fail."""
-
-NO_JUDGE = "no judge (--no-judge): candidate miss left missed"
-"""Note on candidate misses left missed because no judge was given."""
-
-NEGATED_NO_JUDGE = "every match is negated; no judge to decide: left missed (fail closed)"
-"""Note on a strict or rule match in a negated sentence when no judge was given."""
-
-EXCLUDED_JUDGE_SAYS = "judge: the response asserts it"
-EXCLUDED_INJECTION = "negated hit in a response that addresses its grader: counted (fail closed)"
 
 ASSERTS_NOTHING = (
     "scenario asserts nothing: no response_contains, response_excludes, numeric_range or "
     "behaviour check"
 )
-
-CLAIM_NO_JUDGE = "no judge (--no-judge): a judge-decided check fails closed"
-"""Detail of a judge-decided behaviour check when no judge was given."""
-
-
-# --- working records (internal: plain slots dataclasses, no validation) ---------------------
-
-
-@dataclass(slots=True)
-class _Expectation:
-    """One ``response_contains`` entry while it is scored; becomes an ``ExpectationResult``."""
-
-    text: str
-    method: Method | None = None
-    satisfied: bool = False
-    evidence: str = ""
-    note: str = ""
-    judge_model: str | None = None
-    judge_prompt_version: str | None = None
-    negated: bool = False
-    """A strict match found only in negated sentences: only the judge may accept it."""
-
-    def fields(self) -> dict[str, object]:
-        """The ``ExpectationResult`` fields, for pydantic to validate inside the result."""
-        return {
-            "text": self.text,
-            "method": self.method,
-            "satisfied": self.satisfied,
-            "evidence": self.evidence,
-            "note": self.note,
-            "judge_model": self.judge_model,
-            "judge_prompt_version": self.judge_prompt_version,
-        }
-
-    def result(self) -> ExpectationResult:
-        return ExpectationResult.model_validate(self.fields())
-
-
-@dataclass(slots=True)
-class _Judged:
-    """What asking (or not asking) the judge produced."""
-
-    outcome: JudgeOutcome | None = None
-    error: str | None = None
-    numbers: list[float] | None = None
-    """Every number in the response, when the judge step had to read them all."""
-
-
-@dataclass(slots=True)
-class _Decision:
-    """The facts the pass rule needs besides the expectation counts."""
-
-    total: int
-    numeric_checks: Sequence[NumericResult]
-    hits: list[str]
-    latency_failed: bool
-    notes: list[str] = field(default_factory=list)
-    """How negated excluded hits were decided (shown in the result's ``notes``)."""
-    behaviour: list[Behaviour] = field(default_factory=list)
-    """The behaviour checks; judge claims are pending until the judge (or its absence) decides."""
-
-    def reasons(self, satisfied: int, reachable: int) -> list[str]:
-        """Why the scenario fails even if ``reachable`` more expectations were met (and every
-        pending judge claim were met)."""
-        return failure_reasons(
-            satisfied=satisfied,
-            reachable=reachable,
-            total=self.total,
-            numeric_checks=self.numeric_checks,
-            hits=self.hits,
-            latency_failed=self.latency_failed,
-            behaviour_failed=[b.label for b in self.behaviour if not b.pending and not b.satisfied],
-        )
-
-    def passes(self, satisfied: int) -> bool:
-        return passes(
-            satisfied=satisfied,
-            total=self.total,
-            numeric_checks=self.numeric_checks,
-            hits=self.hits,
-            latency_failed=self.latency_failed,
-            behaviour_failed=[b.label for b in self.behaviour if not b.satisfied],
-        )
-
-    @property
-    def claims(self) -> list[Behaviour]:
-        return [b for b in self.behaviour if b.pending]
-
-    def close_claims(self, why: str) -> None:
-        """Fail every still-pending judge claim with ``why`` (fail closed)."""
-        for b in self.claims:
-            claim_unjudged(b, why)
-
-
-# --- the checks, each returning data --------------------------------------------------------
-
-
-def strict_check(expected: Sequence[str], text: str) -> list[_Expectation]:
-    """Strict matching (``assertions.check_contains``): case-insensitive, word-bounded; a
-    match whose sentence is negated is left a candidate for the judge, with a note."""
-    out = []
-    for wanted in expected:
-        check = check_contains(text, wanted)
-        if check.verdict == "satisfied" and check.hit is not None:
-            out.append(_Expectation(wanted, "strict", True, check.hit.text))
-        elif check.verdict == "needs judge":
-            note = f"strict match negated: {check.reason}"
-            out.append(_Expectation(wanted, note=note, negated=True))
-        else:
-            out.append(_Expectation(wanted))
-    return out
-
-
-def rule_check(found: list[_Expectation], view: ResponseView) -> list[int]:
-    """The deterministic paraphrase rules on the strict misses; returns those still missed.
-
-    A rule's match is checked like a strict one (``assertions.check_span``): a span that cuts
-    a word is no match; a span in a negated sentence is left for the judge. A strict match
-    that was negated skips the rules (only the judge may accept it)."""
-    remaining = []
-    for i, e in enumerate(found):
-        if e.satisfied:
-            continue
-        if e.negated:  # a negated strict match: the judge decides
-            remaining.append(i)
-            continue
-        match = rule_match(e.text, view)
-        if match is None:
-            remaining.append(i)
-            continue
-        start = view.text.find(match.evidence)
-        check = check_span(view.text, e.text, start, start + len(match.evidence))
-        if check.verdict == "satisfied":
-            found[i] = _Expectation(e.text, "rule", True, match.evidence, match.rule)
-        else:
-            if check.verdict == "needs judge":
-                e.note = f"rule {match.rule} matched {match.evidence!r}, but {check.reason}"
-                e.negated = True
-            remaining.append(i)
-    return remaining
-
-
-def _seen(n: NumberRead) -> NumberSeen:
-    return NumberSeen(
-        raw=n.raw,
-        value=n.value,
-        kind=n.kind.value,
-        accepted=n.accepted,
-        read_as=n.read_as,
-        reason=n.reason,
-    )
-
-
-def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResult]:
-    """The numeric ranges, read with meaning (``range_reader.read_range``): each result
-    carries every number the reader saw and why the matched one was accepted."""
-    if not ranges:
-        return []
-    numbers = read_numbers(text)
-    out = []
-    for rng in ranges:
-        read = read_range(text, rng, numbers)
-        m = read.matched
-        out.append(
-            NumericResult(
-                field=rng.field,
-                min=rng.min,
-                max=rng.max,
-                satisfied=read.satisfied,
-                matched=m.read_as if m is not None else None,
-                nearest=read.nearest,
-                matched_text=m.raw if m is not None else None,
-                read_as=m.read_as if m is not None else None,
-                reason=m.reason if m is not None else "out of range",
-                read=[_seen(n) for n in read.numbers],
-            )
-        )
-    return out
-
-
-def excluded_check(text: str, excludes: Sequence[str], judged: bool) -> tuple[list[str], list[str]]:
-    """``response_excludes`` (``assertions.check_excluded``): the phrases asserted (fail the
-    scenario) and those hit only inside negated sentences (for the judge; with no judge they
-    are asserted: fail closed)."""
-    hits, pending = [], []
-    for phrase in excludes:
-        check = check_excluded(text, phrase, judge=judged)
-        if check.verdict == "asserted":
-            hits.append(phrase)
-        elif check.verdict == "needs judge":
-            pending.append(phrase)
-    return hits, pending
-
-
-async def judge_on_misses(
-    judge: Judge | None,
-    scenario: Scenario,
-    view: ResponseView,
-    found: list[_Expectation],
-    remaining: list[int],
-    decision: _Decision,
-    pending: list[str] | None = None,
-) -> _Judged:
-    """Ask the judge about the remaining candidate misses and the negated excluded hits
-    (``pending``), only if its verdict could decide. Updates ``decision.hits`` in place with
-    the excluded phrases the judge says the response asserts."""
-    pending = pending or []
-    if judge is None:
-        decision.close_claims(CLAIM_NO_JUDGE)
-        for i in remaining:
-            if found[i].negated:
-                found[i].note = f"{found[i].note}; {NEGATED_NO_JUDGE}"
-            elif not found[i].note:
-                found[i].note = NO_JUDGE
-        return _Judged()
-    decided = decision.reasons(len(found) - len(remaining), reachable=len(remaining))
-    if decided:
-        note = f"{JUDGE_SKIPPED} ({'; '.join(decided)})"
-        for i in remaining:
-            found[i].note = f"{found[i].note}; {note}" if found[i].note else note
-        decision.close_claims(note)
-        return _Judged()
-    if pending and injection_markers(view.text):
-        decision.hits.extend(pending)  # a response that addresses its grader: fail closed
-        decision.notes.append(f"{EXCLUDED_INJECTION}: {', '.join(pending)}")
-        pending = []
-        decided = decision.reasons(len(found) - len(remaining), reachable=len(remaining))
-        if decided:
-            decision.close_claims(f"{JUDGE_SKIPPED} ({'; '.join(decided)})")
-            return _Judged()
-    judged = await _ask_judge(judge, scenario, view.text, found, remaining, pending, decision)
-    error = judged.error
-    if error is not None and not pending:
-        _moot_judge_error(judged, view, found, remaining, decision)
-    if error is not None:
-        decision.close_claims(f"judge error, failed closed: {error}")
-    return judged
-
-
-def _moot_judge_error(
-    judged: _Judged,
-    view: ResponseView,
-    found: list[_Expectation],
-    remaining: list[int],
-    decision: _Decision,
-) -> None:
-    """Drop the judge error when no verdict could have passed the scenario anyway.
-
-    A candidate whose numbers the response states nowhere cannot pass: the evidence check
-    downgrades every paraphrase of it.
-    """
-    numbers = [m.value for m in view.mentions]
-    judged.numbers = numbers
-    unjudged = [i for i in remaining if found[i].judge_model is None]
-    unstated = {
-        i: missing for i in unjudged if (missing := numbers_never_stated(found[i].text, numbers))
-    }
-    met = sum(1 for e in found if e.satisfied)
-    decided = decision.reasons(met, reachable=len(unjudged) - len(unstated))
-    if not decided:
-        return
-    for i in unjudged:
-        never = unstated.get(i)
-        found[i].note = (
-            f"{JUDGE_MOOT} ({'; '.join(decided)}"
-            + (f"; the response states no {', '.join(never)}" if never else "")
-            + f"): {judged.error}"
-        )
-    judged.error = None
-
-
-def judge_context(scenario: Scenario, claims: Sequence[Behaviour] = ()) -> JudgeContext:
-    """What the judge is told about the scenario: its name, input and goal, and the agent's
-    tool results when a pending claim needs them (``response_accurate``, ``custom``)."""
-    evidence = next((b.evidence for b in claims if b.evidence is not None), None)
-    return JudgeContext(
-        name=scenario.name,
-        input=scenario.input,
-        goal=scenario.goal,
-        tool_results=evidence.text if evidence else None,
-        tool_results_cut=evidence.cut if evidence else None,
-    )
-
-
-async def _ask_judge(
-    judge: Judge,
-    scenario: Scenario,
-    text: str,
-    found: list[_Expectation],
-    remaining: list[int],
-    pending: list[str],
-    decision: _Decision,
-) -> _Judged:
-    """One judge call for the remaining candidate misses and the negated excluded hits;
-    updates ``found`` and ``decision.hits`` in place."""
-    claims = decision.claims
-    asked = list(
-        dict.fromkeys(
-            [found[i].text for i in remaining] + pending + [b.claim for b in claims if b.claim]
-        )
-    )
-    try:
-        outcome = await judge.judge(
-            scenario.name, text, asked, context=judge_context(scenario, claims)
-        )
-    except JudgeError as exc:
-        return _Judged(error=str(exc))
-    judged = _Judged(outcome=outcome)
-    by_text = {v.expected: v for v in outcome.verdicts}
-    for b in claims:
-        cv = by_text.get(b.claim or "")
-        if cv is None:
-            judged.error = f"judge returned no verdict for {b.label}"
-            continue
-        apply_claim_verdict(b, cv.verdict, cv.evidence, cv.reason, cv.model, text)
-    for phrase in pending:
-        v = by_text.get(phrase)
-        if v is None:
-            judged.error = f"judge returned no verdict for excluded {phrase!r}"
-            decision.hits.append(phrase)
-        elif v.verdict == "paraphrase":  # asserted: no evidence needed to fail
-            decision.hits.append(phrase)
-            decision.notes.append(f"excluded {phrase!r}: {EXCLUDED_JUDGE_SAYS}")
-        else:
-            decision.notes.append(f"excluded {phrase!r}: negated hit, judge: not asserted")
-    by_text = {t: enforce_evidence(v, text) for t, v in by_text.items()}
-    for i in remaining:
-        v = by_text.get(found[i].text)
-        if v is None:
-            judged.error = f"judge returned no verdict for {found[i].text!r}"
-            continue
-        v = carried(v, text, negated_match=found[i].negated)
-        accepted = v.verdict == "paraphrase"
-        found[i] = _Expectation(
-            text=v.expected,
-            method="judge" if accepted else None,
-            satisfied=accepted,
-            evidence=v.evidence if accepted else "",
-            note="; ".join(filter(None, [v.reason, "cached verdict" * v.cached])),
-            judge_model=v.model,
-            judge_prompt_version=v.prompt_version,
-        )
-    return judged
-
-
-# --- composed -------------------------------------------------------------------------------
 
 
 def _base_fields(
@@ -468,6 +88,75 @@ def _trace(response: TargetResponse) -> ToolTrace | None:
     return trace_from_tool_calls(response.tool_calls) if response.tool_calls else None
 
 
+@dataclass(slots=True)
+class _Checked:
+    """A response after the deterministic checks, before the judge."""
+
+    found: list[Expectation]
+    remaining: list[int]
+    """Indexes into ``found`` still missed after the strict check and the rules."""
+    pending: list[str]
+    """Excluded phrases hit only in negated sentences (the judge decides them)."""
+    decision: Decision
+    view: ResponseView
+
+    @property
+    def needs_judge(self) -> bool:
+        """Anything left that only the judge could decide."""
+        return bool(self.remaining or self.pending or self.decision.claims)
+
+
+def _checks(
+    scenario: Scenario, response: TargetResponse, *, judged: bool, latency_failed: bool
+) -> _Checked:
+    """Strict, rules, numeric ranges, excluded phrases, behaviour: everything but the judge."""
+    expect = scenario.expect
+    text = response.text or ""
+    found = strict_check(expect.response_contains, text)
+    hits, pending = excluded_check(text, expect.response_excludes, judged)
+    view = ResponseView(text, None, text.lower())  # mentions read only if a rule needs them
+    remaining = rule_check(found, view) if any(not e.satisfied for e in found) else []
+    numeric = numeric_check(text, expect.numeric_ranges)
+    behaviour = (
+        behaviour_checks(scenario, text, _trace(response)) if expect.behaviour_checks() else []
+    )
+    decision = Decision(len(found), numeric, hits, latency_failed, behaviour=behaviour)
+    return _Checked(found, remaining, pending, decision, view)
+
+
+def judge_questions(
+    scenario: Scenario,
+    response: TargetResponse,
+    *,
+    enforce_latency: bool = False,
+    latency_ms: float | None = None,
+) -> list[str]:
+    """What scoring ``response`` would ask a judge ([]: nothing): the checks and the judge's
+    route of :func:`ascore_response`, with no judge called (the cost guard's count).
+
+    >>> from pe_eval_core.scenarios.models import Expect
+    >>> s = Scenario(name="x", input="?", expect=Expect(response_contains=["$4,820", "VP Eng"]))
+    >>> judge_questions(s, TargetResponse(text="Lost $4,820; ask the vice president."))
+    ['VP Eng']
+    >>> r = Scenario(name="y", input="?", expect=Expect(response_contains=["VP Eng"],
+    ...              numeric_range={"field": "mrr", "min": 4800, "max": 4840}))
+    >>> judge_questions(r, TargetResponse(text="ask the vice president"))  # fails anyway: no number
+    []
+    """
+    expect = scenario.expect
+    if not expect.asserts_something() or response.error is not None or response.text is None:
+        return []
+    latency = latency_ms if latency_ms is not None else response.latency_ms
+    over = enforce_latency and latency_exceeded(latency, expect.max_latency_ms)
+    checked = _checks(scenario, response, judged=True, latency_failed=over)
+    if not checked.needs_judge:
+        return []
+    route = judge_route(
+        checked.view.text, checked.found, checked.remaining, checked.decision, checked.pending
+    )
+    return route.asked
+
+
 async def ascore_response(
     scenario: Scenario,
     response: TargetResponse,
@@ -494,24 +183,15 @@ async def ascore_response(
             }
         )
 
-    text = response.text
-    first_notes: list[str] = []
-    found = strict_check(expect.response_contains, text)
-    hits, pending = excluded_check(text, expect.response_excludes, judge is not None)
-    view: ResponseView | None = None
-    remaining: list[int] = []
-    if len(found) > sum(1 for e in found if e.satisfied):
-        view = ResponseView(text, None, text.lower())  # mentions read only if a rule needs them
-        remaining = rule_check(found, view)
-    numeric = numeric_check(text, expect.numeric_ranges)
-    behaviour = (
-        behaviour_checks(scenario, text, _trace(response)) if expect.behaviour_checks() else []
+    checked = _checks(
+        scenario, response, judged=judge is not None, latency_failed=enforce_latency and over
     )
-    decision = _Decision(len(found), numeric, hits, enforce_latency and over, behaviour=behaviour)
-    judged = _Judged()
-    if remaining or pending or decision.claims:
-        view = view or ResponseView(text, None, text.lower())
-        judged = await judge_on_misses(judge, scenario, view, found, remaining, decision, pending)
+    found, decision = checked.found, checked.decision
+    judged = Judged()
+    if checked.needs_judge:
+        judged = await judge_on_misses(
+            judge, scenario, checked.view, found, checked.remaining, decision, checked.pending
+        )
 
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
@@ -525,10 +205,10 @@ async def ascore_response(
             **base,
             "status": status,
             "expectations": [e.fields() for e in found],  # validated in one call, below
-            "numeric_checks": numeric,
+            "numeric_checks": decision.numeric_checks,
             "excluded_hits": decision.hits,
-            "notes": [*first_notes, *scenario.load_notes, *decision.notes],
-            "behaviour": [b.fields() for b in behaviour],
+            "notes": [*scenario.load_notes, *decision.notes],
+            "behaviour": [b.fields() for b in decision.behaviour],
             "numbers": judged.numbers,
             "error": judged.error,
             **writes,
@@ -561,8 +241,8 @@ def score_response(
 
     async def _run() -> ScenarioResult:
         async with contextlib.AsyncExitStack() as stack:
-            if judge is not None and hasattr(judge, "__aenter__"):
-                await stack.enter_async_context(judge)  # type: ignore[arg-type]
+            if judge is not None:
+                await stack.enter_async_context(judge)
             return await ascore_response(
                 scenario, response, judge, enforce_latency=enforce_latency, index=index
             )

@@ -41,7 +41,9 @@ from pe_eval_core.scenarios.scoring.judge.prompt import (
 from pe_eval_core.scenarios.scoring.judge.protocol import (
     CLAIM_PREFIX,
     Judge,
+    JudgeBase,
     JudgeContext,
+    JudgeKind,
     UnavailableJudge,
     response_sha256,
 )
@@ -65,7 +67,9 @@ __all__ = [
     "AnthropicJudge",
     "CachedJudge",
     "Judge",
+    "JudgeBase",
     "JudgeContext",
+    "JudgeKind",
     "RecordedJudge",
     "UnavailableJudge",
     "build_judge_message",

@@ -22,10 +22,16 @@ from pe_eval_core.paths import pe_eval_home
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 from pe_eval_core.scenarios.scoring.judge.fail_closed import enforce_evidence
 from pe_eval_core.scenarios.scoring.judge.prompt import NO_VERDICT
-from pe_eval_core.scenarios.scoring.judge.protocol import Judge, JudgeContext, response_sha256
+from pe_eval_core.scenarios.scoring.judge.protocol import (
+    Judge,
+    JudgeContext,
+    JudgeKind,
+    response_sha256,
+)
 
 if TYPE_CHECKING:
     from pe_eval_core.db.verdicts import VerdictStore
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
 
 CACHE_FILENAME = "judge_cache.sqlite3"
 DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"  # the same variable the history store reads
@@ -63,7 +69,6 @@ class CachedJudge:
             self._store = VerdictStore(url.strip())
         self.db_path = Path(db_path) if db_path is not None else default_cache_path()
         """The cache file (unused when the verdicts live in a team store)."""
-        self.live = bool(getattr(inner, "live", False))
         self._ready = False
 
     @property
@@ -79,16 +84,44 @@ class CachedJudge:
     def prompt_version(self) -> str:
         return self.inner.prompt_version
 
+    @property
+    def live(self) -> bool:
+        return self.inner.live
+
+    @property
+    def kind(self) -> JudgeKind:
+        """The inner judge's kind: a cache adds no source of verdicts of its own."""
+        return self.inner.kind
+
+    @property
+    def source(self) -> str:
+        """The cache: where this judge's verdicts are kept."""
+        return self.location
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        return self.inner.warnings
+
+    @property
+    def batchable(self) -> bool:
+        return self.inner.batchable
+
+    def use_batcher(self, batcher: MessageBatcher) -> None:
+        self.inner.use_batcher(batcher)
+
+    def needs_paid_call(self, response: str, expected: Sequence[str]) -> bool:
+        """A call for the phrases the cache cannot answer, if the inner judge's cost money."""
+        if not self.live:
+            return False
+        missing = set(expected) - set(self.lookup(response, expected))
+        return self.inner.needs_paid_call(response, sorted(missing)) if missing else False
+
     async def __aenter__(self) -> CachedJudge:
-        enter = getattr(self.inner, "__aenter__", None)
-        if enter is not None:
-            await enter()
+        await self.inner.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        leave = getattr(self.inner, "__aexit__", None)
-        if leave is not None:
-            await leave(*exc)
+        await self.inner.__aexit__(*exc)
 
     def _connect(self) -> sqlite3.Connection:
         if not self._ready:

@@ -10,6 +10,7 @@ from pe_eval_core.errors import JudgeError
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.models import JudgeOutcome
+from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.scoring.judge.prompt import (
     DEFAULT_JUDGE_MAX_TOKENS,
     JUDGE_PROMPT_VERSION,
@@ -19,7 +20,7 @@ from pe_eval_core.scenarios.scoring.judge.prompt import (
     build_judge_message,
     verdicts_from_tool_input,
 )
-from pe_eval_core.scenarios.scoring.judge.protocol import JudgeContext
+from pe_eval_core.scenarios.scoring.judge.protocol import JudgeBase, JudgeContext, JudgeKind
 
 JUDGE_MODEL_ENV = "PE_EVAL_JUDGE_MODEL"
 
@@ -49,7 +50,7 @@ def default_judge_model(target_model: str | None = None) -> str:
     return DEFAULT_JUDGE_MODEL
 
 
-class AnthropicJudge(AnthropicClientOwner):
+class AnthropicJudge(AnthropicClientOwner, JudgeBase):
     """The live judge: Claude with one forced tool, temperature 0, the SDK's retries.
 
     The client lifecycle is ``AnthropicClientOwner``'s (``async with`` opens one per run; a
@@ -57,6 +58,7 @@ class AnthropicJudge(AnthropicClientOwner):
     """
 
     live = True
+    kind: JudgeKind = "live"
 
     def __init__(
         self,
@@ -65,7 +67,7 @@ class AnthropicJudge(AnthropicClientOwner):
         http_client: Any = None,
         *,
         max_retries: int = 3,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULTS.judge_timeout_s,
         max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS,
     ):
         super().__init__(

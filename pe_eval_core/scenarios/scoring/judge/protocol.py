@@ -1,5 +1,5 @@
-"""What a judge is: the protocol the scorer and the runner call, the context it is given, and
-the stand-in used when no judge is configured.
+"""What a judge is: the protocol the scorer, the runner and the cost guard call, the context
+it is given, its defaults, and the stand-in used when no judge is configured.
 
 A judge only sees expectations that neither the strict check nor the deterministic rules
 satisfied, and decides paraphrase-or-missed for all of a scenario's remaining ones in one go.
@@ -10,10 +10,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios.models import JudgeOutcome
+
+if TYPE_CHECKING:
+    from pe_eval_core.scenarios.llm.batches import MessageBatcher
 
 CLAIM_PREFIX = "CHECK "
 """An expected phrase starting with this is a behaviour claim about the whole response
@@ -43,11 +46,18 @@ class JudgeContext:
     """How the tool results were cut to the prompt's budget, in words (None: shown whole)."""
 
 
+JudgeKind = Literal["live", "recorded", "cache only", "unavailable", "custom"]
+"""Where a judge's verdicts come from: a paid model call (behind the verdict cache), a file
+of recorded verdicts, the cache alone (no key), nowhere (every call a judge error), or a
+judge of the caller's own."""
+
+
 @runtime_checkable
 class Judge(Protocol):
     """Decides paraphrase-or-missed for a scenario's remaining candidate misses, in one go.
 
-    Implementations may also be async context managers (opened once per run by the runner).
+    Everything the scorer, the runner and the cost guard read of a judge is declared here.
+    Every judge is an async context manager, opened once per run by the runner.
     """
 
     @property
@@ -59,6 +69,44 @@ class Judge(Protocol):
     def prompt_version(self) -> str:
         """The judge prompt's version (hashes prompt and schema; cached verdicts key on it)."""
         ...
+
+    @property
+    def live(self) -> bool:
+        """True when a call may cost money (the cost guard counts it)."""
+        ...
+
+    @property
+    def kind(self) -> JudgeKind:
+        """Where its verdicts come from (each surface words this its own way)."""
+        ...
+
+    @property
+    def source(self) -> str:
+        """The file or cache its verdicts come from, safe to show ("" when none)."""
+        ...
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        """What it could not use and why (a recorded verdict for another response), once each."""
+        ...
+
+    @property
+    def batchable(self) -> bool:
+        """True when its calls are plain Messages API calls the Batches API can carry."""
+        ...
+
+    def use_batcher(self, batcher: MessageBatcher) -> None:
+        """Send its calls through ``batcher`` (called only when :attr:`batchable`)."""
+        ...
+
+    def needs_paid_call(self, response: str, expected: Sequence[str]) -> bool:
+        """Whether judging ``expected`` for ``response`` would make a paid call (the cost
+        guard's count): a live judge unless its cache already holds every verdict."""
+        ...
+
+    async def __aenter__(self) -> Any: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
 
     async def judge(
         self,
@@ -74,10 +122,38 @@ class Judge(Protocol):
         ...
 
 
-class UnavailableJudge:
+class JudgeBase:
+    """Defaults for a :class:`Judge`: free (no paid call), no source, no warnings, nothing to
+    open or batch. A judge sets ``model`` and ``prompt_version`` and implements ``judge``."""
+
+    model: str = "judge"
+    prompt_version: str = "none"
+    live: bool = False
+    kind: JudgeKind = "custom"
+    source: str = ""
+    warnings: Sequence[str] = ()
+
+    @property
+    def batchable(self) -> bool:
+        return False
+
+    def use_batcher(self, batcher: MessageBatcher) -> None:
+        raise TypeError(f"judge {self.model} makes no Messages API call a batch could carry")
+
+    def needs_paid_call(self, response: str, expected: Sequence[str]) -> bool:
+        return self.live and bool(expected)
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+class UnavailableJudge(JudgeBase):
     """Stands in when no judge is configured: every call is a judge error saying how to fix it."""
 
-    live = False
+    kind: JudgeKind = "unavailable"
 
     def __init__(self, reason: str, model: str = "unavailable", prompt_version: str = "none"):
         self.reason = reason

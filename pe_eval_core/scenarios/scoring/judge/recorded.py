@@ -20,7 +20,12 @@ from pe_eval_core.files import read_json
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 from pe_eval_core.scenarios.scoring.judge.fail_closed import enforce_evidence
 from pe_eval_core.scenarios.scoring.judge.prompt import JUDGE_PROMPT_VERSION
-from pe_eval_core.scenarios.scoring.judge.protocol import JudgeContext, response_sha256
+from pe_eval_core.scenarios.scoring.judge.protocol import (
+    JudgeBase,
+    JudgeContext,
+    JudgeKind,
+    response_sha256,
+)
 
 
 class _RecordedVerdict(BaseModel):
@@ -44,7 +49,7 @@ class _RecordedVerdictsFile(BaseModel):
     verdicts: list[_RecordedVerdict]
 
 
-class RecordedJudge:
+class RecordedJudge(JudgeBase):
     """Verdicts from a file (e.g. shipped demo verdicts), checked exactly like live ones.
 
     File shape: ``{"label": "recorded judge verdicts ...", "model": "...", "prompt_version":
@@ -61,7 +66,7 @@ class RecordedJudge:
     was made for.
     """
 
-    live = False
+    kind: JudgeKind = "recorded"
 
     def __init__(self, path: str | os.PathLike[str], *, prompt_version: str | None = None):
         self.path = Path(path)
@@ -77,6 +82,7 @@ class RecordedJudge:
             field = ".".join(str(x) for x in err["loc"]) or "(object)"
             raise JudgeVerdictsSchemaError(str(self.path), field, err["msg"]) from None
         self.label = parsed.label
+        self.source = f"{self.path.name} ({self.label})"
         self.recorded_model = parsed.model
         self.model = f"recorded:{parsed.model}"
         self.current_prompt = prompt_version or JUDGE_PROMPT_VERSION

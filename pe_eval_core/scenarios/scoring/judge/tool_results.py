@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from pe_eval_core.scenarios.agent.tool_names import display_name
+from pe_eval_core.scenarios.tool_names import display_name
 from pe_eval_core.scenarios.trace import ToolTrace
 
 __all__ = ["JUDGE_EVIDENCE_CHARS", "ToolEvidence", "tool_evidence"]

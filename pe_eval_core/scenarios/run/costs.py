@@ -1,95 +1,20 @@
-"""What an agent run costs: list prices with prompt-cache prices, exact model ids only.
+"""What a run costs: the estimate before it (the run header, the cost guard's paid calls) and
+its tokens at list price after it. Every dollar comes from
+:func:`pe_eval_core.scenarios.llm.pricing.call_cost_usd`.
 
-Unlike :mod:`pe_eval_core.scenarios.llm.pricing` (kept for the judge and the old target), a model
-is priced only when its id is in :data:`MODEL_PRICES`, or is such an id plus a dated snapshot
-suffix (``-20250929``). There is no family or prefix fallback: an unlisted model's cost is
-unknown (None), never guessed.
-
-Cache prices follow Anthropic's published multipliers for 5-minute ephemeral caching: a cache
-write costs 1.25x the input price, a cache read 0.1x.
-
->>> price("claude-sonnet-4-5-20250929").cache_read
-0.3
->>> price("claude-sonnet-4-5-preview") is None, price("claude-sonnet-9") is None
-(True, True)
+>>> estimate_run_cost("claude-sonnet-5-5", scenarios=3, prefix_tokens=10).line()
+'Estimated cost: unknown (model not in the price table) for 3 scenarios (cached prefix)'
 """
 
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from pe_eval_core.scenarios.llm.pricing import call_cost_usd
+from pe_eval_core.scenarios.models import ScenarioResult
 from pe_eval_core.scenarios.trace import TokenUsage
-
-CACHE_WRITE_MULTIPLIER = 1.25
-CACHE_READ_MULTIPLIER = 0.1
-
-
-@dataclass(frozen=True, slots=True)
-class ModelPrice:
-    """USD per million tokens."""
-
-    input: float
-    output: float
-    cache_write: float
-    cache_read: float
-
-
-def _listed(input_usd: float, output_usd: float) -> ModelPrice:
-    return ModelPrice(
-        input=input_usd,
-        output=output_usd,
-        cache_write=round(input_usd * CACHE_WRITE_MULTIPLIER, 6),
-        cache_read=round(input_usd * CACHE_READ_MULTIPLIER, 6),
-    )
-
-
-MODEL_PRICES: dict[str, ModelPrice] = {
-    "claude-opus-4-5": _listed(5.0, 25.0),
-    "claude-opus-4-1": _listed(15.0, 75.0),
-    "claude-opus-4": _listed(15.0, 75.0),
-    "claude-sonnet-4-6": _listed(3.0, 15.0),
-    "claude-sonnet-4-5": _listed(3.0, 15.0),
-    "claude-sonnet-4": _listed(3.0, 15.0),
-    "claude-3-7-sonnet": _listed(3.0, 15.0),
-    "claude-haiku-4-5": _listed(1.0, 5.0),
-    "claude-3-5-haiku": _listed(0.8, 4.0),
-}
-"""Exact model ids (aliases); a dated snapshot of one of them is priced the same."""
-
-_SNAPSHOT = re.compile(r"-(?:20\d{6}|latest)$")  # a dated snapshot id, or the -latest alias
-
-
-def price(model: str | None) -> ModelPrice | None:
-    """The model's prices, or None when its id (less a snapshot date) is not listed."""
-    if not model:
-        return None
-    return MODEL_PRICES.get(model) or MODEL_PRICES.get(_SNAPSHOT.sub("", model))
-
-
-def cost_usd(model: str | None, tokens: TokenUsage) -> float | None:
-    """The tokens at list price; 0.0 for no tokens; None for an unpriced model.
-
-    >>> cost_usd("claude-sonnet-4-5", TokenUsage(input=1_000_000, output=100_000))
-    4.5
-    >>> cost_usd("claude-sonnet-4-5", TokenUsage(cache_read=1_000_000, cache_write=1_000_000))
-    4.05
-    >>> cost_usd("my-llm", TokenUsage(input=5)), cost_usd("my-llm", TokenUsage())
-    (None, 0.0)
-    """
-    if tokens.total == 0:
-        return 0.0
-    p = price(model)
-    if p is None:
-        return None
-    usd = (
-        tokens.input * p.input
-        + tokens.output * p.output
-        + tokens.cache_write * p.cache_write
-        + tokens.cache_read * p.cache_read
-    ) / 1_000_000
-    return round(usd, 6)
 
 
 def approx_tokens(text: str) -> int:
@@ -128,6 +53,7 @@ def estimate_run_cost(
     output_tokens_per_turn: int = 400,
     turns_per_scenario: int = 4,
     caching: bool = True,
+    batch: bool = False,
 ) -> CostEstimate:
     """Before a live run: the cost of ``scenarios`` tool-use loops sharing one prompt prefix.
 
@@ -135,6 +61,7 @@ def estimate_run_cost(
     :func:`approx_tokens`); every turn re-sends it. With caching the first turn of the run
     writes it to the cache and every later turn reads it; without, every turn pays full price.
     The per-turn figures (the conversation so far beyond the prefix, the reply) are averages.
+    ``batch``: the calls go through the Message Batches API (half price).
 
     >>> e = estimate_run_cost("claude-sonnet-4-5", scenarios=19, prefix_tokens=6000)
     >>> e.tokens.cache_write, e.tokens.cache_read, e.usd
@@ -156,10 +83,10 @@ def estimate_run_cost(
         tokens = TokenUsage(
             input=fresh + turns * prefix_tokens, output=turns * output_tokens_per_turn
         )
-    return CostEstimate(scenarios, tokens, cost_usd(model, tokens), caching)
+    return CostEstimate(scenarios, tokens, call_cost_usd(model, tokens, batch=batch), caching)
 
 
-# --- the cost guard: every paid call, target and judge -------------------------------------
+# --- before a run: the cost guard's paid calls ------------------------------------------------
 
 JUDGE_TOKENS_IN_PER_CALL = 1800
 """Average judge prompt: instructions, the scenario's input and goal, the response, phrases."""
@@ -194,17 +121,16 @@ class PaidCalls:
         return f"Paid calls: {self.target} target + {how}{self.judge} judge (estimated cost {cost})"
 
 
-def judge_cost_usd(model: str | None, calls: int) -> float | None:
+def judge_cost_usd(model: str | None, calls: int, *, batch: bool = False) -> float | None:
     """Judge calls at list price, from the average judge prompt and reply.
 
-    >>> judge_cost_usd("claude-opus-4-5", 10)
-    0.1775
+    >>> judge_cost_usd("claude-opus-4-5", 10), judge_cost_usd("claude-opus-4-5", 10, batch=True)
+    (0.1775, 0.08875)
     """
-    from pe_eval_core.scenarios.llm.pricing import estimate_cost_usd
-
-    return estimate_cost_usd(
-        model, calls * JUDGE_TOKENS_IN_PER_CALL, calls * JUDGE_TOKENS_OUT_PER_CALL
+    tokens = TokenUsage(
+        input=calls * JUDGE_TOKENS_IN_PER_CALL, output=calls * JUDGE_TOKENS_OUT_PER_CALL
     )
+    return call_cost_usd(model, tokens, batch=batch)
 
 
 def judge_call_upper_bound(expects: list[tuple[int, int]], repeat: int = 1) -> int:
@@ -217,3 +143,42 @@ def judge_call_upper_bound(expects: list[tuple[int, int]], repeat: int = 1) -> i
     10
     """
     return sum(1 for contains, excludes in expects if contains or excludes) * repeat
+
+
+# --- after a run: its tokens at list price --------------------------------------------------
+
+
+def run_cost_usd(
+    results: Sequence[ScenarioResult],
+    *,
+    live: bool,
+    target_model: str | None,
+    judge_model: str | None,
+    batched: Collection[str] = (),
+) -> float | None:
+    """Live target plus judge tokens at list price; None when a used model's price is unknown.
+
+    A target whose results carry tool traces is priced from them (each scenario's loop priced
+    call by call, cache reads and writes at their own prices); otherwise from the plain token
+    counts. ``batched``: the parties (``"target"``, ``"judge"``) whose calls went through the
+    Message Batches API, at half price.
+    """
+    traces = [r.trace for r in results if r.trace is not None and r.trace.turns]
+    if live and traces:
+        costs = [t.cost_usd for t in traces]
+        target_cost = None if None in costs else sum(c for c in costs if c is not None)
+    elif live:
+        tokens = TokenUsage(
+            input=sum(r.tokens_in for r in results), output=sum(r.tokens_out for r in results)
+        )
+        target_cost = call_cost_usd(target_model, tokens, batch="target" in batched)
+    else:
+        target_cost = 0.0
+    judge_tokens = TokenUsage(
+        input=sum(r.judge_tokens_in for r in results),
+        output=sum(r.judge_tokens_out for r in results),
+    )
+    judge_cost = call_cost_usd(judge_model, judge_tokens, batch="judge" in batched)
+    if target_cost is None or judge_cost is None:
+        return None
+    return round(target_cost + judge_cost, 6)

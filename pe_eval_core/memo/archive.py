@@ -3,7 +3,8 @@ into a scratch folder with every hostile-archive guard: no entry may leave the f
 absolute or drive-letter names), no symlink, device or encrypted entry, a bounded number of
 files and a bounded total size (bytes counted as they are decompressed, not as the archive
 claims). Refusals are typed errors naming the entry; files that are not memo or source JSON
-are skipped and named. No Streamlit here: ``ui.data`` calls it and the page shows the result.
+are skipped and named. Core logic, not a page's: the dashboard's ``ui.data`` calls it and the
+page shows the result.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pe_eval_core.errors import InvalidNameError, UploadArchiveError
 from pe_eval_core.files import safe_name
 from pe_eval_core.limits import INPUT_BYTES, ZIP_FILES, exceeded
 
-"""Entries a zip may hold (folders included): bounds the work before anything is read."""
 ZIP_BYTES = INPUT_BYTES
 """The whole zip, uncompressed, may hold no more than one input file's worth of bytes."""
 WANTED = ("explain_", "dx_report_")

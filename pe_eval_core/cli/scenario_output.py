@@ -1,0 +1,110 @@
+"""What `pe-eval scenarios` prints and writes besides the report: the notes on stderr (the
+judge, the MCP servers, the pre-run estimate, the token and cost line) and the report folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from pe_eval_core.files import atomic_write_text
+from pe_eval_core.rates import tally_text
+from pe_eval_core.scenarios.agent.loop import McpToolbox
+from pe_eval_core.scenarios.agent.protocol import Target
+from pe_eval_core.scenarios.models import Scenario, ScenarioRun
+from pe_eval_core.scenarios.options import RunOptions
+from pe_eval_core.scenarios.run.costs import approx_tokens, estimate_run_cost
+from pe_eval_core.scenarios.run.notices import toolbox_notices
+from pe_eval_core.scenarios.run.report import run_to_csv, run_to_json, run_to_junit_xml
+from pe_eval_core.scenarios.scoring.judge import Judge
+from pe_eval_core.terminal import term
+
+OUT_FILES = {
+    "markdown": "report.md",
+    "json": "report.json",
+    "csv": "report.csv",
+    "junit": "junit.xml",
+    "responses": "responses.json",
+}
+
+
+def note(line: str) -> None:
+    """One line on stderr, escaped for the terminal."""
+    print(term(line), file=sys.stderr)
+
+
+def judge_label(judge: Judge | None) -> str:
+    """The run header's judge: what it is and where its verdicts come from (by its kind)."""
+    if judge is None:
+        return "none (--no-judge)"
+    unavailable = "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
+    return {
+        "recorded": f"{judge.model} from {judge.source}",  # the file's name (its label)
+        "unavailable": unavailable,
+        "cache only": unavailable,
+        "live": f"{judge.model}, prompt {judge.prompt_version}, cache {judge.source}",
+    }.get(judge.kind, judge.model)
+
+
+def server_lines(toolbox: McpToolbox) -> list[str]:
+    return [f"{s.name} ({s.type} {s.where})" for s in toolbox.servers]
+
+
+def run_header(target: Target, scenarios: Sequence[Scenario], options: RunOptions) -> None:
+    """Before the first scenario of a live run: the attached servers, the policy (and that
+    writes persist, with --allow-writes), expected tools no server offers, the estimate."""
+    count = len(scenarios)
+    toolbox = target.toolbox
+    prefix = approx_tokens(target.system_prompt)
+    if toolbox is not None:
+        counts = Counter(spec.server for spec in toolbox.tools.values())
+        note(
+            "Attached MCP servers: "
+            + ", ".join(f"{name} ({counts.get(name, 0)} tools)" for name in toolbox.server_names)
+        )
+        note(f"Tool policy: {toolbox.policy.describe()}.")
+        for notice in toolbox_notices(scenarios, target):
+            note(f"warning: {notice}")
+        prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
+    elif target.model is not None and target.system_prompt:
+        note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")
+    estimate = estimate_run_cost(
+        target.model,
+        scenarios=count,
+        prefix_tokens=prefix,
+        batch=options.batch and target.batchable,
+    )
+    limit = options.max_cost_usd
+    note(estimate.line() + (f"; --max-cost ${limit:g}." if limit is not None else "."))
+
+
+def cost_line(run: ScenarioRun) -> str:
+    """The tokens the run used and what they cost (the run's ``estimated_cost_usd``)."""
+    cost = "unknown" if run.estimated_cost_usd is None else f"${run.estimated_cost_usd:.4f}"
+    return (
+        f"Tokens: target {run.tokens_in} in / {run.tokens_out} out; judge "
+        f"{run.judge_tokens_in} in / {run.judge_tokens_out} out in {run.judge_calls} calls; "
+        f"estimated cost {cost}."
+    )
+
+
+def rate_line(run: ScenarioRun) -> str:
+    """The run's pass rate and each tier's, as every surface but the seed's report writes them
+    (``pe_eval_core.rates``): ``Pass rate 83.3%: 15/18 (83.3%), 1 error apart; smoke ...``."""
+    apart = f", {run.errors} error{'s' if run.errors != 1 else ''} apart" if run.errors else ""
+    tiers = ", ".join(f"{t.tier} {t.tally_text}" for t in run.by_tier() if t.total)
+    return f"Pass rate {run.rate_text}: {tally_text(run.passed, run.ran)}{apart}; {tiers}."
+
+
+def write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
+    """The reports and the responses (copied from where the run saved them) into ``out``."""
+    if run.responses_path is not None:
+        copy = out / OUT_FILES["responses"]
+        atomic_write_text(copy, Path(run.responses_path).read_text(encoding="utf-8"))
+        run.responses_path = str(copy.resolve())
+    atomic_write_text(out / OUT_FILES["markdown"], markdown)
+    atomic_write_text(out / OUT_FILES["json"], run_to_json(run))
+    atomic_write_text(out / OUT_FILES["csv"], run_to_csv(run))
+    atomic_write_text(out / OUT_FILES["junit"], run_to_junit_xml(run))
