@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pe_eval_core.scenarios.scoring.checks import executed_write, meets_pass_ratio
-from pe_eval_core.scenarios.trace import TraceCall
+from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
+from pe_eval_core.scenarios.trace import TraceCall, executed_write
 from ui import state
 from ui.errors import md_code, md_escape
 

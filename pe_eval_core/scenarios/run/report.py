@@ -32,8 +32,7 @@ from pe_eval_core.scenarios.models import (
     error_kind_of,
     format_pct,
 )
-from pe_eval_core.scenarios.scoring.checks import executed_write
-from pe_eval_core.scenarios.trace import ToolTrace
+from pe_eval_core.scenarios.trace import ToolTrace, executed_write
 
 RESPONSE_EXCERPT_CHARS = 600
 JSON_SCHEMA = "pe-eval.scenario-run/1"

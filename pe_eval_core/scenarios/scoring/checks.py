@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pe_eval_core.scenarios.models import NumericRange, NumericResult
-from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
-from pe_eval_core.scenarios.trace import ToolTrace, TraceCall, write_reason
+from pe_eval_core.scenarios.tool_names import display_name, same_tool
+from pe_eval_core.scenarios.trace import ToolTrace, executed_write
 
 
 def strict_span(response: str, expected: str, lowered: str | None = None) -> tuple[int, int] | None:
@@ -259,15 +259,6 @@ def executed_writes(trace: ToolTrace | None) -> list[str]:
     if trace is None:
         return []
     return [display_name(c.server, c.tool) for c in trace.calls if executed_write(c)]
-
-
-def executed_write(call: TraceCall) -> bool:
-    """Whether this call is a write tool that ran (not refused): by its bare tool name."""
-    return (
-        not call.refused
-        and not call.write_attempt
-        and write_reason(split_tool_name(call.tool)[1]) is not None
-    )
 
 
 def attempted_writes(trace: ToolTrace | None) -> list[str]:
