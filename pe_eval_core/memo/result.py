@@ -75,6 +75,14 @@ class FindingKind(StrEnum):
     ID_CASE_MISMATCH = "id_case_mismatch"
     """A memo id that matches one source id only when case is ignored (``OPP_01`` for
     ``opp_01``): graded as that opportunity, and reported."""
+    WRONG_QUANTITY = "wrong_quantity"
+    """A figure whose value is that of a field of another role than the one its wording
+    claims ("$0 of annual loss" where only the projected outcome is 0 is not this: a zero is
+    never matched across roles): not cited; ``nearest_path`` is the field it matches,
+    ``expected_path`` the field of the role it claims."""
+    EMPTY_PLACEHOLDER = "empty_placeholder"
+    """The prose prints an empty value where its template expects one (``the action — __ —``,
+    an unfilled ``{action}``, ``[TODO ...]``): a producer defect, located, in no score."""
     DUPLICATE_OPPORTUNITY = "duplicate_opportunity"
     """The memo explains the same opportunity more than once: every entry is graded (its
     blocks are labelled ``narrative#2`` ...), and reported."""
@@ -101,6 +109,10 @@ class Finding(BaseModel):
     """JSON path of ``nearest_value`` in the source, e.g. ``opportunities[1].n``."""
     other_opportunity_id: str | None = None
     """For mis-attributions: the opportunity the value really belongs to."""
+    expected_path: str | None = None
+    """For a wrong quantity: the field of the role the figure's wording claims."""
+    expected_value: float | None = None
+    """That field's value."""
 
 
 MarkStatus = Literal["grounded", "derived", "ungrounded", "misattributed", "exempt"]

@@ -677,11 +677,16 @@ def test_figure_from_another_opportunity_is_misattributed(
     new = _new_findings(base, ev)
     kinds = [f.kind for f in new]
     # A value that belongs to another opportunity: still cited, but named as mis-attributed.
-    # (If the donor's raw carries a sign the target's source disagrees with, sign rules apply.)
+    # (If the donor's raw carries a sign the target's source disagrees with, sign rules apply;
+    # if the donor's field is another quantity than the target's wording claims, issue 19's
+    # role rule makes it a wrong quantity, naming the donor's field.)
     assert kinds in (
         [FindingKind.MISATTRIBUTED_FIGURE],
         [FindingKind.SIGN_MISMATCH],
+        [FindingKind.WRONG_QUANTITY],
     ), [(f.kind, f.raw, f.message) for f in new]
+    if kinds == [FindingKind.WRONG_QUANTITY]:
+        assert new[0].other_opportunity_id == donor.opportunity_id
     if kinds == [FindingKind.MISATTRIBUTED_FIGURE]:
         assert new[0].other_opportunity_id == donor.opportunity_id
         assert new[0].opportunity_id == target.opportunity_id

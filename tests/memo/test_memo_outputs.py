@@ -95,6 +95,8 @@ def test_json_sidecar_holds_everything(tmp_path, shape_a, write_pair):
         "nearest_value": 45200.0,
         "nearest_path": "opportunities[1].projected_impact_usd_annual",
         "other_opportunity_id": "opp_02",
+        "expected_path": None,  # only a wrong quantity names the field of its claimed role
+        "expected_value": None,
     }
     assert {r["id"] for r in data["opportunities"]} == {"opp_01", "opp_02", "opp_03"}
     assert len(data["marks"]) == out["totals"]["figures_total"] + out["totals"]["entities_total"]
