@@ -478,8 +478,6 @@ class AllowedRootError(PeEvalError):
 
 
 class PriceFileError(PeEvalError):
-    """The price file named by ``$PE_EVAL_PRICES`` cannot be used."""
-
     diagnosis = "The price file cannot be read as prices in USD per million tokens"
     fix = (
         'Fix the file the message names ({"models": {"<model id>": {"input": 2, "output": '
@@ -488,9 +486,7 @@ class PriceFileError(PeEvalError):
 
 
 class UnlikeRunsError(PeEvalError):
-    """Two scenario runs whose manifests differ (skill, model, tools, scenarios, judge, ...):
-    a regression between them says nothing about one change, so they are not compared unless
-    asked (then the comparison says first what differs)."""
+    """Scenario runs made with different setups (their manifests differ), not compared."""
 
     diagnosis = (
         "The runs were made with different setups, so their differences are not the effect "

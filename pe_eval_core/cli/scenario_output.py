@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from pe_eval_core.errors import PeEvalError
@@ -13,7 +14,7 @@ from pe_eval_core.files import atomic_write_text
 from pe_eval_core.rates import tally_text
 from pe_eval_core.scenarios.agent.loop import McpToolbox
 from pe_eval_core.scenarios.agent.protocol import Target
-from pe_eval_core.scenarios.models import ScenarioRun
+from pe_eval_core.scenarios.models import Scenario, ScenarioRun
 from pe_eval_core.scenarios.models.manifest import RunManifest
 from pe_eval_core.scenarios.options import RunOptions
 from pe_eval_core.scenarios.run.costs import (
@@ -24,6 +25,7 @@ from pe_eval_core.scenarios.run.costs import (
     estimate_versus,
 )
 from pe_eval_core.scenarios.run.manifest import build_manifest
+from pe_eval_core.scenarios.run.notices import toolbox_notices
 from pe_eval_core.scenarios.run.report import run_to_csv, run_to_json, run_to_junit_xml
 from pe_eval_core.scenarios.scoring.judge import Judge
 from pe_eval_core.terminal import term
@@ -61,17 +63,19 @@ def server_lines(toolbox: McpToolbox) -> list[str]:
 
 def run_header(
     target: Target,
-    count: int,
+    scenarios: Sequence[Scenario],
     options: RunOptions,
     *,
     judge: Judge | None = None,
     scenarios_sha256: str | None = None,
     db: str | None = None,
 ) -> CostEstimate:
-    """Before the first scenario of a live run: the attached servers, the policy, the analysis
-    date and the estimate, which it returns (the end line compares the actual cost with it).
-    The estimate multiplies by the repeats and uses the turns and tokens of the last recorded
-    run of the same setup (``history.observed``), else says what it assumed."""
+    """Before the first scenario of a live run: the attached servers, the policy (and that
+    writes persist, with --allow-writes), expected tools no server offers, the analysis date
+    and the estimate, which it returns (the end line compares the actual cost with it). The
+    estimate multiplies by the repeats and uses the turns and tokens of the last recorded run
+    of the same setup (``history.observed``), else says what it assumed."""
+    count = len(scenarios)
     toolbox = target.toolbox
     prefix = approx_tokens(target.system_prompt)
     if toolbox is not None:
@@ -81,6 +85,8 @@ def run_header(
             + ", ".join(f"{name} ({counts.get(name, 0)} tools)" for name in toolbox.server_names)
         )
         note(f"Tool policy: {toolbox.policy.describe()}.")
+        for notice in toolbox_notices(scenarios, target):
+            note(f"warning: {notice}")
         prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
     elif target.model is not None and target.system_prompt:
         note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")

@@ -363,7 +363,7 @@ def handle_run(args: argparse.Namespace) -> int:
     def header() -> CostEstimate:
         return run_header(
             target,
-            len(scenarios),
+            scenarios,
             options,
             judge=judge,
             scenarios_sha256=digest,

@@ -1,10 +1,11 @@
 """The verdict on one graded memo: can it be circulated, and if not, what to fix first.
 
-*Ready to circulate* only when every dimension meets its threshold and nothing is
+*Ready to circulate* only when every dimension meets its threshold, nothing is
 mis-attributed (a number quoted under the wrong opportunity counts as cited, so no score
-catches it). Otherwise *Not ready: N issues*, each issue a plain sentence a deal-team member
-can act on. The thresholds are the gate's (:class:`VerdictThresholds`, read from the same
-spec as ``pe-eval gate --memo-thresholds``); the default is the *pass* band: perfect scores.
+catches it) and no template slot is left empty. Otherwise *Not ready: N issues*, each issue a
+plain sentence a deal-team member can act on. The thresholds are the gate's
+(:class:`VerdictThresholds`, read from the same spec as ``pe-eval gate --memo-thresholds``);
+the default is the *pass* band: perfect scores.
 
 Every surface (CLI text and ``--json``, ``memo --all``, the HTML scorecard, the JSON sidecar,
 the gate, the MCP server, the dashboard's scorecard, downloads and Portfolio) calls
@@ -62,6 +63,10 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 """Findings shown for information, never counted against a score or the verdict."""
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
+
+ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER})
+"""Findings that keep a memo from circulating whatever the thresholds: an empty template slot
+(``the action — __ —``) scores in no dimension, but no reader should receive it."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
@@ -251,6 +256,16 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
         owner = _owner(f.nearest_path, opp, source_ids or [])
         tail = f"; the nearest is {owner} {label}, {near}" if near else ""
         return f"{f.raw} in {opp} matches no source figure{tail}."
+    if kind is FindingKind.WRONG_QUANTITY:
+        stated = f"{f.raw} in {opp} names another quantity: it is the source's {label}, {near}"
+        if f.expected_path:
+            own = _value(f.raw, f.expected_value)
+            claimed = field_label(f.expected_path)
+            return f"{stated}, while the {claimed} its wording claims is {own}."
+        return f"{stated}, and the source has no field of the quantity its wording claims."
+    if kind is FindingKind.EMPTY_PLACEHOLDER:
+        where = f" ({f.field})" if f.field else ""
+        return f"{opp}{where} has an empty value where the prose expects one: '{f.raw}'."
     if kind is FindingKind.SIGN_MISMATCH:
         return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.MISATTRIBUTED_FIGURE:
@@ -313,6 +328,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
             f"{t.max_misattributed}"
         )
         issues.extend(issue_sentence(f, ids) for f in misattributed)
+    issues.extend(issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING)
     return Verdict(
         ready=not issues,
         issues=issues,

@@ -141,7 +141,7 @@ def live_run(tmp_path, monkeypatch, capsys):
     )  # fmt: skip
     capsys.readouterr()
     assert code == 1  # the demo's deliberate failures
-    assert models.judge_calls == 4  # four scenarios reach the judge
+    assert models.judge_calls >= 2  # some scenarios reach the judge (the rules decide the rest)
     monkeypatch.setattr(anthropic, "AsyncAnthropic", real)
     return project, out
 
@@ -160,7 +160,9 @@ def test_rescore_anywhere_reproduces_the_live_verdicts(live_run, tmp_path, monke
     project, out = live_run
     saved = json.loads((out / "responses.json").read_text(encoding="utf-8"))
     carried = [(r["name"], v) for r in saved for v in r.get("verdicts", [])]
-    assert len(carried) == 5  # every phrase the judge decided travels with its response
+    live_report = json.loads((out / "report.json").read_text(encoding="utf-8"))["results"]
+    decided = sum(len(r["judge_verdicts"]) for r in live_report)
+    assert len(carried) == decided >= 2  # every phrase the judge decided travels with it
     _, first = carried[0]
     assert set(first) >= {"expected", "verdict", "model", "prompt_version", "response_sha256"}
     assert first["model"] == "claude-opus-5-5"
@@ -178,7 +180,9 @@ def test_rescore_anywhere_reproduces_the_live_verdicts(live_run, tmp_path, monke
     statuses = [s for s, _, _ in live.values()]
     assert (statuses.count("pass"), statuses.count("fail")) == (15, 4)  # "No answer." fails
     # the report says where each verdict came from
-    assert "- Judge verdicts: 5 from responses.json (recorded with the responses)" in report
+    assert f"- Judge verdicts: {decided} from responses.json (recorded with the responses)" in (
+        report
+    )
     assert "- Judge: claude-opus-5-5" in report
     assert not (tmp_path / "home-elsewhere" / "judge_cache.sqlite3").exists()
 
@@ -202,12 +206,13 @@ def test_verdicts_beside_the_scenarios_are_never_used_for_other_responses(
     judged = [n for n, (status, _, _) in results.items() if status == "judge error"]
     live = json.loads((out / "report.json").read_text(encoding="utf-8"))["results"]
     needed = sorted(r["name"] for r in live if r["judge_verdicts"])
-    assert len(needed) == 4 and "smoke-failed-charge-count" in needed
+    assert len(needed) >= 2
     assert sorted(judged) == needed  # never the wrong verdicts: no verdict at all, said so
     data = json.loads((tmp_path / "out3" / "report.json").read_text(encoding="utf-8"))
     errors = {r["name"]: r["error"] for r in data["results"] if r["status"] == "judge error"}
-    assert "judge-verdicts.json" in errors["smoke-failed-charge-count"]
-    assert "the response changed since it was judged" in errors["smoke-failed-charge-count"]
+    for name in needed:  # each says why the file beside the scenarios did not answer
+        assert "judge-verdicts.json" in errors[name]
+        assert "the response changed since it was judged" in errors[name]
 
     # an edited response keeps its saved verdicts from applying to it (keyed by its sha256)
     edited = json.loads((out / "responses.json").read_text(encoding="utf-8"))

@@ -154,7 +154,13 @@ class ScenarioResult(BaseModel):
     trace: ToolTrace | None = None
     """The agent's tool trace for this scenario (None: the target reported none)."""
     write_failure: str | None = None
-    """Why the trace fails a read-only scenario (a refused write it did not expect), or None."""
+    """Why the trace fails a read-only scenario (a write it did not expect: refused, or run
+    on the server), or None."""
+    write_attempts: list[str] = Field(default_factory=list)
+    """Write tools the read-only policy refused (``server/tool``; they never ran)."""
+    writes_executed: list[str] = Field(default_factory=list)
+    """Write tools that ran (an HTTP agent's reported toolCalls, or ``--allow-writes``): the
+    change stays on the server for later scenarios."""
     behaviour: list[BehaviourResult] = Field(default_factory=list)
     """Mimic's behaviour checks (tools_called, confirms_before_action, no_hallucination,
     response_accurate, custom), one line each; any unsatisfied one fails the scenario."""

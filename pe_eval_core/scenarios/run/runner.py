@@ -41,6 +41,7 @@ from pe_eval_core.scenarios.run.cost_guard import (
 )
 from pe_eval_core.scenarios.run.costs import PaidCalls, run_cost_usd
 from pe_eval_core.scenarios.run.manifest import build_manifest, scenarios_digest
+from pe_eval_core.scenarios.run.notices import toolbox_notices, writes_ran_notices
 from pe_eval_core.scenarios.run.outcome import (
     CANCELLED,
     NOT_RUN,
@@ -180,6 +181,7 @@ async def run_scenarios(
             scenarios_sha256=scenarios_sha256 or scenarios_digest(scenarios, scenarios_path),
             repeats=repeat,
         )
+        notices = toolbox_notices(scenarios, target)  # the servers' tools are known now
         batched: list[str] = []
         if batcher is not None:
             await stack.enter_async_context(batcher)
@@ -222,7 +224,7 @@ async def run_scenarios(
         target_label=target.label,
         manifest=manifest,
         repeats=repeat,
-        warnings=run_warnings(scenarios, judge),
+        warnings=[*run_warnings(scenarios, judge), *notices, *writes_ran_notices(final)],
         stopped=watch.stopped,
         model=target_model,
         as_of=as_of.iso if as_of is not None else None,
