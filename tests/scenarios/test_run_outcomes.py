@@ -349,7 +349,7 @@ class JudgeApi:
     def judge(self, cache: Path) -> CachedJudge:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
         return CachedJudge(
-            AnthropicJudge("claude-opus-4-5", api_key="test", http_client=client), cache
+            AnthropicJudge("claude-opus-4-8", api_key="test", http_client=client), cache
         )
 
 
