@@ -271,8 +271,8 @@ def apply_mutation(workdir: Path, case: dict[str, Any]) -> tuple[Path, int, int]
         opp = next(o for o in src["opportunities"] if o["id"] == patch["opportunity_id"])
         opp[patch["field"]] = patch["value"]
         (workdir / src_path.name).write_text(json.dumps(src, indent=2), encoding="utf-8")
-    if case["field"] == HEADLINE_FIELD:
-        memo[HEADLINE_FIELD] = float(case["replace"])
+    if case.get("opportunity_id") is None:  # a top-level sidecar field (headline, baseline)
+        memo[case["field"]] = float(case["replace"])
         start = end = -1
     else:
         opp = next(o for o in memo["opportunities_explained"] if o["id"] == case["opportunity_id"])
@@ -291,11 +291,29 @@ def is_correct_variant(case: dict[str, Any]) -> bool:
     return str(case["error_class"]).startswith("correct")
 
 
+def _memo_level(graded: Graded) -> set[tuple[str, str]]:
+    return {(f.kind, f.message) for f in graded.flags if f.opportunity_id is None}
+
+
+_CLEAN_MEMO_LEVEL: dict[Path, set[tuple[str, str]]] = {}
+
+
+def _clean_memo_level(memo_name: str) -> set[tuple[str, str]]:
+    """Memo-level findings of the clean memo (graded once): a top-level field's mutation is
+    caught by a memo-level finding the clean memo does not have."""
+    path = CORPUS / memo_name
+    if path not in _CLEAN_MEMO_LEVEL:
+        _CLEAN_MEMO_LEVEL[path] = _memo_level(grade(path, source_of(path)))
+    return _CLEAN_MEMO_LEVEL[path]
+
+
 def caught(case: dict[str, Any], graded: Graded, start: int, end: int) -> bool:
     if case["field"] == HEADLINE_FIELD:
         return graded.headline_agrees_with_source is False or any(
             f.kind == "headline_mismatch" and f.opportunity_id is None for f in graded.flags
         )
+    if case.get("opportunity_id") is None:
+        return bool(_memo_level(graded) - _clean_memo_level(case["memo"]))
     for f in graded.flags:
         if f.opportunity_id != case["opportunity_id"] or f.field != case["field"]:
             continue
