@@ -134,6 +134,7 @@ from pe_eval_core.numtext.mentions import (
     iter_numbers,
     number_values,
 )
+from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.words import extract_word_figures
 
 __all__ = [
@@ -143,6 +144,7 @@ __all__ = [
     "FigureKind",
     "NumberMention",
     "extract_figures",
+    "extract_labelled_figures",
     "extract_numbers",
     "extract_word_figures",
     "iter_number_values",

@@ -218,7 +218,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
     Cue(
         Role.BASELINE,
         after=r"(?:of\s+)?(?:EBITDA\s+)?(?:baseline|base)\b|EBITDA\s+(?:baseline|base)\b",
-        before=r"(?:EBITDA(?:\s+(?:baseline|base))?|baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
+        before=r"(?:(?<!\bon\s)(?<!\bto\s)(?<!\bin\s)EBITDA(?:\s+(?:baseline|base))?|"
+        r"baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
         r"=|stands\s+at|sits\s+at|runs\s+at)?\s*" + _HEDGE,
     ),
     Cue(
@@ -234,8 +235,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"current|today's|ongoing|cohort|net|structural|recurring|credit)\s+)*"
         + _LOSS_WORDS
         + r"\b",
-        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)(?:\s+annuali[sz]ed)?\s+"
-        r"outcome|outcome\s+today)"
+        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual|total|observed)(?:\s+annuali[sz]ed)?"
+        r"\s+outcome|outcome\s+today)"
         r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
         r"draining|costs?\s+us|continues\s+producing|producing))\s*" + _HEDGE,
@@ -246,8 +247,9 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"recoverable|run-rate)\s+)*(?:impact|uplift|upside|improvement|recovery|savings?|benefit|"
         r"gain|value\s+creation)\b",
         before=r"(?:recover(?:s|ing|ed)?|captur(?:e|es|ing|ed)|sav(?:e|es|ing|ed)|unlock(?:s|ing|ed)?"
-        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)\s+"
-        r"(?:of|is|at|:|worth)|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+(?:\w+\s+){0,2}?by)\s+"
+        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)"
+        r"(?:\s*:|\s+(?:of|is|at|worth))?|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+"
+        r"(?:\w+\s+){0,2}?by)\s+"
         + _HEDGE,
     ),
     Cue(

@@ -11,7 +11,37 @@ from dataclasses import replace
 from pe_eval_core.grading.roles import claim_of
 from pe_eval_core.memo.config import TemplateConstant
 from pe_eval_core.memo.prose_names import EntityMention
-from pe_eval_core.numbers import Figure, FigureKind, extract_figures
+from pe_eval_core.memo.tables import read_cells, table_cells
+from pe_eval_core.numbers import (
+    Figure,
+    FigureKind,
+    extract_figures,
+    extract_labelled_figures,
+    extract_word_figures,
+)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def read_figures(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
+    """Every figure of a prose block, with the roles its wording licenses: digits, words,
+    labelled fields (``Loans: 6,742``), and markdown table cells read with their labels
+    (``memo.tables``); minus the parameters of a plan the memo proposes."""
+    figures = _read(text, count_nouns)
+    cells = table_cells(text)
+    if cells:
+        figures = read_cells(text, figures, cells, lambda cell: _read(cell, count_nouns))
+    return figures
+
+
+def _read(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
+    extra = extract_word_figures(text)
+    figures: list[Figure] = []
+    if _DIGIT.search(text) is not None:
+        figures = extract_figures(text, count_nouns)
+        extra += extract_labelled_figures(text, count_nouns)
+    return with_context(text, without_plan_parameters(text, merge_figures(figures, extra)))
 
 
 def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
@@ -126,6 +156,8 @@ def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
         return ["of_total"]
     if f.kind is FigureKind.USD and (n := _run_rate(text, f.start, f.end)) is not None:
         return [f"rate:{n}"]
+    if f.kind is FigureKind.USD and _PER_YEAR_AFTER.match(text, f.end) is not None:
+        return ["annual"]  # "$564.8M p.a.": an annual field, never a run-rate of one
     return []
 
 
@@ -150,13 +182,23 @@ _OF_STATED = re.compile(
 )
 _PER_PERIOD_AFTER = re.compile(
     r"[ \t]*(?:(?:a|per|each|every)[ \t]+(?P<unit>quarter|month|week)"
-    r"|/[ \t]*(?P<abbr>q(?:tr)?|mo|wk)\b)",
+    r"|/[ \t]*(?P<abbr>q(?:tr)?|quarter|mo(?:nth)?|wk|week)\b)",
     re.IGNORECASE,
 )
+_HEDGE_WORDS = r"(?:(?:about|roughly|around|some|approximately|nearly|c\.|~)[ \t]*)?"
 _PER_PERIOD_BEFORE = re.compile(
-    r"\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
+    r"(?:\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
     r"(?:of[ \t]+|is[ \t]+|at[ \t]+)?"
-    r"(?:about[ \t]+|roughly[ \t]+|~)?$",
+    # "each quarter of inaction costs ~$1.7M", "waiting another quarter costs roughly $141M"
+    r"|\b(?:each|every|another|a[ \t]+further|a[ \t]+single|per)[ \t]+(?P<each>quarter|month|week)"
+    r"\b(?:[ \t]+[\w'-]+){0,4}?[ \t]+(?:costs?|loses|lost|adds|is|runs[ \t]+at)[ \t]+)"
+    + _HEDGE_WORDS
+    + "$",
+    re.IGNORECASE,
+)
+_PER_YEAR_AFTER = re.compile(
+    r"[ \t]*(?:(?:a|per|each|every)[ \t]+year\b|/[ \t]*(?:yr|year)\b|p\.a\.|per[ \t]+annum\b"
+    r"|annually\b)",
     re.IGNORECASE,
 )
 _PERIODS = {"quarter": 4, "quarterly": 4, "q": 4, "qtr": 4, "month": 12, "monthly": 12, "mo": 12,
@@ -179,10 +221,11 @@ def _run_rate(text: str, start: int, end: int) -> int | None:
     "$520K per month", "a quarterly loss of $1.6M"), else None."""
     m = _PER_PERIOD_AFTER.match(text, end)
     if m is None:
-        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 40), start)
+        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 64), start)
     if m is None:
         return None
-    return _PERIODS[(m["unit"] or m.groupdict().get("abbr") or "").lower()]
+    unit = m.groupdict().get("unit") or m.groupdict().get("abbr") or m.groupdict().get("each")
+    return _PERIODS[(unit or "").lower()]
 
 
 _PLAN = re.compile(

@@ -28,6 +28,7 @@ _DERIVED_KINDS = (USD, FigureKind.PERCENT)
 _CROSS_LIMIT = 12
 """Cross-opportunity sums are only formed for maps of at most this many opportunities."""
 _RUN_RATES = ((4, "4"), (12, "12"))
+_RATE_TAILS = tuple(f" / {shown}" for _, shown in _RUN_RATES)
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
@@ -37,6 +38,14 @@ _DENOMINATORS = ("ebitda", "total_projected")
 """Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
 (a recovery ratio) is left out: on the templated demo it explains away tampered playbook
 levels such as ``~50%`` (tests/memo/test_grader_mutations.py)."""
+_SHARE_OF: dict[Role, tuple[Role, ...]] = {
+    Role.IMPACT: (Role.BASELINE, Role.TOTAL),
+    Role.TOTAL: (Role.BASELINE,),
+    Role.LOSS: (Role.BASELINE,),
+}
+"""Which quantity a share may be of: an impact of EBITDA or of the portfolio total; the
+total, or today's loss, of EBITDA (``19.7% of EBITDA`` for a loss). A share of EBITDA may
+exceed 100% (a programme larger than the baseline); a share of the total may not."""
 
 
 class Derivations:
@@ -58,9 +67,11 @@ class Derivations:
         lo: float,
         hi: float,
         claim: Role = Role.ANY,
+        annual: bool = False,
     ) -> SourceField | None:
         """The derivation nearest ``mag`` with magnitude in [lo, hi] (see ``derivations``)
-        that is a quantity ``claim`` accepts, or None. The candidates of opportunity ``i``
+        that is a quantity ``claim`` accepts (for a figure worded ``annual``: no run-rate),
+        or None. The candidates of opportunity ``i``
         and ``kind`` are built once (a few hundred at most) and bisected like any other kind
         index."""
         if kind not in _DERIVED_KINDS:
@@ -68,7 +79,14 @@ class Derivations:
         index = self._derived.get((i, kind))
         if index is None:
             index = self._derived[i, kind] = KindIndex(self.derivations(i, kind))
-        return next((f for f in index.closest_first(mag, lo, hi) if accepts(claim, _role(f))), None)
+        return next(
+            (
+                f
+                for f in index.closest_first(mag, lo, hi)
+                if accepts(claim, _role(f)) and not (annual and f.path.endswith(_RATE_TAILS))
+            ),
+            None,
+        )
 
     def derivations(self, i: int, kind: FigureKind) -> list[SourceField]:
         """Every derived value a figure of ``kind`` in opportunity ``i``'s prose may cite.
@@ -202,10 +220,10 @@ class Derivations:
         mag, (lo, hi) = abs(fig.value), _licensed(fig)
         if "of_loss" in fig.role:
             return None  # a share of a loss is a recovery ratio or nothing
-        found = self.derive(opp, fig.kind, mag, lo, hi, _claim(fig))
+        found = self.derive(opp, fig.kind, mag, lo, hi, _claim(fig), "annual" in fig.role)
         if found is None and "sum" in fig.role:
             found = self.cross_sum(opp, fig.kind, mag, lo, hi)
-        if found is not None and sign > 0 and found.value < 0:
+        if found is not None and ((sign > 0 and found.value < 0) or (sign < 0 and found.value > 0)):
             return None
         return found
 
@@ -229,9 +247,12 @@ class Derivations:
         rounded annual figure)."""
         lo, hi = _licensed(fig)
         claim = _claim(fig)
+        sign = -1 if fig.negative or fig.value < 0 else 0
         owner = self._source.opportunities[i].id
         for a in [*self.own(i, USD), *self.portfolio.get(USD, [])]:
             v = a.value / per_year
+            if sign < 0 and v > 0:
+                continue  # "-$46.7K a quarter" is a loss's run-rate, never an impact's
             if _annual(a) and lo <= abs(v) <= hi and accepts(claim, _role(a)) and v:
                 path = f"{a.path} / {per_year}"
                 return SourceField(path, USD, v, v, f"derived:{_role(a).value}", i, abs(v), owner)
@@ -288,9 +309,10 @@ def _usd_derivations(
             total = _combined(_role(a), _role(b), "+")
             if total is not None:
                 out.append((f"{a.path} + {b.path}", a.value + b.value, total.value))
-            gap = _combined(_role(a), _role(b), "-")
-            if gap is not None:
-                out.append((f"{a.path} - {b.path}", a.value - b.value, gap.value))
+            for x, y in ((a, b), (b, a)):  # a difference is oriented: projected - loss
+                gap = _difference(_role(x), _role(y), x is a)
+                if gap is not None:
+                    out.append((f"{x.path} - {y.path}", x.value - y.value, gap.value))
     return out
 
 
@@ -299,19 +321,29 @@ _SUMS: dict[frozenset[Role], Role] = {
     frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # gross improvement
     frozenset({Role.PROJECTED, Role.COST}): Role.PROJECTED,
 }
-_DIFFERENCES: dict[frozenset[Role], Role] = {
-    frozenset({Role.PROJECTED, Role.LOSS}): Role.IMPACT,  # gross improvement
-    frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # net of cost
-    frozenset({Role.LOSS, Role.IMPACT}): Role.PROJECTED,
+_DIFFERENCES: dict[tuple[Role, Role], Role] = {
+    (Role.PROJECTED, Role.LOSS): Role.IMPACT,  # the improvement: after minus before
+    (Role.IMPACT, Role.COST): Role.IMPACT,  # net of cost
+    (Role.LOSS, Role.IMPACT): Role.PROJECTED,  # a loss stored as a positive magnitude
 }
+"""Differences that are a quantity, minuend first: ``current - projected`` is the
+improvement with the wrong sign, no quantity a memo states."""
 
 
 def _combined(a: Role, b: Role, op: str) -> Role | None:
-    """The quantity ``a op b`` is, or None when it is none (an impact minus the portfolio
+    """The quantity ``a + b`` is, or None when it is none (an impact plus the portfolio
     total is no quantity a memo states). Fields of no declared role combine as before."""
     if a is Role.ANY or b is Role.ANY:
         return Role.ANY
-    return (_SUMS if op == "+" else _DIFFERENCES).get(frozenset({a, b}))
+    return _SUMS.get(frozenset({a, b}))
+
+
+def _difference(a: Role, b: Role, in_order: bool) -> Role | None:
+    """The quantity ``a - b`` is, or None; fields of no declared role are subtracted in the
+    source's order only, as before."""
+    if a is Role.ANY or b is Role.ANY:
+        return Role.ANY if in_order else None
+    return _DIFFERENCES.get((a, b))
 
 
 def _percent_derivations(
@@ -319,12 +351,13 @@ def _percent_derivations(
 ) -> list[tuple[str, float]]:
     """Ratios of two USD operands x100 and differences of two rates in points."""
     out: list[tuple[str, float]] = []
-    usd = [a for a in usd if _aggregate(a)]
-    tops = [a for a in usd if "impact" in a.path]
-    bottoms = [b for b in usd if any(w in _tail(b) for w in _DENOMINATORS)]
-    for a in tops:
-        for b in bottoms:
-            if a is not b and a.magnitude < b.magnitude and not b.unit.startswith("derived"):
+    usd = [a for a in usd if _aggregate(a) and not a.unit.startswith("derived")]
+    for a in usd:
+        over = _SHARE_OF.get(_role(a), ())
+        for b in usd:
+            if a is b or _role(b) not in over or not b.magnitude:
+                continue
+            if a.magnitude < b.magnitude or _role(b) is Role.BASELINE:
                 out.append((f"{a.path} / {b.path}", 100 * a.magnitude / b.magnitude))
     for j, a in enumerate(rates):
         for b in rates[j + 1 :]:

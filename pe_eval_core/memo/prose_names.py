@@ -357,6 +357,16 @@ def _decision_columns(
 # Names in plain prose (not bold): checked against the source's own vocabulary
 # ---------------------------------------------------------------------------------------------
 
+_XLIST = re.compile(
+    r"(?<![\w-])[A-Za-z_]\w*(?:(?:[ \t]*×[ \t]*|[ \t]+[xX][ \t]+)[A-Za-z_]\w*)+(?![\w-])"
+)
+"""One-word names joined by ``×`` or a standalone ``x``: a candidate decision-column list."""
+_XPART = re.compile(r"(?<![\w-])(?![xX](?![\w-]))[A-Za-z_]\w*(?![\w-])")
+_COLUMNS_LABEL = re.compile(
+    r"(?i)(?:\bcolumns?|\bdimensions?|\bcut(?:[ \t]+by)?|\bsplit[ \t]+by|\bkeyed[ \t]+by|\bby)"
+    r"[ \t]*\**[ \t]*[:|]?[ \t]*\**[ \t]*$"
+)
+
 US_STATES: dict[str, str] = {
     "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
     "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia",
@@ -489,6 +499,10 @@ class PlainNames:
             if alternatives
             else None
         )
+        self._columns = frozenset(normalize(c) for o in source.opportunities for c in o.decision_cols)
+        self._values = frozenset(
+            normalize(str(v)) for o in source.opportunities for v in o.segment.values()
+        )
         self._codes = {name: code for code, name in US_STATES.items()}
         self._by_first: dict[str, list[str]] = {}
         for name in sorted(US_STATES.values(), key=len, reverse=True):
@@ -496,7 +510,47 @@ class PlainNames:
 
     def mentions(self, text: str, taken: Sequence[tuple[int, int]] = ()) -> list[EntityMention]:
         """The plain-text names of ``text``, minus any overlapping a span in ``taken`` (bold
-        names and figures, graded already)."""
+        names and figures, graded already): segment values and decision-column lists."""
+        out = self._values_in(text, taken)
+        if self._columns and ("×" in text or " x " in text or " X " in text):
+            out.extend(self.column_lists(text, taken))
+            out.sort(key=_mention_start)
+        return out
+
+    def column_lists(
+        self, text: str, taken: Sequence[tuple[int, int]] = ()
+    ) -> list[EntityMention]:
+        """Decision-column lists anywhere in plain prose, told by the source's vocabulary: a
+        list of two or more one-word names joined by ``×`` (or a standalone ``x``) is a
+        decision-column list when one of them is a decision column of the source (or a
+        ``columns:`` / ``dimensions:`` / ``by`` label or table cell introduces it) and none
+        is a segment value (``Texas x Broker`` is a cohort, ``state x channel`` its columns).
+
+        >>> src = OpportunityMap.model_validate({"portco_id": "X", "opportunities": [{"id": "a",
+        ...     "decision_cols": ["state", "channel"], "segment": {"state": "Texas",
+        ...     "channel": "Broker"}}]})
+        >>> t = ("Texas x Broker (state x loan_officer); Decision columns: fico × vintage; "
+        ...      "a 2 x 2 grid; B × 360 months")
+        >>> [m.text for m in PlainNames(src).column_lists(t)]
+        ['state', 'loan_officer', 'fico', 'vintage']
+        """
+        out: list[EntityMention] = []
+        for m in _XLIST.finditer(text):
+            s, e = m.span()
+            if any(a < e and s < b for a, b in taken):
+                continue
+            parts = [(p.start(), p.end()) for p in _XPART.finditer(text, s, e)]
+            names = [normalize(text[a:b]) for a, b in parts]
+            if any(n in self._values for n in names):
+                continue  # a cohort, not its columns
+            line = text.rfind("\n", 0, s) + 1
+            labelled = _COLUMNS_LABEL.search(text, max(line, s - 40), s) is not None
+            if labelled or any(n in self._columns for n in names):
+                out.extend(EntityMention(text[a:b], a, b, DECISION_COLUMN) for a, b in parts)
+        return out
+
+    def _values_in(self, text: str, taken: Sequence[tuple[int, int]]) -> list[EntityMention]:
+        """Segment values, state codes and names, and bands in plain prose."""
         if self._rx is None:
             return []
         out: list[EntityMention] = []

@@ -62,6 +62,7 @@ from pe_eval_core.memo.source_fields import (
     _plans,
     _role,
     _scalar,
+    _annual,
     _Scope,
     _sign,
     _walk,
@@ -356,6 +357,8 @@ class NumericUniverse(Derivations):
         claim = _claim(fig)
         own = self.in_window(opp, kind, lo, hi) if opp is not None else []
         pool = _fitting(chain(own, self.portfolio.get(kind, ())), fig)
+        if per_year(fig) is not None:  # "$7.6M per quarter" is no annual field as stated
+            pool = [f for f in pool if not _annual(f)]
         found = pick(pool, _role, claim, mag, lo, hi, sign)
         if found.best is None:  # a figure quoted from the source's own strings, after its fields
             quoted = self._quoted(fig, opp, mag, lo, hi, sign, claim)
@@ -377,7 +380,9 @@ class NumericUniverse(Derivations):
         """``match`` once the opportunity's own and portfolio fields have not grounded it."""
         kind, mag, sign, claim = fig.kind, abs(fig.value), _sign(fig), _claim(fig)
         lo, hi = window
-        derive = config.derivations and opp is not None and sign >= 0
+        # an explicitly negative figure may be a derivation of the same sign (a loss's run-rate,
+        # its mean per loan); shares are never negative
+        derive = config.derivations and opp is not None
         periods = per_year(fig) if derive and opp is not None else None
         if periods is not None and opp is not None:
             rate = self.run_rate(fig, opp, periods)
@@ -385,6 +390,7 @@ class NumericUniverse(Derivations):
                 return FigureMatch("derived", rate)
         if (
             derive
+            and sign >= 0
             and opp is not None
             and _SHARE_ROLES & {t.split("=")[0] for t in fig.role.split()}
         ):
@@ -396,7 +402,13 @@ class NumericUniverse(Derivations):
         fraction = "fraction" in fig.role or "of_total" in fig.role  # a share: derive first
         if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
             return FigureMatch("misattributed", other)  # within the figure's own digits
-        derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
+        # a run-rate is the run-rate its wording names, or nothing ("$92.5M a quarter" is not
+        # the monthly impact)
+        derived = (
+            self._derivation(fig, opp, sign)
+            if derive and opp is not None and periods is None
+            else None
+        )
         if derived is not None:
             return FigureMatch("derived", derived)
         if other is not None:
