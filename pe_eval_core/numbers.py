@@ -127,6 +127,7 @@ from pe_eval_core.numtext.figures import (
     FigureKind,
     extract_figures,
 )
+from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.mentions import (
     NumberMention,
     extract_numbers,
@@ -134,7 +135,6 @@ from pe_eval_core.numtext.mentions import (
     iter_numbers,
     number_values,
 )
-from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.words import extract_word_figures
 
 __all__ = [

@@ -235,7 +235,9 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"current|today's|ongoing|cohort|net|structural|recurring|credit)\s+)*"
         + _LOSS_WORDS
         + r"\b",
-        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual|total|observed)(?:\s+annuali[sz]ed)?"
+        before=r"(?:(?:"
+        + _LOSS_WORDS
+        + r"|(?:current|today's|annual|total|observed)(?:\s+annuali[sz]ed)?"
         r"\s+outcome|outcome\s+today)"
         r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
@@ -249,8 +251,7 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         before=r"(?:recover(?:s|ing|ed)?|captur(?:e|es|ing|ed)|sav(?:e|es|ing|ed)|unlock(?:s|ing|ed)?"
         r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)"
         r"(?:\s*:|\s+(?:of|is|at|worth))?|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+"
-        r"(?:\w+\s+){0,2}?by)\s+"
-        + _HEDGE,
+        r"(?:\w+\s+){0,2}?by)\s+" + _HEDGE,
     ),
     Cue(
         Role.TOTAL,

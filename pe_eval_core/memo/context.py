@@ -20,7 +20,6 @@ from pe_eval_core.numbers import (
     extract_word_figures,
 )
 
-
 _DIGIT = re.compile(r"\d")
 
 

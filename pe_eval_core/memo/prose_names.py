@@ -499,7 +499,9 @@ class PlainNames:
             if alternatives
             else None
         )
-        self._columns = frozenset(normalize(c) for o in source.opportunities for c in o.decision_cols)
+        self._columns = frozenset(
+            normalize(c) for o in source.opportunities for c in o.decision_cols
+        )
         self._values = frozenset(
             normalize(str(v)) for o in source.opportunities for v in o.segment.values()
         )
@@ -517,9 +519,7 @@ class PlainNames:
             out.sort(key=_mention_start)
         return out
 
-    def column_lists(
-        self, text: str, taken: Sequence[tuple[int, int]] = ()
-    ) -> list[EntityMention]:
+    def column_lists(self, text: str, taken: Sequence[tuple[int, int]] = ()) -> list[EntityMention]:
         """Decision-column lists anywhere in plain prose, told by the source's vocabulary: a
         list of two or more one-word names joined by ``×`` (or a standalone ``x``) is a
         decision-column list when one of them is a decision column of the source (or a

@@ -54,7 +54,7 @@ def table_cells(text: str) -> list[Cell]:
     >>> t = "### 1\\n\\n| Metric | Value |\\n|---|---|\\n| Loans | 1,377 |\\n| Difficulty | 3/5 |"
     >>> [(t[c.start:c.end], c.label) for c in table_cells(t)]
     [('Loans', 'Metric'), ('1,377', 'Loans'), ('Difficulty', 'Metric'), ('3/5', 'Difficulty')]
-    >>> t = "| Cohort | Loans | Mean/loan |\\n|:--|--:|--:|\\n| **C × 36 months** | 2,360 | ($217) |"
+    >>> t = "| Cohort | Loans | Mean/loan |\\n|:--|--:|\\n| **C × 36 months** | 2,360 | ($217) |"
     >>> [(t[c.start:c.end], c.label) for c in table_cells(t)]
     [('**C × 36 months**', 'Cohort'), ('2,360', 'Loans'), ('($217)', 'Mean/loan')]
     >>> table_cells("**Pricing** | **B × 36 months** | grade × term")  # no table: no header rule

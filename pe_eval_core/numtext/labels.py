@@ -21,7 +21,8 @@ _NOT_A_COUNT = (
 )
 _QUARTER_LABEL = re.compile(
     r"(?i)\bquarters?\b(?:[ \t]+[\w'-]+){0,4}?[ \t]*[:|][ \t]*"
-    r"(?P<k>\d{1,2})[ \t]*(?:of|/|out[ \t]+of)[ \t]*(?P<m>\d{1,2})\b(?![ \t]*(?:quarters?\b|%|/|\.\d))"
+    r"(?P<k>\d{1,2})[ \t]*(?:of|/|out[ \t]+of)[ \t]*(?P<m>\d{1,2})\b"
+    r"(?![ \t]*(?:quarters?\b|%|/|\.\d))"
 )
 
 
@@ -35,9 +36,7 @@ def _count_label(nouns: tuple[str, ...]) -> re.Pattern[str]:
     alternation = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"(?im)(?:^|(?<=[|;(\u2022])|(?<=[.;][ \t])|(?<=^[-*+][ \t]))[ \t]*(?:\*\*)?"
-        rf"(?:{alternation})[ \t]*(?:\*\*)?[ \t]*[:=][ \t]*(?:\*\*)?[ \t]*"
-        + _NUMBER
-        + _NOT_A_COUNT
+        rf"(?:{alternation})[ \t]*(?:\*\*)?[ \t]*[:=][ \t]*(?:\*\*)?[ \t]*" + _NUMBER + _NOT_A_COUNT
     )
 
 
@@ -46,10 +45,10 @@ def extract_labelled_figures(
 ) -> list[Figure]:
     """Counts and quarters pairs named by a label before them, sorted by start: a count noun
     (or ``n``, ``count``, ``volume``) starting a line, clause, bullet or table cell, then
-    ``:`` or ``=``, then a whole number is a COUNT; ``quarters`` (up to four more words) then ``:`` or a table bar ``|`` then ``k of m``
-    or ``k/m`` is a QUARTERS pair (roles observed/total). A label needs its colon: ``in the
-    last quarter, 3 of 5 cohorts`` is no pair, and a number with a unit (``Loans: 12%``) no
-    count.
+    ``:`` or ``=``, then a whole number is a COUNT; ``quarters`` (up to four more words)
+    then ``:`` or a table bar ``|`` then ``k of m`` or ``k/m`` is a QUARTERS pair (roles
+    observed/total). A label needs its colon: ``in the last quarter, 3 of 5 cohorts`` is no
+    pair, and a number with a unit (``Loans: 12%``) no count.
 
     >>> def show(t):
     ...     return [(f.kind.value, f.value, f.raw, f.role) for f in extract_labelled_figures(t)]

@@ -70,7 +70,11 @@ def check(memos: dict[str, dict]) -> list[str]:
                 errors.append(f"{m['id']}: top field {m['field']} is {memo[m['field']]!r}")
             continue
         text = next(
-            (o[m["field"]] for o in memo["opportunities_explained"] if o["id"] == m["opportunity_id"]),
+            (
+                o[m["field"]]
+                for o in memo["opportunities_explained"]
+                if o["id"] == m["opportunity_id"]
+            ),
             None,
         )
         if text is None:
@@ -90,7 +94,9 @@ def main(write: bool) -> int:
         print("ERROR", e)
     if write and not errors:
         for portco, folder in MAPS.items():
-            shutil.copyfile(folder / f"dx_report_{portco}.json", CORPUS / f"dx_report_{portco}.json")
+            shutil.copyfile(
+                folder / f"dx_report_{portco}.json", CORPUS / f"dx_report_{portco}.json"
+            )
         for name, memo in built.items():
             (CORPUS / name).write_text(json.dumps(memo, indent=2, ensure_ascii=False) + "\n")
         (CORPUS / "mutations.json").write_text(

@@ -77,8 +77,7 @@ MEMOS["explain_MortgageCo_board.json"] = {
                 "- **Persistence:** 3 of 5 quarters (0.55)"
             ),
             "counterfactual": (
-                "- **Action:** move approvals to the pre-funding review\n"
-                "- **Recovery:** $11K/yr"
+                "- **Action:** move approvals to the pre-funding review\n- **Recovery:** $11K/yr"
             ),
             "risk_of_inaction": "- De minimis; track, do not prioritise",
             "rollout": "- Difficulty 1/5; can ship next sprint",
@@ -108,7 +107,8 @@ MEMOS["explain_MortgageCo_operator.json"] = {
             ),
             "risk_of_inaction": (
                 "Left alone, the cohort keeps costing us about $1.4 billion a year. Because the "
-                "loss appeared in five out of five quarters, we do not expect it to fade on its own."
+                "loss appeared in five out of five quarters, we do not expect it to fade on its "
+                "own."
             ),
             "rollout": (
                 "Difficulty is low (two out of five). Spot-check rows 118204, 40577 and 99312 "

@@ -233,8 +233,7 @@ MEMOS["explain_UILender_operator.json"] = {
         },
         "opp_04": {
             "narrative": (
-                "Cohort key **small_business × B**, 39 loans, -$28,355 a year (-$7.1K per "
-                "quarter)."
+                "Cohort key **small_business × B**, 39 loans, -$28,355 a year (-$7.1K per quarter)."
             ),
             "counterfactual": "Break-even routing; impact $28.4K a year.",
             "risk_of_inaction": "5/8 quarters with a loss.",

@@ -145,7 +145,9 @@ MEMOS["explain_northeast_lender_board.json"] = {
                 "(**debt_consolidation × B**; purpose × grade) loses $60.1K a year over 2,043 "
                 "loans — an average of only $56 per loan."
             ),
-            "counterfactual": "Tightening selection would recover roughly $60.1K, or 15.6% of the total.",
+            "counterfactual": (
+                "Tightening selection would recover roughly $60.1K, or 15.6% of the total."
+            ),
             "risk_of_inaction": (
                 "The loss is less consistent: five quarters in eight, a persistence score of 0.625."
             ),
@@ -156,7 +158,9 @@ MEMOS["explain_northeast_lender_board.json"] = {
                 "Thirdly, Pennsylvania grade B loans (**PA × B**; addr_state × grade): 536 "
                 "loans losing $56.7K a year, or about $203 per loan on average."
             ),
-            "counterfactual": "Reallocating this volume would recover about $56.7K (14.8% of the total).",
+            "counterfactual": (
+                "Reallocating this volume would recover about $56.7K (14.8% of the total)."
+            ),
             "risk_of_inaction": (
                 "Only half of the eight quarters show the loss (persistence score 0.50), so we "
                 "would treat this as the least certain of the three."
