@@ -75,7 +75,25 @@ _OF_LOSS_BEFORE = re.compile(
 
 # "a gain of $1.08M (40%)": a percent alone in brackets right after a USD figure, in a
 # sentence about a loss, is that figure as a share of the loss (a recovery ratio)
-_BRACKETED_AFTER_USD = re.compile(r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm)?[ \t]*\($")
+_BRACKETED_AFTER_USD = re.compile(
+    r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm|million|billion)?(?:[ \t]+[\w'’-]+){0,4}[ \t]*\($"
+)
+"""A USD figure, at most four words ("of annual loss"), then an opening bracket: "recovers
+$2.1M of the $3.3M annual loss (65%)"."""
+# "in six of eight quarters (75%)": a percent in brackets after a quarters count is k / m
+_BRACKETED_AFTER_QUARTERS = re.compile(r"(?i)\bquarters?[ \t]*\($")
+_BOUND = re.compile(
+    r"(?i)\b(?:(?P<up>more[ \t]+than|over|above|at[ \t]+least|upwards[ \t]+of|in[ \t]+excess"
+    r"[ \t]+of|better[ \t]+than)|(?P<down>less[ \t]+than|under|below|at[ \t]+most|fewer"
+    r"[ \t]+than|no[ \t]+more[ \t]+than))[ \t]+$"
+)
+"""A share stated as a bound: "more than halves the loss", "under 0.1% of the total"."""
+_PORTFOLIO_SCOPE = re.compile(
+    r"(?i)\b(?:across|among|between|for|of)[ \t]+(?:all[ \t]+|the[ \t]+|these[ \t]+|those"
+    r"[ \t]+|our[ \t]+)?(?:[\w-]+[ \t]+)?(?:cohorts|opportunities|segments|pockets)\b"
+)
+"""A sentence about the cohorts together ("across the five cohorts the impacts range from
+$26.1K to $186.7K"): its figures may be any cohort's (role ``across``)."""
 _LOSS_WORD = re.compile(r"\b(?:loss|losses|leakage|write-offs?|shortfall)\b", re.IGNORECASE)
 
 
@@ -135,11 +153,41 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
         roles = _licensing(text, f, sentences)
         if sentences.says(_SUM_WORDS, f.start, f.end):
             roles.append("sum")
+        if sentences.says(_PORTFOLIO_SCOPE, f.start, f.end):
+            roles.append("across")
         if roles:
             if out is figures:
                 out = list(figures)
-            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
+            out[j] = f = replace(f, role=" ".join([f.role, *roles]).strip())
+            out[j] = _bounded(text, f)
     return out
+
+
+def _bounded(text: str, f: Figure) -> Figure:
+    """A share worded as a bound stands for every value on its side: "more than halves the
+    loss" is any recovery of at least half, "under 0.1% of the total" any share below (role
+    ``bound``: only the share its wording names grounds it, never a field that happens to
+    lie on that side).
+
+    >>> from pe_eval_core.numbers import extract_figures, extract_word_figures
+    >>> t = "it more than halves the loss; under 0.1% of the total; over 5% of loans"
+    >>> figs = merge_figures(extract_figures(t), extract_word_figures(t))
+    >>> [(f.raw, round(f.lo, 2), f.hi > 100, f.role) for f in with_context(t, figs)]
+    [('halves', 45.83, True, 'fraction of_loss bound'), ('0.1%', 0.0, False, 'of_total bound'),
+     ('5%', 4.5, False, '')]
+    """
+    if f.kind is not FigureKind.PERCENT or not any(r.startswith("of_") for r in f.role.split()):
+        return f
+    m = _BOUND.search(text, max(0, f.start - 24), f.start)
+    if m is None:
+        return f
+    role = f"{f.role} bound"
+    if m["up"] is not None:
+        return replace(f, hi=_UNBOUNDED, role=role)
+    return replace(f, lo=0.0, role=role)
+
+
+_UNBOUNDED = 1e15
 
 
 def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
@@ -147,7 +195,9 @@ def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
     percent = f.kind is FigureKind.PERCENT
     if percent and _of_loss(text, f, sentences):
         return ["of_loss"]
-    if "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+    if ("fraction" in f.role or percent) and _OF_QUARTERS.match(text, f.end) is not None:
+        return ["of_quarters"]
+    if percent and _BRACKETED_AFTER_QUARTERS.search(text, max(0, f.start - 12), f.start):
         return ["of_quarters"]
     if percent and (base := _of_stated(text, f.end)) is not None:
         return [f"of_usd={base:g}"]
@@ -168,7 +218,7 @@ def _of_loss(text: str, f: Figure, sentences: _Sentences) -> bool:
         or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
         or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
         or (
-            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
+            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 60), f.start) is not None
             and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
             and sentences.says(_LOSS_WORD, f.start, f.end)
         )

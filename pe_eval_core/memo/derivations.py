@@ -33,6 +33,8 @@ _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
 _SHARE_ROLES = frozenset({"of_loss", "of_quarters", "of_usd"})
+_SUMMED = frozenset({Role.LOSS, Role.PROJECTED})
+"""Roles whose portfolio sum is a quantity a memo states and the map does not."""
 
 _DENOMINATORS = ("ebitda", "total_projected")
 """Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
@@ -55,6 +57,10 @@ class Derivations:
     _source: OpportunityMap
     portfolio: _Scope
     _derived: dict[tuple[int, FigureKind], KindIndex]
+    _sums: list[tuple[str, float, str]] | None = None
+
+    def opportunity_fields(self, i: int) -> list[SourceField]:
+        raise NotImplementedError  # NumericUniverse.opportunity_fields
 
     def own(self, i: int, kind: FigureKind) -> list[SourceField]:
         raise NotImplementedError  # NumericUniverse.own
@@ -117,7 +123,7 @@ class Derivations:
         out: list[tuple[str, float, str]] = []
         if kind is USD:
             counts = [c for c in self.own(i, FigureKind.COUNT) if c.magnitude > 0]
-            out = _usd_derivations(usd, counts)
+            out = _usd_derivations(usd, counts) + self.portfolio_sums()
         else:
             rates = self.own(i, FigureKind.PERCENT) + self.portfolio.get(FigureKind.PERCENT, [])
             rates = [r for r in rates if r.unit in _RATE_UNITS]
@@ -129,6 +135,36 @@ class Derivations:
             for path, v, role in out
             if math.isfinite(v) and (v != 0 or role == Role.PROJECTED.value)
         ]  # a zero is a derivation only as a projected outcome: loss + impact = break-even
+
+    def portfolio_sums(self) -> list[tuple[str, float, str]]:
+        """The portfolio's loss and projected outcome: each annual loss or projected-outcome
+        key summed over every opportunity that has it (two at least), with that key's role
+        ("three cohorts carry $18.3M of annual leakage"). The impacts' sum is the total field
+        the map states. Built once, linear in the map.
+
+        >>> from pe_eval_core.memo.source_numbers import NumericUniverse
+        >>> u = NumericUniverse.build({"portco_id": "X", "opportunities": [
+        ...     {"id": "a", "outcome_total_usd_annual": -2e6},
+        ...     {"id": "b", "outcome_total_usd_annual": -3e6}]})
+        >>> u.portfolio_sums()
+        [('sum(opportunities[*].outcome_total_usd_annual)', -5000000.0, 'loss')]
+        """
+        if self._sums is None:
+            by_key: dict[str, list[float]] = {}
+            roles: dict[str, Role] = {}
+            for j in range(len(self._source.opportunities)):
+                for f in self.opportunity_fields(j):
+                    role = _role(f)
+                    if f.kind is USD and role in _SUMMED and _annual(f) and _aggregate(f):
+                        tail = _tail(f)
+                        by_key.setdefault(tail, []).append(f.value)
+                        roles[tail] = role
+            self._sums = [
+                (f"sum(opportunities[*].{key})", math.fsum(values), roles[key].value)
+                for key, values in by_key.items()
+                if len(values) > 1
+            ]
+        return self._sums
 
     def cross_sum(
         self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
