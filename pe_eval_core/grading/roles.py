@@ -21,7 +21,9 @@ written by the producer, ``IDENTIFIER``) are not data.
 >>> claim_of(text, 20, 22), claim_of(text, 51, 55)
 (<Role.LOSS: 'loss'>, <Role.IMPACT: 'impact'>)
 >>> accepts(Role.LOSS, Role.PROJECTED), accepts(Role.IMPACT, Role.TOTAL)
-(False, True)
+(False, False)
+>>> accepts(Role.TOTAL, Role.IMPACT)
+True
 >>> accepts(Role.ANY, Role.PROSE)
 False
 """
@@ -90,15 +92,17 @@ ACCEPTS: Mapping[Role, frozenset[Role]] = {
     Role.ANY: _DATA,
     Role.LOSS: frozenset({Role.LOSS, Role.ANY}),
     Role.PROJECTED: frozenset({Role.PROJECTED, Role.ANY}),
-    Role.IMPACT: frozenset({Role.IMPACT, Role.TOTAL, Role.ANY}),
+    Role.IMPACT: frozenset({Role.IMPACT, Role.ANY}),
     Role.TOTAL: frozenset({Role.TOTAL, Role.IMPACT, Role.ANY}),
     Role.BASELINE: frozenset({Role.BASELINE, Role.ANY}),
     Role.PER_UNIT: frozenset({Role.PER_UNIT, Role.ANY}),
     Role.COST: frozenset({Role.COST, Role.ANY}),
 }
 """Which field roles ground a figure of each claimed role (a claim not listed accepts its own
-role and unknown fields). A total and one opportunity's impact are the same quantity for a
-one-opportunity map, so each accepts the other."""
+role and unknown fields). One cohort's impact is not the portfolio total ("the fix recovers
+$1.4B" where only the total is 1.4B states the wrong quantity); a figure worded as the total
+may be an impact (a one-opportunity map). A grader upgrades an impact claim to ``TOTAL`` where
+the wording speaks of the whole programme, or the map has one opportunity."""
 
 
 def accepts(claim: Role, field_role: Role) -> bool:
@@ -208,7 +212,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         Role.PROJECTED,
         after=r"(?:of\s+)?(?:projected|residual|remaining|post-action|expected)\s+(?:annual\s+)?"
         r"(?:outcome|loss(?:es)?|result)\b",
-        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)|"
+        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)"
+        r"(?:(?:\s+[\w-]+){0,4}?\s*:)?|"  # a label: "Projected outcome after the fix:"
         r"(?:action|change|reroute|fix)\s+projects|"
         r"residual(?:\s+loss)?|remaining\s+loss|"
         r"(?<!up\s)(?<!close\s)(?<!equal\s)(?<!amounts\s)(?<!comes\s)(?<!add\s)(?<!adds\s)"
@@ -267,7 +272,7 @@ among ``before`` cues, then ``after`` cues; see ``claim_of``)."""
 _CLAUSE_END = re.compile(r"[.;!?\n\u2014()]|\s-\s|,\s(?:and|but|while|with|which)\b")
 _MARKUP = str.maketrans("*_`", "   ")
 _WINDOW = 80
-_LABEL_WORDS = 4
+_LABEL_WORDS = 5
 """A colon ends the clause unless what precedes it is a label of this many words or fewer
 ("Annual loss: -$6.22M")."""
 

@@ -55,6 +55,7 @@ def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
 
 _OF_LOSS_AFTER = re.compile(
     r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
+        (?!(?:EBITDA|total|programme|program|portfolio|baseline)\b)  # "48% of EBITDA in losses"
         (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -82,6 +83,13 @@ _BRACKETED_AFTER_USD = re.compile(
 $2.1M of the $3.3M annual loss (65%)"."""
 # "in six of eight quarters (75%)": a percent in brackets after a quarters count is k / m
 _BRACKETED_AFTER_QUARTERS = re.compile(r"(?i)\bquarters?[ \t]*\($")
+_WHOLE = re.compile(
+    r"(?i)\b(?:totals?|together|combined|overall|altogether|in[ \t]+all|across|programme|program"
+    r"|portfolio|book-wide|entire|whole|identified|headline|sum|all[ \t]+(?:the[ \t]+)?(?:[\w-]+"
+    r"[ \t]+)?(?:cohorts|opportunities|segments|fixes|actions))\b"
+)
+"""A sentence about the whole programme: an impact figure in it may be the total."""
+_OF_THE_TIME = re.compile(r"(?i)[ \t]+of[ \t]+the[ \t]+time\b")
 _BOUND = re.compile(
     r"(?i)\b(?:(?P<up>more[ \t]+than|over|above|at[ \t]+least|upwards[ \t]+of|in[ \t]+excess"
     r"[ \t]+of|better[ \t]+than)|(?P<down>less[ \t]+than|under|below|at[ \t]+most|fewer"
@@ -144,23 +152,52 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     for j, f in enumerate(figures):
         if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
             continue
-        if f.kind is FigureKind.USD:
-            claim = claim_of(text, f.start, f.end)
-            if claim.value != "any":
-                if out is figures:
-                    out = list(figures)
-                out[j] = f = replace(f, claim=claim.value)
-        roles = _licensing(text, f, sentences)
-        if sentences.says(_SUM_WORDS, f.start, f.end):
-            roles.append("sum")
-        if sentences.says(_PORTFOLIO_SCOPE, f.start, f.end):
-            roles.append("across")
-        if roles:
+        g = _in_context(text, f, sentences)
+        if g is not f:
             if out is figures:
                 out = list(figures)
-            out[j] = f = replace(f, role=" ".join([f.role, *roles]).strip())
-            out[j] = _bounded(text, f)
+            out[j] = g
     return out
+
+
+def _in_context(text: str, f: Figure, sentences: _Sentences) -> Figure:
+    """One USD or percent figure with the claim and roles its wording gives it."""
+    if f.kind is FigureKind.USD:
+        claim = claim_of(text, f.start, f.end).value
+        if claim == "impact" and sentences.says(_WHOLE, f.start, f.end):
+            claim = "total"  # "the fixes recover $15.0M in all"
+        if claim != "any":
+            f = replace(f, claim=claim)
+    roles = _licensing(text, f, sentences)
+    if sentences.says(_SUM_WORDS, f.start, f.end):
+        roles.append("sum")
+    if sentences.says(_PORTFOLIO_SCOPE, f.start, f.end):
+        roles.append("across")
+    if f.kind is FigureKind.USD and _aside(text, f):
+        roles.append("aside")
+    if not roles:
+        return f
+    return _bounded(text, replace(f, role=" ".join([f.role, *roles]).strip()))
+
+
+_NAMED_BEFORE = re.compile(
+    r"(?i)\b(?:EBITDA|baseline|base|total|programme|program|portfolio|opportunity|impact|"
+    r"recovery|uplift|upside|headline|book)[ \t]$"
+)
+"""Nouns of a positive quantity an amount in brackets may restate ("EBITDA ($14.5M)")."""
+
+
+def _aside(text: str, f: Figure) -> bool:
+    """An amount in brackets right after the noun of a positive quantity, with no minus of its
+    own: "EBITDA ($14.5M)" restates what it follows; elsewhere brackets are an accounting
+    negative ("earns ($8.9M)", "| ($267,706) |", "Annual outcome: ($267,706)")."""
+    raw = f.raw
+    return (
+        raw[:1] == "("
+        and f.negative
+        and not any(c in raw for c in "-\u2212\u2013")
+        and _NAMED_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+    )
 
 
 def _bounded(text: str, f: Figure) -> Figure:
@@ -199,6 +236,8 @@ def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
         return ["of_quarters"]
     if percent and _BRACKETED_AFTER_QUARTERS.search(text, max(0, f.start - 12), f.start):
         return ["of_quarters"]
+    if percent and _OF_THE_TIME.match(text, f.end) is not None:
+        return ["of_quarters"]  # "75% of the time": the share of the quarters observed
     if percent and (base := _of_stated(text, f.end)) is not None:
         return [f"of_usd={base:g}"]
     if percent and _OF_TOTAL.match(text, f.end) is not None:

@@ -123,7 +123,7 @@ class Derivations:
         out: list[tuple[str, float, str]] = []
         if kind is USD:
             counts = [c for c in self.own(i, FigureKind.COUNT) if c.magnitude > 0]
-            out = _usd_derivations(usd, counts) + self.portfolio_sums()
+            out = _usd_derivations(usd, counts) + self.portfolio_sums() + _pro_forma(usd)
         else:
             rates = self.own(i, FigureKind.PERCENT) + self.portfolio.get(FigureKind.PERCENT, [])
             rates = [r for r in rates if r.unit in _RATE_UNITS]
@@ -350,6 +350,14 @@ def _usd_derivations(
                 if gap is not None:
                     out.append((f"{x.path} - {y.path}", x.value - y.value, gap.value))
     return out
+
+
+def _pro_forma(usd: list[SourceField]) -> list[tuple[str, float, str]]:
+    """EBITDA after the action: the baseline plus an impact or the total ("lifts EBITDA from
+    $2.87B to $3.98B"); of no single role (a figure of any claim may state it)."""
+    bases = [b for b in usd if _role(b) is Role.BASELINE and not b.unit.startswith("derived")]
+    adds = [a for a in usd if _role(a) in (Role.IMPACT, Role.TOTAL) and a.value > 0]
+    return [(f"{b.path} + {a.path}", b.value + a.value, "") for b in bases for a in adds]
 
 
 _SUMS: dict[frozenset[Role], Role] = {

@@ -24,6 +24,7 @@ over magnitudes sorted once per kind: a figure costs O(log n), never a scan of t
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import chain
 from typing import Any
 
@@ -352,6 +353,8 @@ class NumericUniverse(Derivations):
         lo, hi = tolerance_window(fig, config)
         if fig.kind is QUARTERS and fig.role in _QUARTER_ROLES:
             return self._match_role(fig, opp, config, (lo, hi))
+        if fig.claim == Role.IMPACT.value and len(self._source.opportunities) == 1:
+            fig = replace(fig, claim=Role.TOTAL.value)  # one cohort: its impact is the total
         kind, mag = fig.kind, abs(fig.value)
         sign = _sign(fig)
         claim = _claim(fig)
@@ -420,6 +423,8 @@ class NumericUniverse(Derivations):
                 ),
                 None,
             )
+        if wrong_sign is not None and "aside" in fig.role and wrong_sign.opp in (None, opp):
+            return FigureMatch("grounded", wrong_sign)  # "EBITDA ($14.5M)": an aside, unsigned
         if wrong_sign is not None:
             return FigureMatch("sign", wrong_sign)
         expected = self._claimed(fig, opp, claim)

@@ -286,3 +286,44 @@ def test_a_header_that_disagrees_with_its_source(tmp_path):
     verdict = memo_verdict(ev)
     assert not verdict.ready
     assert any("EBITDA baseline" in issue for issue in verdict.issues), verdict.issues
+
+
+@pytest.mark.parametrize(
+    ("portco", "text", "raw", "expected"),
+    [
+        ("MortgageCo", "The fix recovers $1.11B a year.", "$1.11B", []),
+        ("MortgageCo", "The fix recovers $1.4B a year.", "$1.4B", ["wrong_quantity"]),  # the total
+        ("MortgageCo", "Together the four fixes recover $1.4B a year.", "$1.4B", []),
+        ("MortgageCo", "Across the programme we recover $1.4B.", "$1.4B", []),
+    ],
+)
+def test_one_cohort_impact_is_not_the_portfolio_total(tmp_path, portco, text, raw, expected):
+    assert kinds(grade(tmp_path, portco, text), raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("portco", "text", "raw", "expected"),
+    [
+        ("MortgageCo", "It would lift EBITDA from $2.87B to $3.98B.", "$3.98B", []),  # + impact
+        (
+            "MortgageCo",
+            "It would lift EBITDA from $2.87B to $4.98B.",
+            "$4.98B",
+            ["ungrounded_figure"],
+        ),
+        ("MortgageCo", "The cohort represents 48% of EBITDA in losses.", "48%", []),  # not of_loss
+        ("DCMortgage", "The programme exceeds EBITDA ($14.5M).", "($14.5M)", []),  # an aside
+        ("MortgageCo", "The cohort earns ($1.39B) a year.", "($1.39B)", []),  # accounting negative
+        ("HMDA_GA", "Projected outcome after the fix: -$9.9M.", "-$9.9M", []),
+        ("HMDA_GA", "Projected outcome after the fix: -$38.4M.", "-$38.4M", ["wrong_quantity"]),
+        ("UILender", "Loss-making in 6 of the 8 quarters, 75% of the time.", "75%", []),
+        (
+            "UILender",
+            "Loss-making in 6 of the 8 quarters, 65% of the time.",
+            "65%",
+            ["ungrounded_figure"],
+        ),
+    ],
+)
+def test_more_wording_from_the_second_probe(tmp_path, portco, text, raw, expected):
+    assert kinds(grade(tmp_path, portco, text), raw) == expected
