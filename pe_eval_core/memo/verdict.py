@@ -56,6 +56,7 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
     FindingKind.WRONG_QUANTITY: "Figure of another quantity",
     FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
+    FindingKind.HEADER_MISMATCH: "Memo header disagrees with the source",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -64,9 +65,10 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
-ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER})
+ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER, FindingKind.HEADER_MISMATCH})
 """Findings that keep a memo from circulating whatever the thresholds: an empty template slot
-(``the action — __ —``) scores in no dimension, but no reader should receive it."""
+(``the action — __ —``) or a header figure that disagrees with the source (the EBITDA
+baseline) scores in no dimension, but no reader should receive it."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
@@ -266,6 +268,8 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
     if kind is FindingKind.EMPTY_PLACEHOLDER:
         where = f" ({f.field})" if f.field else ""
         return f"{opp}{where} has an empty value where the prose expects one: '{f.raw}'."
+    if kind is FindingKind.HEADER_MISMATCH or kind is FindingKind.HEADLINE_MISMATCH:
+        return _header_sentence(f, label)
     if kind is FindingKind.SIGN_MISMATCH:
         return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.MISATTRIBUTED_FIGURE:
@@ -278,18 +282,21 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
         return f"'{f.raw}' in {opp} belongs to {other}, not {opp}."
     if kind is FindingKind.DROPPED_OPPORTUNITY:
         return f"{opp} is in the source but the memo leaves it out."
-    if kind is FindingKind.HEADLINE_MISMATCH:
-        path = f.nearest_path or ""
-        if ".json:" in path:
-            sibling = path.split(":", 1)[0]
-            return (
-                f"The headline {f.raw} disagrees with the other memo {sibling}, "
-                f"which states {_value('$', f.nearest_value)}."
-            )
-        return (
-            f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
-        )
     return f.message
+
+
+def _header_sentence(f: Finding, label: str) -> str:
+    """A memo-level figure (the headline, a restated header field) that disagrees."""
+    if f.kind is FindingKind.HEADER_MISMATCH:
+        return f"The memo's {label} is {f.raw}; its source states {_value('$', f.nearest_value)}."
+    path = f.nearest_path or ""
+    if ".json:" in path:
+        sibling = path.split(":", 1)[0]
+        return (
+            f"The headline {f.raw} disagrees with the other memo {sibling}, "
+            f"which states {_value('$', f.nearest_value)}."
+        )
+    return f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
