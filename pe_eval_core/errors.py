@@ -52,6 +52,8 @@ The hierarchy::
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
         ├── KindMismatchError           comparing a memo run with a scenario run
+        ├── UnlikeRunsError             comparing scenario runs made with different setups
+        ├── PriceFileError              the $PE_EVAL_PRICES price file
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
@@ -94,6 +96,8 @@ INPUT_LABELS: dict[str, str] = {
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
     "document": "document file",
     "document_kind": "document kind",
+    "as_of": "analysis date",
+    "allow_unlike": "comparison of runs made with different setups",
     "timeout": "call timeout",
     "max_cost": "cost limit",
 }
@@ -479,6 +483,28 @@ class AllowedRootError(PeEvalError):
 
 
 # --- run history, comparison and the gate --------------------------------------------------
+
+
+class PriceFileError(PeEvalError):
+    diagnosis = "The price file cannot be read as prices in USD per million tokens"
+    fix = (
+        'Fix the file the message names ({"models": {"<model id>": {"input": 2, "output": '
+        "10}}}), or unset PE_EVAL_PRICES to use the built-in prices."
+    )
+
+
+class UnlikeRunsError(PeEvalError):
+    """Scenario runs made with different setups (their manifests differ), not compared."""
+
+    diagnosis = (
+        "The runs were made with different setups, so their differences are not the effect "
+        "of one change"
+    )
+    fix = (
+        "Compare runs made with the same setup (the history lists runs by skill and model), "
+        "or ask for the comparison anyway: it then says first what differs."
+    )
+    input = "allow_unlike"
 
 
 class KindMismatchError(PeEvalError):

@@ -286,10 +286,12 @@ class PeEvalTools:
         if judge_verdicts_path:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
-            verdicts = self._confine(str(beside), "judge_verdicts")
+            self._confine(str(beside), "judge_verdicts")  # read by the policy: confined too
+        target = RecordedTarget(responses)
         options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
-        # without recorded verdicts, cached verdicts are used and others are judge errors
+        # the verdicts saved with the responses, then those beside the scenarios for the
+        # responses they were recorded for; cached verdicts, else judge errors, for the rest
         judge = choose_judge(
             scenarios_path=scenarios,
             verdicts=verdicts,
@@ -297,11 +299,12 @@ class PeEvalTools:
             cache=self.judge_cache,
             allow_live=False,
             options=options,
+            target=target,
         )
         loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
             loaded,
-            RecordedTarget(responses),
+            target,
             judge=judge,
             options=options,
             scenarios_path=scenarios,

@@ -46,6 +46,8 @@ CLI_FLAGS: dict[str, str] = {
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
     "document": "PATH",
     "document_kind": "--kind",
+    "as_of": "--as-of",
+    "allow_unlike": "--allow-unlike",
     "timeout": "--timeout / --judge-timeout",
     "max_cost": "--max-cost",
 }

@@ -52,7 +52,7 @@ def _filing_path(path: Path, data: dict[str, Any], given: Path | None) -> Path:
             f"{path.name}: the filing named in source_url is neither beside the document nor "
             "in ../inputs beside its folder",
             fix="Put the filing (the 10-K HTML) beside the document or in ../inputs, or name "
-            "it with --source.",
+            "it as the document's source.",
         )
     return found
 

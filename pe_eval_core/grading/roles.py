@@ -21,7 +21,9 @@ written by the producer, ``IDENTIFIER``) are not data.
 >>> claim_of(text, 20, 22), claim_of(text, 51, 55)
 (<Role.LOSS: 'loss'>, <Role.IMPACT: 'impact'>)
 >>> accepts(Role.LOSS, Role.PROJECTED), accepts(Role.IMPACT, Role.TOTAL)
-(False, True)
+(False, False)
+>>> accepts(Role.TOTAL, Role.IMPACT)
+True
 >>> accepts(Role.ANY, Role.PROSE)
 False
 """
@@ -101,7 +103,7 @@ ACCEPTS: Mapping[Role, frozenset[Role]] = {
     Role.ANY: _DATA,
     Role.LOSS: frozenset({Role.LOSS, Role.ANY}),
     Role.PROJECTED: frozenset({Role.PROJECTED, Role.ANY}),
-    Role.IMPACT: frozenset({Role.IMPACT, Role.TOTAL, Role.ANY}),
+    Role.IMPACT: frozenset({Role.IMPACT, Role.ANY}),
     Role.TOTAL: frozenset({Role.TOTAL, Role.IMPACT, Role.ANY}),
     Role.BASELINE: frozenset({Role.BASELINE, Role.ANY}),
     Role.PER_UNIT: frozenset({Role.PER_UNIT, Role.ANY}),
@@ -111,8 +113,10 @@ ACCEPTS: Mapping[Role, frozenset[Role]] = {
     ),
 }
 """Which field roles ground a figure of each claimed role (a claim not listed accepts its own
-role and unknown fields). A total and one opportunity's impact are the same quantity for a
-one-opportunity map, so each accepts the other."""
+role and unknown fields). One cohort's impact is not the portfolio total ("the fix recovers
+$1.4B" where only the total is 1.4B states the wrong quantity); a figure worded as the total
+may be an impact (a one-opportunity map). A grader upgrades an impact claim to ``TOTAL`` where
+the wording speaks of the whole programme, or the map has one opportunity."""
 
 
 def accepts(claim: Role, field_role: Role) -> bool:
@@ -222,7 +226,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         Role.PROJECTED,
         after=r"(?:of\s+)?(?:projected|residual|remaining|post-action|expected)\s+(?:annual\s+)?"
         r"(?:outcome|loss(?:es)?|result)\b",
-        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)|"
+        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)"
+        r"(?:(?:\s+[\w-]+){0,4}?\s*:)?|"  # a label: "Projected outcome after the fix:"
         r"(?:action|change|reroute|fix)\s+projects|"
         r"residual(?:\s+loss)?|remaining\s+loss|"
         r"(?<!up\s)(?<!close\s)(?<!equal\s)(?<!amounts\s)(?<!comes\s)(?<!add\s)(?<!adds\s)"
@@ -232,7 +237,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
     Cue(
         Role.BASELINE,
         after=r"(?:of\s+)?(?:EBITDA\s+)?(?:baseline|base)\b|EBITDA\s+(?:baseline|base)\b",
-        before=r"(?:EBITDA(?:\s+(?:baseline|base))?|baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
+        before=r"(?:(?<!\bon\s)(?<!\bto\s)(?<!\bin\s)EBITDA(?:\s+(?:baseline|base))?|"
+        r"baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
         r"=|stands\s+at|sits\s+at|runs\s+at)?\s*" + _HEDGE,
     ),
     Cue(
@@ -248,8 +254,10 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"current|today's|ongoing|cohort|net|structural|recurring|credit)\s+)*"
         + _LOSS_WORDS
         + r"\b",
-        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)(?:\s+annuali[sz]ed)?\s+"
-        r"outcome|outcome\s+today)"
+        before=r"(?:(?:"
+        + _LOSS_WORDS
+        + r"|(?:current|today's|annual|total|observed)(?:\s+annuali[sz]ed)?"
+        r"\s+outcome|outcome\s+today)"
         r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
         r"draining|costs?\s+us|continues\s+producing|producing))\s*" + _HEDGE,
@@ -260,9 +268,9 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"recoverable|run-rate)\s+)*(?:impact|uplift|upside|improvement|recovery|savings?|benefit|"
         r"gain|value\s+creation)\b",
         before=r"(?:recover(?:s|ing|ed)?|captur(?:e|es|ing|ed)|sav(?:e|es|ing|ed)|unlock(?:s|ing|ed)?"
-        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)\s+"
-        r"(?:of|is|at|:|worth)|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+(?:\w+\s+){0,2}?by)\s+"
-        + _HEDGE,
+        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)"
+        r"(?:\s*:|\s+(?:of|is|at|worth))?|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+"
+        r"(?:\w+\s+){0,2}?by)\s+" + _HEDGE,
     ),
     Cue(
         Role.TOTAL,
@@ -278,7 +286,7 @@ among ``before`` cues, then ``after`` cues; see ``claim_of``)."""
 _CLAUSE_END = re.compile(r"[.;!?\n\u2014()]|\s-\s|,\s(?:and|but|while|with|which)\b")
 _MARKUP = str.maketrans("*_`", "   ")
 _WINDOW = 80
-_LABEL_WORDS = 4
+_LABEL_WORDS = 5
 """A colon ends the clause unless what precedes it is a label of this many words or fewer
 ("Annual loss: -$6.22M")."""
 

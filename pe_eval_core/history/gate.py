@@ -216,6 +216,9 @@ class GateRequest(BaseModel):
     """Tier (or ``overall``) -> minimum pass rate."""
     baseline: str | None = None
     """A recorded run: any scenario that passed there and fails now fails the gate."""
+    allow_unlike: bool = False
+    """Check against a baseline made with another setup (its manifest differs) instead of
+    refusing it (the check's detail then says first what differs)."""
     on: PassRateBound = "rate"
     """Compare ``min_pass_rate`` with the rate, or with its 95% interval's lower bound."""
     confirm: bool = False
