@@ -23,7 +23,7 @@ from pathlib import Path
 from pe_eval_core.db.location import sqlite_error
 from pe_eval_core.errors import HistoryError, HistorySchemaTooNewError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this code writes (:mod:`.schema` migrates older databases to it)."""
 
 SCHEMA_TABLE = "pe_eval_schema"
@@ -95,12 +95,16 @@ FRESH_SQLITE_DDL: tuple[str, ...] = (
         "\tconfig_digest TEXT, \n"
         "\tgrading_key TEXT, \n"
         "\tdetail_sha256 TEXT, \n"
+        "\tskill_path TEXT, \n"
+        "\tskill_sha256 TEXT, \n"
+        "\tidentity TEXT, \n"
         "\tUNIQUE (uid)\n"
         ")"
     ),
     "CREATE INDEX runs_created ON runs (created_at, id)",
     "CREATE INDEX runs_detail_blob ON runs (detail_sha256)",
     "CREATE UNIQUE INDEX runs_grading_key ON runs (grading_key)",
+    "CREATE INDEX runs_identity ON runs (identity, id)",
     "CREATE INDEX runs_kind_created ON runs (kind, created_at)",
     "CREATE INDEX runs_memo_pair ON runs (portco_id, audience, created_at)",
     "CREATE INDEX runs_memo_path ON runs (memo_path, created_at)",

@@ -56,6 +56,9 @@ SUMMARY_COLUMNS = (
     "cost_usd",
     "note",
     "config_digest",
+    "skill_path",
+    "skill_sha256",
+    "identity",
 )
 """The ``runs`` columns a summary fills (``RunSummary``'s fields but ``id``, ``scores`` and
 ``infra_error``; a test keeps the two lists equal)."""

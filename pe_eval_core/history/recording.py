@@ -2,8 +2,8 @@
 
 Memo gradings bound for a SQLite file are written with the standard library's ``sqlite3``
 (``pe_eval_core.db.lite``, the same schema and rows): the memo command records one run, and
-SQLAlchemy alone would cost it more CPU than the grading. Scenario runs, PostgreSQL, and a
-SQLite file that needs a migration go through the full store (``RunStore``).
+SQLAlchemy alone would cost it more CPU than the grading. Scenario runs, other documents,
+PostgreSQL, and a SQLite file that needs a migration go through the full store (``RunStore``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pe_eval_core.errors import HistoryError, PeEvalError
 
 if TYPE_CHECKING:
+    from pe_eval_core.documents.results import DocumentEvaluation
     from pe_eval_core.history.memo_rows import MemoRows
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
@@ -24,19 +25,25 @@ if TYPE_CHECKING:
 NO_HISTORY_ENV = "PE_EVAL_NO_HISTORY"
 
 
-def _is_memo(result: MemoEvaluation | ScenarioRun) -> bool:
-    """True for a memo evaluation, False for a scenario run, told apart by their classes.
+def _kind(result: MemoEvaluation | DocumentEvaluation | ScenarioRun) -> str:
+    """``memo``, ``document`` or ``scenarios``: what ``result`` is, told apart by its class.
 
     The classes are looked up among the loaded modules: an instance exists only if its module
     was imported, and importing the other domain here would slow every command that records.
     """
     scenarios = sys.modules.get("pe_eval_core.scenarios.models")
     if scenarios is not None and isinstance(result, scenarios.ScenarioRun):
-        return False
+        return "scenarios"
     memo = sys.modules.get("pe_eval_core.memo.result")
     if memo is not None and isinstance(result, memo.MemoEvaluation):
-        return True
-    raise TypeError(f"cannot record {type(result).__name__}: not a MemoEvaluation or ScenarioRun")
+        return "memo"
+    documents = sys.modules.get("pe_eval_core.documents.results")
+    if documents is not None and isinstance(result, documents.DocumentEvaluation):
+        return "document"
+    raise TypeError(
+        f"cannot record {type(result).__name__}: not a MemoEvaluation, DocumentEvaluation "
+        "or ScenarioRun"
+    )
 
 
 def record_memos(
@@ -87,9 +94,13 @@ def _recording_off() -> bool:
 
 
 def record_or_warn(
-    result: MemoEvaluation | ScenarioRun, *, origin: str, db: str | os.PathLike[str] | None = None
+    result: MemoEvaluation | DocumentEvaluation | ScenarioRun,
+    *,
+    origin: str,
+    db: str | os.PathLike[str] | None = None,
 ) -> int | None:
-    """Record a ``MemoEvaluation`` or ``ScenarioRun`` without ever failing the caller.
+    """Record a ``MemoEvaluation``, ``DocumentEvaluation`` or ``ScenarioRun`` without ever
+    failing the caller.
 
     For surfaces whose job is the evaluation itself: a history problem becomes a one-line
     warning on stderr and ``None``. ``PE_EVAL_NO_HISTORY=1`` turns recording off. ``db`` is a
@@ -97,12 +108,16 @@ def record_or_warn(
     """
     if _recording_off():
         return None
-    memo = _is_memo(result)
+    kind = _kind(result)
     try:
-        if memo:
+        if kind == "memo":
             return record_memos([result], origin=origin, db=db)[0]  # type: ignore[list-item]
         from pe_eval_core.history.store import RunStore  # the store imports this module
 
+        if kind == "document":
+            from pe_eval_core.history.document_records import document_record
+
+            return RunStore(db).record(document_record(result, origin=origin))  # type: ignore[arg-type]
         return RunStore(db).record_scenario_run(result, origin=origin)  # type: ignore[arg-type]
     except (PeEvalError, OSError, sqlite3.Error) as exc:
         print(f"warning: run not recorded in history: {exc}", file=sys.stderr)

@@ -7,7 +7,6 @@ ever prints text, never builds markup from input.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import re
 from collections.abc import Callable, Sequence
@@ -15,20 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import (
-    BytecodeCache,
-    Environment,
-    FileSystemBytecodeCache,
-    PackageLoader,
-    StrictUndefined,
-)
-from jinja2.bccache import Bucket
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pe_eval_core.grading.scorecard import template_environment
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.memo.verdict import KIND_LABELS, VerdictThresholds, memo_verdict
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,43 +193,8 @@ def _int(value: int) -> str:
     return str(value) if type(value) is int else str(escape(value))
 
 
-class _QuietBytecodeCache(FileSystemBytecodeCache):
-    """jinja2's own bytecode cache (its per-user folder under the temp directory, created
-    private and checked to be the user's), where a cache that cannot be read or written is
-    simply not used: the template is compiled as without one."""
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().load_bytecode(bucket)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
-def _bytecode_cache() -> BytecodeCache | None:
-    """Compiling the scorecard template costs a one-memo command about 10 ms of CPU each run;
-    loading it compiled costs about 1 ms. Keyed by the template's source and the Python
-    version (jinja2's buckets), so an edited template or another interpreter recompiles."""
-    try:
-        return _QuietBytecodeCache()
-    except (OSError, RuntimeError):  # no usable temp folder: compile every time
-        return None
-
-
-@lru_cache(maxsize=1)
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("pe_eval_core.memo", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=_bytecode_cache(),
-    )
-    env.filters["pct"] = fmt_pct
-    env.filters["usd"] = fmt_usd
-    return env
+    return template_environment("pe_eval_core.memo")
 
 
 def render_scorecard_html(

@@ -358,14 +358,19 @@ def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_
     first = at.session_state[SN.HISTORY_ID]
     at.button(key=SN.RUN).click().run()
     assert "No regression vs baseline" in texts(at.success)
-    assert "previous run on this target" in texts(at.success)
-    # Judge off loses the judge's paraphrases: regressions against the first run, pinned.
+    assert "previous run with the same setup" in texts(at.success)
+    # Pinned, the first run is the baseline of a run made the same way ...
     RunStore(_isolated_home / "history.sqlite").pin_baseline(first)
+    at.button(key=SN.RUN).click().run()
+    assert "pinned baseline" in texts(at.success) and f"run={first}" in texts(at.success)
+    # ... but judge off is another setup (it loses the judge's paraphrases): the pinned run
+    # is not used as its baseline, and the page says why instead of listing "regressions".
     at.toggle(key=SN.JUDGE).set_value(False).run()
     at.button(key=SN.RUN).click().run()
-    verdict = texts(at.error)
-    assert "vs baseline" in verdict and "regression" in verdict
-    assert "pinned baseline" in verdict and f"run={first}" in verdict
+    assert "vs baseline" not in texts(at.error)
+    warning = texts(at.warning)
+    assert f"The pinned baseline, run #{first}, was not used" in warning
+    assert "Not like for like: judge recorded:claude-sonnet-4-5 vs none" in warning
 
 
 # --- 4. the agent's response, sanitised -----------------------------------------------------

@@ -20,6 +20,7 @@ from pe_eval_core.history.compare import (
     ScenarioChange,
     ScenarioComparison,
     compare_runs,
+    not_like_for_like,
     render_comparison_markdown,
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
@@ -333,7 +334,9 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
         st.info("Pick two different runs.")
         return
     with guarded(stop=False):
-        cmp = compare_runs(store, a, b)
+        # both runs picked by hand: compared even when made with different setups, and
+        # the comparison says so first
+        cmp = compare_runs(store, a, b, allow_unlike=True)
         if isinstance(cmp, ScenarioComparison):
             render_scenario_comparison(cmp)
         else:
@@ -349,6 +352,9 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
 
 
 def render_scenario_comparison(cmp: ScenarioComparison) -> None:
+    lead = not_like_for_like(cmp)
+    if lead:
+        st.warning(md_escape(lead), icon=":material/warning:")
     cols = st.columns(5)
     for col, (label, n) in zip(
         cols,

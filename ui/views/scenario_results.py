@@ -279,10 +279,15 @@ def render_results(
 
 
 def render_verdict(history_id: int) -> None:
-    """The scenario verdict vs the pinned baseline (else the previous run on this target), as
-    the core words it (``history.compare.scenario_verdict``); nothing when there is none."""
+    """The scenario verdict vs the like-for-like baseline the core chooses (the pinned one when
+    made with the same setup, else the previous run with the same setup), as the core words
+    it (``history.compare.scenario_verdict``); a skipped pinned baseline says why."""
     verdict = data.scenario_verdict(history_id)
     if verdict is None:
+        return
+    if verdict["skipped"]:
+        st.warning(md_escape(verdict["skipped"]), icon=":material/compare_arrows:")
+    if verdict["baseline"] is None:
         return
     box = st.error if verdict["regressions"] else st.success
     box(

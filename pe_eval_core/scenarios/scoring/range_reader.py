@@ -33,13 +33,19 @@ Decision rules (each is a row of ``tests/scenarios/test_range_reader.py``):
    a percent (``15%``, ``15 percent``) is also read /100 and a bare number of magnitude at
    most 1 (``0.15``) also x100, so one rate in either form matches a fraction range
    (``[0.1, 0.2]``) or a percentage-point range (``[10, 20]``).
-6. **Separators.** A thin space U+2009, narrow no-break space U+202F or no-break space
+6. **Brackets.** Parentheses around a figure (``($920)``, ``(1,200)``) make it negative
+   only in an accounting context (``accounting_brackets``): alone in a markdown table cell
+   (``| Refunds | ($920) |``), alone after a label (``Net change: ($920)``, ``Refunds
+   ($920)`` after a tab or two spaces, a line of leader dots), or alone on its line. In
+   running prose brackets are an aside: "we refunded the duplicate ($920) on Friday" states
+   +920. ``$(920)``, brackets inside the currency, is accounting notation wherever it is.
+7. **Separators.** A thin space U+2009, narrow no-break space U+202F or no-break space
    U+00A0 between exact thousands groups is a thousands separator (``4\u2009820`` = 4820).
-7. **Number words.** ``zero`` to ``twenty`` (whole words, not hyphenated: ``twenty-one`` and
+8. **Number words.** ``zero`` to ``twenty`` (whole words, not hyphenated: ``twenty-one`` and
    ``one-time`` are not read), ``none``, and ``no`` as a quantifier (followed by a word, not
    ``no more/less/fewer/longer/later/sooner/further/doubt/matter/way``) are numbers: "No
    fraud cases" is 0 and satisfies ``[0, 0]``.
-8. **Never quantities.** Rejected with their reason, whatever the range:
+9. **Never quantities.** Rejected with their reason, whatever the range:
 
    * ``year``: a bare integer 1900-2100 (no currency, sign, separator, decimals or percent),
      unless the next word is a count noun (``2026 customers``);
@@ -67,7 +73,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import NamedTuple, Protocol
 
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, iter_number_spans
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, iter_number_spans
 
 __all__ = [
     "Kind",
@@ -77,12 +83,14 @@ __all__ = [
     "RangeRead",
     "Reading",
     "Reason",
+    "accounting_brackets",
     "is_cents_field",
     "is_rate_field",
     "is_signed_field",
     "judge",
     "nearest",
     "normalize_separators",
+    "prose_value",
     "range_satisfied",
     "read_numbers",
     "read_range",
@@ -359,6 +367,53 @@ def _phone_spans(text: str) -> list[tuple[int, int]]:
     return [p.span() for p in _PHONE.finditer(text)]
 
 
+_LABEL_BEFORE = re.compile(r"(?:[:=]|\t| {2,}|\.{3,}|…)[ \t*_]*$")
+_ALONE_AFTER = re.compile(r"[ \t*_]*[.;,]?[ \t*_]*$")
+
+
+def accounting_brackets(text: str, start: int, end: int) -> bool:
+    """Whether the bracketed figure ``text[start:end]`` (``(920)``, ``($920)``) stands in an
+    accounting context (rule 6): alone in a table cell, alone after a label, alone on its
+    line.
+
+    >>> t = "| Refunds | ($920) |"; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "Net change: ($920)."; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "We refunded the duplicate ($920) on Friday."; accounting_brackets(t, 26, 32)
+    False
+    >>> t = "| Refunds | issued ($920) on Friday |"; accounting_brackets(t, 19, 25)
+    False
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    if before.lstrip().startswith("|"):
+        cell_before = before[before.rfind("|") + 1 :]
+        cell_after = after.split("|", 1)[0]
+        return not cell_before.strip(" \t*_") and not cell_after.strip(" \t*_")
+    if not _ALONE_AFTER.fullmatch(after):
+        return False
+    return bool(_LABEL_BEFORE.search(before)) or not before.strip(" \t*_->•")
+
+
+def prose_value(m: NumberMention, text: str) -> float:
+    """``m.value`` with rule 6: brackets in running prose do not negate.
+
+    >>> from pe_eval_core.numbers import extract_numbers
+    >>> t = "Refunded ($920) today"; prose_value(extract_numbers(t)[0], t)
+    920.0
+    """
+    return _prose_value(m.raw, m.value, m.start, m.end, text)
+
+
+def _prose_value(raw: str, value: float, start: int, end: int, text: str) -> float:
+    if value >= 0 or raw[0] != "(" or raw[-1] != ")" or "-" in raw or "−" in raw:
+        return value
+    return value if accounting_brackets(text, start, end) else -value
+
+
 class Reading(NamedTuple):
     """A number as read from the text, before any range: ``NumberRead``'s first fields as a
     tuple, so the scorer reads a response's dozens of numbers without an object each."""
@@ -390,6 +445,8 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
     for value, start, end, currency, percent in iter_number_spans(norm):
         raw = norm[start:end]
         bare = currency is None and not percent
+        if value < 0:
+            value = _prose_value(raw, value, start, end, norm)
         if phones and any(s <= start and end <= e for s, e in phones):
             kind = Kind.PHONE
         elif _is_id(raw, start, bare, norm):
