@@ -9,7 +9,7 @@ Then the price of derivations: how often a *random invented* figure is grounded 
 on the trace of ``tests/scenarios/test_derivations.py`` (8 payments, 3 downgrades, an MRR
 summary), by kind of figure, next to the recall on that file's derived figures.
 
-    python benchmarks/bench_derivations.py [--repeat 5]
+    python benchmarks/bench_derivations.py [--repeat 5] [--sizes 2000 5000 ...] [--chance-n 400]
 """
 
 from __future__ import annotations
@@ -69,11 +69,19 @@ def cpu(fn: Callable[[], object], repeat: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[2_000, 5_000, 10_000, 20_000, 40_000],
+        help="result sizes in characters",
+    )
+    ap.add_argument("--chance-n", type=int, default=400, help="invented figures per kind")
     args = ap.parse_args()
     scenario = Scenario(name="s", input="Why did charges fail?", expect={"no_hallucination": True})
     head = ("result chars", "rows", "candidates", "Grounds ms", "check ms")
     print("  ".join(f"{h:>12}" for h in head))
-    for chars in (2_000, 5_000, 10_000, 20_000, 40_000):
+    for chars in args.sizes:
         text = result_of(chars)
         trace = ToolTrace(calls=[TraceCall(server="db", tool="get_payments", result_excerpt=text)])
         g = Grounds([("db/get_payments", text)])
@@ -84,6 +92,7 @@ def main() -> None:
         print(
             f"{len(text):>12}  {rows:>5}  {size:>10}  {build * 1000:>10.1f}  {check * 1000:>8.1f}"
         )
+    chance_grounding(args.chance_n)
 
 
 def chance_grounding(n: int = 400) -> None:
@@ -119,4 +128,3 @@ def chance_grounding(n: int = 400) -> None:
 
 if __name__ == "__main__":
     main()
-    chance_grounding()

@@ -21,8 +21,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TINY: dict[str, list[str]] = {
     "bench_agent_stack": ["--repeat", "1"],
+    "bench_agreement": ["--quiet"],
     "bench_batch": ["--sizes", "10", "20"],
     "bench_dashboard": ["--repeat", "1", "--scenarios", "40"],
+    "bench_derivations": ["--repeat", "1", "--sizes", "2000", "--chance-n", "20"],
+    "bench_documents": ["--skip-planted"],
     "bench_first_paint": ["--repeat", "1", "--pages", "minimal app", "scorecard"],
     "bench_freeform": [],
     "bench_history": ["--sizes", "20,40", "--repeat", "1", "--record-n", "200"],

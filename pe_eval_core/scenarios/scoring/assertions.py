@@ -63,6 +63,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -171,6 +172,21 @@ def _alternatives(forms: frozenset[str]) -> str:
 
 
 _BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
+_BREAK_CHARS = frozenset(".!?;")
+_LAST_BREAKS: tuple[str, list[int]] = ("", [])
+"""The break ends of the text last asked about: every hit of every phrase in one response
+asks for its sentence, so the breaks are found once per response (a bisect per hit, instead
+of a scan from the start of the text)."""
+
+
+def _break_ends(text: str) -> list[int]:
+    global _LAST_BREAKS
+    cached = _LAST_BREAKS  # one read: another thread may replace it, never half-way
+    if cached[0] is text:
+        return cached[1]
+    ends = [m.end() for m in _BREAK.finditer(text)]
+    _LAST_BREAKS = (text, ends)
+    return ends
 
 
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -179,10 +195,14 @@ def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     >>> t = "MRR is $4.8k. Procurement declined; the deal is at risk."
     >>> s, e = sentence_bounds(t, 14, 25); t[s:e]
     'Procurement declined'
+    >>> sentence_bounds("v1.2 is out", 3, 4)  # a stop right before the text starts a sentence
+    (3, 11)
     """
-    lo = 0
-    for m in _BREAK.finditer(text, 0, start):
-        lo = m.end()
+    ends = _break_ends(text)
+    i = bisect_right(ends, start)
+    lo = ends[i - 1] if i else 0
+    if start and text[start - 1] in _BREAK_CHARS:
+        lo = start  # a stop just before the text ends its sentence, whatever follows it
     nxt = _BREAK.search(text, end)
     hi = nxt.start() if nxt else len(text)
     while lo < hi and text[lo].isspace():
