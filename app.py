@@ -94,6 +94,7 @@ def build_navigation() -> StreamlitPage:
 PAGE_CODE = {
     "Memo scorecard": ("ui.views.scorecard", "Loading the memo scorecard…"),
     "Portfolio": ("ui.views.portfolio", "Loading the portfolio…"),
+    "Document scorecard": ("ui.views.documents", "Loading the document scorecard…"),
     "Scenario evaluation": ("ui.views.scenarios", "Loading the scenario page…"),
     "History": ("ui.views.history", "Loading the run history…"),
 }

@@ -49,6 +49,7 @@ PAGES = {
     "minimal app": "",
     "scorecard": "",
     "portfolio": "portfolio",
+    "documents": "document_scorecard",
     "scenarios": "scenario_eval",
     "history": "run_history",
 }
