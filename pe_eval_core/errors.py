@@ -45,6 +45,10 @@ The hierarchy::
         ├── LiveRunNotConfirmedError
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
+        ├── AccessDeniedError           a dashboard action kept for its operator
+        ├── McpConfigError              the agent's MCP servers (.mcp.json)
+        │   ├── McpConfigNotTrustedError    a found .mcp.json would start a command
+        │   └── McpServerUnreachableError
         ├── KindMismatchError           comparing a memo run with a scenario run
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
@@ -85,6 +89,10 @@ INPUT_LABELS: dict[str, str] = {
     "kind": "run kind",
     "allowed_roots": "allowed folders",
     "mcp_config": "MCP server configuration (.mcp.json)",
+    "mcp_trust": "confirmation of the working folder's MCP configuration (its sha256)",
+    "mcp_env": "variables the MCP configuration may read",
+    "agent_header": "agent request header",
+    "allow_tool": "tools allowed by name",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
@@ -471,6 +479,13 @@ class AllowedRootError(PeEvalError):
 # --- run history, comparison and the gate --------------------------------------------------
 
 
+class AccessDeniedError(PeEvalError):
+    """The dashboard keeps this action for its operator (``pe_eval_core.access``)."""
+
+    diagnosis = "This dashboard keeps that action for its operator"
+    fix = "Ask the operator, or log in with the operator token."
+
+
 class KindMismatchError(PeEvalError):
     diagnosis = (
         "Only runs of the same kind can be compared (memo with memo, scenarios with scenarios)"
@@ -544,6 +559,17 @@ class McpConfigError(PeEvalError):
         "NAME=URL."
     )
     input = "mcp_config"
+
+
+class McpConfigNotTrustedError(McpConfigError):
+    """A ``.mcp.json`` found in the working folder would start a command nobody confirmed."""
+
+    diagnosis = (
+        "A configuration file found in the working folder would start a program, and you "
+        "neither passed it nor confirmed it"
+    )
+    fix = "Pass the configuration file explicitly, or confirm its content by its sha256."
+    input = "mcp_trust"
 
 
 class McpServerUnreachableError(McpConfigError):

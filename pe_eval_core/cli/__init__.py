@@ -43,6 +43,10 @@ CLI_FLAGS: dict[str, str] = {
     "kind": "--kind",
     "allowed_roots": "--allow-root",
     "mcp_config": "--mcp-config / --mcp-server",
+    "mcp_trust": "--mcp-config PATH / --trust-mcp-config SHA256",
+    "mcp_env": "--mcp-env NAME",
+    "agent_header": "--agent-header NAME=VALUE",
+    "allow_tool": "--allow-tool NAME",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""

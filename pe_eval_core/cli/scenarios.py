@@ -28,6 +28,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.cli import plain_doc
+from pe_eval_core.cli.agent_options import (
+    add_agent_header,
+    add_tool_safety,
+    agent_headers,
+    mcp_config,
+)
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import atomic_write_text, sha256_file
@@ -38,7 +44,7 @@ from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
 from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
 from pe_eval_core.scenarios.judge_cache import CachedJudge
 from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
+from pe_eval_core.scenarios.mcp_config import MCP_CONFIG_FILE
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.report import (
     render_markdown_report,
@@ -101,6 +107,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"anthropic target: the skill file used as system prompt (default {DEFAULT_SKILL})",
     )
     run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
+    add_agent_header(run)
     run.add_argument(
         "--model", help="anthropic target model (default $PE_EVAL_MODEL or claude-sonnet-5-5)"
     )
@@ -166,8 +173,10 @@ def _agent_flags(run: argparse.ArgumentParser) -> None:
     agent.add_argument(
         "--allow-writes",
         action="store_true",
-        help="let the agent run write tools (default: read-only, a write attempt fails)",
+        help="turn the tool allow-list off: every tool runs, writes too (default: only "
+        "Mimic's read tools and --allow-tool names run; anything else is refused and fails)",
     )
+    add_tool_safety(agent)
     agent.add_argument(
         "--max-cost",
         type=float,
@@ -428,10 +437,11 @@ def _toolbox(args: argparse.Namespace) -> McpToolbox | None:
     """The anthropic target's MCP servers (``--mcp-config``/``.mcp.json`` + ``--mcp-server``)."""
     if getattr(args, "target", None) != "anthropic":
         return None
-    config = with_overrides(load_mcp_config(args.mcp_config), args.mcp_server)
+    config = mcp_config(args)
     if not config.servers:
         return None
-    return McpToolbox(config, ToolPolicy(allow_writes=args.allow_writes))
+    policy = ToolPolicy(allow=tuple(args.allow_tool), allow_writes=args.allow_writes)
+    return McpToolbox(config, policy)
 
 
 def _bounds(args: argparse.Namespace) -> AgentBounds | None:
@@ -456,6 +466,7 @@ def _target(args: argparse.Namespace) -> Target:
         timeout_s=getattr(args, "timeout", 120.0),
         toolbox=_toolbox(args),
         bounds=_bounds(args),
+        agent_headers=agent_headers(getattr(args, "agent_header", None) or []),
     )
 
 

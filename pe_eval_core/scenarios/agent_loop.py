@@ -378,17 +378,26 @@ class McpToolbox:
         )
 
     async def call(
-        self, api_name: str, arguments: Any, *, turn: int, bounds: AgentBounds
+        self,
+        api_name: str,
+        arguments: Any,
+        *,
+        turn: int,
+        bounds: AgentBounds,
+        allow: Iterable[str] = (),
     ) -> ToolOutcome:
         """Run one ``tool_use``; every failure (unknown tool, refusal, timeout, tool error,
-        dead session) is an error result, never an exception."""
+        dead session) is an error result, never an exception. ``allow``: tool names the
+        scenario allows by exact name, on top of the policy's."""
         args = arguments if isinstance(arguments, dict) else {"_raw": arguments}
         spec = self.tools.get(api_name)
         if spec is None:
             text = f"Unknown tool {api_name!r}. Available: {', '.join(self.tools) or 'none'}."
             call = TraceCall(tool=api_name, arguments=args, is_error=True, turn=turn)
             return ToolOutcome(text, True, call.model_copy(update={"result_excerpt": text}))
-        decision = self.policy.decide(spec.server, spec.name, spec.annotations)
+        decision = self.policy.decide(
+            spec.server, spec.name, spec.annotations, spec.input_schema, allow=allow
+        )
         if not decision.allowed:
             text = decision.refusal_text(spec.name)
             call = TraceCall(
@@ -484,12 +493,16 @@ async def run_agent(
     user_input: str,
     toolbox: McpToolbox,
     bounds: AgentBounds | None = None,
+    *,
+    allow: Iterable[str] = (),
 ) -> AgentResult:
     """One scenario's tool-use loop on ``client`` (an ``AsyncAnthropic``); never raises for
-    API or tool failures: they come back as the stop status and ``trace.error``."""
+    API or tool failures: they come back as the stop status and ``trace.error``. ``allow``:
+    the scenario's own exact tool names (``metadata.allow_tools``) for the tool policy."""
     import anthropic
 
     bounds = bounds or AgentBounds()
+    allowed = tuple(allow)
     tools = toolbox.tool_definitions(cache=bounds.cache)
     system_block: dict[str, Any] = {"type": "text", "text": system}
     if bounds.cache:
@@ -548,7 +561,10 @@ async def run_agent(
         budget = None if bounds.max_tool_calls is None else bounds.max_tool_calls - len(loop.calls)
         run_now = uses if budget is None else uses[: max(budget, 0)]
         outcomes = await asyncio.gather(
-            *(toolbox.call(u.name, u.input, turn=loop.turns, bounds=bounds) for u in run_now)
+            *(
+                toolbox.call(u.name, u.input, turn=loop.turns, bounds=bounds, allow=allowed)
+                for u in run_now
+            )
         )
         loop.calls.extend(o.call for o in outcomes)
         if len(run_now) < len(uses):

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 from pe_eval_core.files import unicode_text
 from pe_eval_core.limits import over_response_limit
 from pe_eval_core.numbers import number_values
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.scenarios.statistics import ScenarioStats, TierStats, scenario_stats, tier_stats
 from pe_eval_core.scenarios.trace import ToolTrace
 from pe_eval_core.wording import TIERS
@@ -287,6 +288,11 @@ class TargetResponse(BaseModel):
     """What the agent did: tool calls, turns, tokens and cost (None: the target reports none)."""
 
     _unicode = field_validator("text", "error")(unicode_text)  # a live agent's lone surrogate
+    # The redaction choke point for what a target returned (live or recorded): a key, bearer
+    # token or URL password in a response, an error or a tool call never reaches a report,
+    # responses.json or the history.
+    _redact = field_validator("text", "error")(redact)
+    _redact_calls = field_validator("tool_calls")(redact_data)
 
     @model_validator(mode="after")
     def _bounded(self) -> TargetResponse:

@@ -22,7 +22,7 @@ Judge policy, first match wins:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -47,6 +47,7 @@ from pe_eval_core.scenarios.targets import (
 )
 
 if TYPE_CHECKING:
+    from pe_eval_core.access import AgentUrl
     from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
 
 TargetKind = Literal["recorded", "anthropic", "http"]
@@ -77,13 +78,17 @@ def make_target(
     api_key: str | None = None,
     toolbox: McpToolbox | None = None,
     bounds: AgentBounds | None = None,
+    agent_headers: Mapping[str, str] | None = None,
+    agent_connect: AgentUrl | None = None,
 ) -> Target:
     """The agent under test.
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
     ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill``; ``http`` posts to
-    ``agent_url``; ``toolbox`` and ``bounds`` give the anthropic target its MCP tools and
-    loop limits. Configuration problems raise ``TargetConfigError`` (or a subclass).
+    ``agent_url`` (with ``agent_headers``, e.g. its credentials, and ``agent_connect``, the
+    address a member's URL was pinned to); ``toolbox`` and ``bounds`` give the anthropic
+    target its MCP tools and loop limits. Configuration problems raise
+    ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
     'recorded:.mimic/exports/recorded-responses.json'
@@ -101,7 +106,7 @@ def make_target(
             fix="Give the agent URL, e.g. http://host:port/path.",
             input="agent_url",
         )
-    return HttpTarget(agent_url, timeout_s=timeout_s)
+    return HttpTarget(agent_url, timeout_s=timeout_s, headers=agent_headers, connect=agent_connect)
 
 
 def anthropic_key_available(api_key: str | None = None) -> bool:

@@ -18,13 +18,14 @@ from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
 from pe_eval_core.limits import RESPONSE_CHARS
-from pe_eval_core.redact import redact
+from pe_eval_core.redact import redact, register_secret, register_url_secrets
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
+    from pe_eval_core.access import AgentUrl
     from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -273,7 +274,13 @@ class AnthropicTarget(AnthropicClientOwner):
         client = self._client or self._new_client()
         try:
             result = await run_agent(
-                client, self.model, self.system_prompt, scenario.input, toolbox, bounds
+                client,
+                self.model,
+                self.system_prompt,
+                scenario.input,
+                toolbox,
+                bounds,
+                allow=scenario_allowed_tools(scenario),
             )
         finally:
             if client is not self._client and self._http_client is None:
@@ -290,6 +297,18 @@ class AnthropicTarget(AnthropicClientOwner):
             model=trace.model or self.model,
             trace=trace,
         )
+
+
+def scenario_allowed_tools(scenario: Scenario) -> tuple[str, ...]:
+    """The tools a scenario allows by exact name (``metadata.allow_tools``: a list of ``tool``
+    or ``server/tool``), on top of the run's tool policy; anything else in it is ignored."""
+    extra = scenario.metadata.model_extra or {}
+    names = extra.get("allow_tools")
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list):
+        return ()
+    return tuple(n for n in names if isinstance(n, str) and n.strip())
 
 
 _LOOP_STATUS = re.compile(r"^HTTP (\d{3}) from Anthropic")
@@ -330,7 +349,11 @@ class HttpTarget:
         *,
         headers: Mapping[str, str] | None = None,
         max_connections: int = 64,
+        connect: AgentUrl | None = None,
     ):
+        """``headers``: sent with every request (credentials: redacted everywhere);
+        ``connect``: where to connect instead of resolving ``url`` again (the address a
+        member's URL was checked and pinned to, ``access.check_agent_url``)."""
         parsed = urlparse(url or "")
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise TargetConfigError(
@@ -342,7 +365,19 @@ class HttpTarget:
         self.url = url
         self.timeout_s = timeout_s
         self.headers = dict(headers or {})
-        self.name = f"http:{url}"
+        register_url_secrets(url)
+        for value in self.headers.values():
+            register_secret(value)
+        self.shown_url = redact(url)
+        """The URL as every message, report and record shows it (credentials redacted)."""
+        self.name = f"http:{self.shown_url}"
+        self._connect_url = connect.connect_url if connect is not None else url
+        self._request_headers = (
+            {"Host": connect.host_header} if connect is not None and connect.host_header else {}
+        )
+        self._extensions = (
+            {"sni_hostname": connect.sni} if connect is not None and connect.sni else None
+        )
         self.model: str | None = None
         self._max_connections = max_connections
         self._client: Any = None
@@ -374,24 +409,32 @@ class HttpTarget:
         client = self._client or self._new_client()
         cap = reply_byte_cap()
         try:
-            async with client.stream("POST", self.url, json={"message": scenario.input}) as reply:
+            async with client.stream(
+                "POST",
+                self._connect_url,
+                json={"message": scenario.input},
+                headers=self._request_headers or None,
+                extensions=self._extensions,
+            ) as reply:
                 chunks: list[bytes] = []
                 size = 0
                 async for chunk in reply.aiter_bytes():
                     size += len(chunk)
                     if size > cap:  # stop reading: a reply this size can only be refused
                         return TargetResponse(
-                            error=f"the reply of agent at {self.url} is over {cap:,} bytes, "
+                            error=f"the reply of agent at {self.shown_url} is over {cap:,} bytes, "
                             f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
                             f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
                         )
                     chunks.append(chunk)
                 raw = b"".join(chunks)
         except httpx2.TimeoutException:
-            return TargetResponse(error=f"agent at {self.url} timed out after {self.timeout_s:g}s")
+            return TargetResponse(
+                error=f"agent at {self.shown_url} timed out after {self.timeout_s:g}s"
+            )
         except httpx2.HTTPError as exc:
             return TargetResponse(
-                error=f"could not reach agent at {self.url}: {type(exc).__name__}: "
+                error=f"could not reach agent at {self.shown_url}: {type(exc).__name__}: "
                 f"{excerpt(str(exc))}",
                 error_kind="unreachable" if isinstance(exc, httpx2.TransportError) else None,
             )
@@ -401,19 +444,19 @@ class HttpTarget:
         body = raw.decode(reply.encoding or "utf-8", errors="replace")
         if not 200 <= reply.status_code < 300:
             return TargetResponse(
-                error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}",
+                error=f"HTTP {reply.status_code} from agent at {self.shown_url}: {excerpt(body)}",
                 error_kind=transport_error_kind(reply.status_code),
             )
         try:
             data = json.loads(body)
         except json.JSONDecodeError:
             return TargetResponse(
-                error=f"agent at {self.url} replied HTTP {reply.status_code} with a body that "
-                f"is not JSON: {excerpt(body)}"
+                error=f"agent at {self.shown_url} replied HTTP {reply.status_code} with a body "
+                f"that is not JSON: {excerpt(body)}"
             )
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
             return TargetResponse(
-                error=f'agent at {self.url} replied JSON without a string "text" field: '
+                error=f'agent at {self.shown_url} replied JSON without a string "text" field: '
                 f"{excerpt(body)}"
             )
         calls = data.get("toolCalls")

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+
+from pe_eval_core.redact import redact, redact_data
 
 EXCERPT_CHARS = 20_000
 """Default bound on a call's result kept in the trace: as much as the agent loop sends the
@@ -101,10 +103,16 @@ class TraceCall(BaseModel):
     refused: bool = False
     """The tool policy refused it; the tool never ran."""
     write_attempt: bool = False
-    """Refused because the tool writes (read-only eval)."""
+    """Refused because the tool is not known to read (not on the read allow-list, or its
+    server annotates it as a write): it fails a read-only scenario that does not expect it."""
     truncated: bool = False
     """The result sent back to the model was cut at the size cap."""
     timed_out: bool = False
+
+    # The redaction choke point for traces (tool results and errors may echo a bearer token
+    # or a configured header): every trace, live or loaded, is scrubbed once, here.
+    _redact_text = field_validator("result_excerpt")(redact)
+    _redact_arguments = field_validator("arguments")(redact_data)
 
 
 class ToolTrace(BaseModel):
@@ -124,6 +132,8 @@ class ToolTrace(BaseModel):
     stop: StopStatus = "end_turn"
     stop_detail: str | None = None
     """Words for a bound or error stop, e.g. ``response truncated (max_tokens 2048)``."""
+
+    _redact_detail = field_validator("stop_detail")(redact)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

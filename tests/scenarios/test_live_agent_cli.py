@@ -148,7 +148,7 @@ def test_the_cli_drives_the_skill_with_mcp_tools_and_reports_the_trace(project, 
 
     assert code == 1, err  # one pass, one fail
     assert "Attached MCP servers: mimic-stripe (7 tools)" in err
-    assert "Tool policy: read-only (writes refused)." in err
+    assert "Tool policy: read allow-list (Mimic's read tools; anything else refused)." in err
     assert "Estimated cost: ~$" in err
     # The request: the seed's Step 2 line, the tools (prefixed) with the prefix cached.
     first = api.requests[0]
@@ -233,7 +233,7 @@ def test_a_write_attempt_fails_the_scenario_unless_allowed_or_expected(project, 
     api.replies[:] = [reply(write), reply(ANSWER)] * 2
     server[-1] = str(root / "rw")
     code, _, err = run(capsys, *base_args(scenarios, *server, "--allow-writes"))
-    assert "Tool policy: writes allowed." in err
+    assert "Tool policy: every tool runs (--allow-writes)." in err
     assert code == 0
     assert [w[0] for w in WRITES] == ["create_refund", "create_refund"]
 
