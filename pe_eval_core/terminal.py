@@ -37,3 +37,16 @@ def term(text: object) -> str:
     s = _LEGACY_COMMAND.sub(r"#\\#[", s)
     s = _CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), s)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", s)
+
+
+def term_json(text: str) -> str:
+    """JSON text safe to print: secrets redacted, and the older ``##[`` workflow-command form
+    (the only one a JSON line can hold: a string cannot start a line) written ``#\\u0023[``,
+    which reads back as the same string.
+
+    >>> import json
+    >>> out = term_json(json.dumps({"a": "x ##[set-env name=P]"}))
+    >>> "##[" in out, json.loads(out)["a"]
+    (False, 'x ##[set-env name=P]')
+    """
+    return _LEGACY_COMMAND.sub(r"#\\u0023[", redact(text))

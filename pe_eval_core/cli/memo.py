@@ -20,7 +20,7 @@ from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
 from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, memo_verdict
-from pe_eval_core.terminal import term
+from pe_eval_core.terminal import term, term_json
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
 
@@ -119,18 +119,20 @@ def _list(args: argparse.Namespace) -> int:
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
     if args.json:
         print(
-            json.dumps(
-                [
-                    {
-                        "portco_id": p.portco_id,
-                        "audience": p.audience,
-                        "memo_path": str(p.memo_path),
-                        "source_path": str(p.source_path),
-                        "source_exists": p.source_exists,
-                    }
-                    for p in pairs
-                ],
-                indent=2,
+            term_json(
+                json.dumps(
+                    [
+                        {
+                            "portco_id": p.portco_id,
+                            "audience": p.audience,
+                            "memo_path": str(p.memo_path),
+                            "source_path": str(p.source_path),
+                            "source_exists": p.source_exists,
+                        }
+                        for p in pairs
+                    ],
+                    indent=2,
+                )
             )
         )
         return ExitCode.OK
@@ -264,7 +266,7 @@ def handle(args: argparse.Namespace) -> int:
             "thresholds": verdict.thresholds.describe(),
         }
         out["history_run_id"] = run_id
-        print(json.dumps(out, indent=2))
+        print(term_json(json.dumps(out, indent=2)))
     else:
         _print_text(ev, html_path, sentence, verdict, run_id, failures)
     return ExitCode.BELOW_THRESHOLD if failures else ExitCode.OK
@@ -324,7 +326,9 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
     )
     if args.json:
         skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
-        print(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
+        print(
+            term_json(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
+        )
     else:
         print(summary)
     if n_error:

@@ -27,6 +27,7 @@ from sqlalchemy.pool import NullPool
 from pe_eval_core.db.schema import migrate
 from pe_eval_core.errors import HistoryError, HistoryLockedError, PeEvalError
 from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.redact import redact, register_secret
 
 DB_FILENAME = "history.sqlite"
 DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"
@@ -82,7 +83,7 @@ def database_url(target: str | os.PathLike[str] | None = None) -> URL:
         url = make_url(raw)
     except (ArgumentError, ValueError) as exc:
         raise HistoryError(
-            f"{_redacted(raw)!r} is not a database URL ({exc})",
+            f"{_redacted(raw)!r} is not a database URL ({redact(str(exc))})",
             fix="Give postgresql://USER:PASSWORD@HOST:PORT/DATABASE, sqlite:///PATH, or a file "
             "path.",
         ) from None
@@ -207,6 +208,7 @@ class Database:
         lock_timeout: float | None = None,
     ):
         self.url = database_url(target)
+        register_secret(self.url.password)  # a driver error may quote the connection string
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.path: Path | None = Path(self.url.database or "") if self.is_sqlite else None
         """The SQLite file, or None for a server database."""
@@ -238,6 +240,7 @@ class Database:
     def _typed(self, exc: BaseException) -> HistoryError:
         orig = exc.orig if isinstance(exc, DBAPIError) else exc
         detail = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+        detail = redact(detail)
         if self.is_sqlite and "locked" in detail:
             holders = _holders(self.path) if self.path else []
             held = f"; held by {', '.join(holders)}" if holders else ""

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
+from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.cost import cost_usd
 from pe_eval_core.scenarios.mcp_config import (
     HttpServerConfig,
@@ -438,6 +439,7 @@ class McpToolbox:
                 else:
                     text = f"Tool {spec.name!r} failed: {_reason(exc)}"
         latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        text = redact(text)  # a configured header or a bearer token echoed by the tool
         sent, truncated = cap_result(text, bounds.result_cap_chars)
         call = TraceCall(
             server=spec.server,

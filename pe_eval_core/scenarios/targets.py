@@ -337,6 +337,18 @@ def _skill_name(path: Path) -> str:
     return path.parent.name if path.name.upper() == "SKILL.MD" and path.parent.name else path.stem
 
 
+def _without_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (httpx would send it as Basic auth).
+
+    >>> _without_userinfo("http://u:p@h:8/x?q=1")
+    'http://h:8/x?q=1'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 class HttpTarget:
     """An agent behind Mimic's HTTP contract: ``POST {"message"}`` -> ``{"text", "toolCalls"}``."""
 
@@ -372,6 +384,8 @@ class HttpTarget:
         """The URL as every message, report and record shows it (credentials redacted)."""
         self.name = f"http:{self.shown_url}"
         self._connect_url = connect.connect_url if connect is not None else url
+        if any(k.lower() == "authorization" for k in self.headers):
+            self._connect_url = _without_userinfo(self._connect_url)  # the header wins
         self._request_headers = (
             {"Host": connect.host_header} if connect is not None and connect.host_header else {}
         )

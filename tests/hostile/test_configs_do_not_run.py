@@ -119,7 +119,7 @@ def test_provider_keys_are_never_expanded_unless_named(project, capsys, monkeypa
         assert "--mcp-env" in err and SEEN == [] and api.requests == []
 
         # a default is used without reading the variable
-        with pytest.raises(McpConfigError, match="ANTHROPIC_API_KEY. is not expanded"):
+        with pytest.raises(McpConfigError, match=r"ANTHROPIC_API_KEY. is not expanded"):
             load_mcp_config(root / ".mcp.json")
         cfg = root / "d.json"
         cfg.write_text(json.dumps({"mcpServers": {"a": {"url": "http://h/?t=${GITHUB_TOKEN:-x}"}}}))

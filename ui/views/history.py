@@ -23,6 +23,7 @@ from pe_eval_core.history.compare import (
     render_comparison_markdown,
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
 from ui import glossary, links
 from ui.columns import as_points, score_column
@@ -209,7 +210,9 @@ def render_filters(store: RunStore) -> RunFilters:
         choices = [ALL, *options.get(column, [])]
         if st.session_state.get(key) not in choices:
             st.session_state[key] = ALL
-        picked = col.selectbox(label, choices, key=key)
+        # shown redacted (a run recorded with credentials in its target URL); the raw value
+        # stays the filter's key, so the query still matches it
+        picked = col.selectbox(label, choices, key=key, format_func=redact)
         values[column] = None if picked == ALL else picked
     return RunFilters(**values)
 
@@ -291,7 +294,7 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
         if filters.kind == "memo":
             st.caption("The kind filter is set to memo.")
         else:
-            rows = store.tier_trend(filters)
+            rows = redact_data(store.tier_trend(filters))
             if rows:
                 st.altair_chart(tier_trend_chart(rows), width="stretch")
             else:
