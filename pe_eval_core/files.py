@@ -3,12 +3,15 @@ hashing, and the name/path guards that keep user-supplied names inside the data 
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import math
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -386,9 +389,9 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def csv_cell(value: object) -> object:
-    """The one CSV cell escaper every CSV pe-eval writes uses: a text cell a spreadsheet could
-    read as a formula (leading ``= + - @``, tab or newline, also after leading spaces) gets a
-    ``'`` prefix; numbers pass through, None becomes empty.
+    """The one CSV cell escaper (:func:`csv_text` applies it to every cell): a text cell a
+    spreadsheet could read as a formula (leading ``= + - @``, tab or newline, also after
+    leading spaces) gets a ``'`` prefix; numbers pass through, None becomes empty.
 
     >>> csv_cell("-2+3+cmd|' /C calc'!A0"), csv_cell(-3), csv_cell(" =1"), csv_cell(None)
     ("'-2+3+cmd|' /C calc'!A0", -3, "' =1", '')
@@ -398,3 +401,24 @@ def csv_cell(value: object) -> object:
     if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
         return "'" + value
     return value
+
+
+def csv_text(rows: Iterable[Iterable[object]]) -> str:
+    """The one CSV writer: every cell through :func:`csv_cell`, rows ended by ``\\n``, and any
+    cell holding ``\\r`` or ``\\n`` quoted (the ``csv`` module quotes only the characters of
+    its line terminator, so a bare ``\\r`` would split the row and start the next "row" with
+    whatever followed it, a formula included).
+
+    >>> print(csv_text([["a", "b"], ["x\\r=1+1", 2]]), end="")
+    a,b
+    "x\r=1+1",2
+    """
+    line = io.StringIO()
+    writer = csv.writer(line, lineterminator="\r\n")  # \r and \n both force quoting
+    out: list[str] = []
+    for row in rows:
+        line.seek(0)
+        line.truncate()
+        writer.writerow([csv_cell(v) for v in row])
+        out.append(line.getvalue()[:-2] + "\n")
+    return "".join(out)

@@ -6,9 +6,7 @@ Also the other serialisations surfaces need: the JSON text, a findings CSV, and 
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import os
 import re
 import secrets
@@ -18,7 +16,7 @@ from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import (
     atomic_write_bytes,
     check_path_text,
-    csv_cell,
+    csv_text,
     refuse_symlink,
     safe_name,
 )
@@ -59,13 +57,8 @@ def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
 
 def findings_to_csv(evaluation: MemoEvaluation) -> str:
     """Every finding as one CSV row (header = the Finding fields)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(FINDING_COLUMNS)
-    for f in evaluation.findings:
-        row = f.model_dump(mode="json")
-        writer.writerow([csv_cell(row[c]) for c in FINDING_COLUMNS])
-    return buf.getvalue()
+    rows = (f.model_dump(mode="json") for f in evaluation.findings)
+    return csv_text([FINDING_COLUMNS, *([row[c] for c in FINDING_COLUMNS] for row in rows)])
 
 
 def write_outputs(

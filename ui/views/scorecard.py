@@ -7,9 +7,7 @@ marked prose is the HTML scorecard's own renderer (``pe_eval_core.memo.scorecard
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -583,17 +581,14 @@ def findings_csv(ev: MemoEvaluation, run_id: int | None) -> str:
     """Every finding as one CSV row, led by portco, audience, memo file (its name, never a
     server path) and history run id; then the core's finding columns. Every cell goes through
     ``pe_eval_core.files.csv_cell`` (the one escaper of every CSV pe-eval writes)."""
-    from pe_eval_core.files import csv_cell
+    from pe_eval_core.files import csv_text
     from pe_eval_core.memo.outputs import FINDING_COLUMNS as CORE_COLUMNS
 
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*CSV_CONTEXT, *CORE_COLUMNS])
     context = [ev.portco_id, ev.audience, Path(ev.memo_path).name, run_id]
-    for f in ev.findings:
-        row = f.model_dump(mode="json")
-        writer.writerow([csv_cell(v) for v in (*context, *(row[c] for c in CORE_COLUMNS))])
-    return buf.getvalue()
+    rows = (f.model_dump(mode="json") for f in ev.findings)
+    return csv_text(
+        [[*CSV_CONTEXT, *CORE_COLUMNS], *([*context, *(r[c] for c in CORE_COLUMNS)] for r in rows)]
+    )
 
 
 def render_downloads(ev: MemoEvaluation, uploaded: bool, run_id: int | None = None) -> None:
