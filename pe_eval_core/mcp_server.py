@@ -36,7 +36,7 @@ from pe_eval_core.errors import (
     SourceNotFoundError,
     input_of,
 )
-from pe_eval_core.files import confine
+from pe_eval_core.files import confine, confined_to, shown_path
 from pe_eval_core.history.store import record_or_warn
 
 SERVER_NAME = "pe-eval"
@@ -126,8 +126,9 @@ class PeEvalTools:
         # The seed's failure table names a missing memo before a missing source.
         self._file(memo, memo_json_path, MemoNotFoundError)
         self._file(source, source_json_path, SourceNotFoundError)
-        evaluation = grade_memo(memo, source)
-        html_path, json_path = write_outputs(evaluation)
+        with confined_to(self.roots):  # every open checked as opened: no swap leads out
+            evaluation = grade_memo(memo, source)
+            html_path, json_path = write_outputs(evaluation)
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
         return dict(evaluation.seed_dict(html_path, json_path))
@@ -136,10 +137,11 @@ class PeEvalTools:
         from pe_eval_core.memo.pairs import scan_memo_pairs
 
         folder = self._dir(data_dir)
-        pairs, skipped = scan_memo_pairs(folder)
+        with confined_to(self.roots):
+            pairs, skipped = scan_memo_pairs(folder)
         return {
             "data_dir": str(folder),
-            "skipped": [{"path": str(s.path), "reason": s.reason} for s in skipped],
+            "skipped": [{"path": shown_path(s.path), "reason": s.reason} for s in skipped],
             "pairs": [
                 {
                     "portco_id": p.portco_id,
@@ -180,14 +182,15 @@ class PeEvalTools:
             cache=self.judge_cache,
             allow_live=False,
         )
-        loaded = load_scenarios(scenarios)
-        run = run_scenarios_sync(
-            loaded,
-            RecordedTarget(responses),
-            judge=judge,
-            scenarios_path=scenarios,
-            save_responses=False,  # they are already on disk
-        )
+        with confined_to(self.roots):
+            loaded = load_scenarios(scenarios)
+            run = run_scenarios_sync(
+                loaded,
+                RecordedTarget(responses),
+                judge=judge,
+                scenarios_path=scenarios,
+                save_responses=False,  # they are already on disk
+            )
         history_id = record_or_warn(run, origin="mcp", db=self.db) if self.record else None
         tiers = [
             {

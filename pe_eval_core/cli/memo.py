@@ -15,9 +15,10 @@ from pathlib import Path
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
+from pe_eval_core.files import shown_path
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.outputs import write_outputs
-from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
+from pe_eval_core.memo.pairs import allowed_roots_from_env, resolve_pair, scan_memo_pairs
 from pe_eval_core.memo.result import FindingKind, MemoEvaluation
 from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, memo_verdict
 from pe_eval_core.terminal import term, term_json
@@ -167,24 +168,11 @@ def _print_findings(ev: MemoEvaluation) -> None:
 
 
 def source_named_by_memo(memo_path: Path) -> Path:
-    """The OpportunityMap a memo says it was drawn from (``source_opportunity_map``).
+    """The OpportunityMap a memo says it was drawn from (``source_opportunity_map``), confined
+    to the memo's folder and ``$PE_EVAL_ALLOWED_ROOTS`` (``memo.pairs.named_source``)."""
+    from pe_eval_core.memo.pairs import named_source
 
-    A relative path is looked up beside the memo first (where the explainer writes both),
-    then from the working directory.
-    """
-    from pe_eval_core.memo.loading import load_memo
-
-    named = load_memo(memo_path).source_opportunity_map
-    if not named:
-        raise UsageError(
-            f"{memo_path} names no source_opportunity_map, so --source is needed",
-            fix="Name the source file (the dx_report_<portco>.json the memo was drawn from).",
-            input="source",
-        )
-    candidate = Path(named)
-    if not candidate.is_absolute() and (memo_path.parent / candidate).is_file():
-        return memo_path.parent / candidate
-    return candidate
+    return named_source(memo_path, allowed_roots_from_env())
 
 
 def _print_text(
@@ -325,7 +313,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
         + (f", {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped." if skipped else ".")
     )
     if args.json:
-        skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
+        skips = [{"path": shown_path(s.path), "reason": s.reason} for s in skipped]
         print(
             term_json(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
         )

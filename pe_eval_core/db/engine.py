@@ -26,7 +26,7 @@ from sqlalchemy.pool import NullPool
 
 from pe_eval_core.db.schema import migrate
 from pe_eval_core.errors import HistoryError, HistoryLockedError, PeEvalError
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 from pe_eval_core.redact import redact, register_secret
 
 DB_FILENAME = "history.sqlite"
@@ -38,7 +38,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def default_db_path() -> Path:
     """``$PE_EVAL_HOME/history.sqlite`` if set, else ``./.pe_eval/history.sqlite``."""
-    return pe_eval_home() / DB_FILENAME
+    return home_path(DB_FILENAME)
 
 
 def lock_timeout_s() -> float:

@@ -30,6 +30,7 @@ from pe_eval_core.memo.consistency import assess_consistency, consistency_score
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
+from pe_eval_core.memo.pairs import named_portco
 from pe_eval_core.memo.prose_names import (
     EntityMention,
     PlainNames,
@@ -656,6 +657,8 @@ def grade_memo(
     }
     if memo.portco_id != source.portco_id:
         run._finding(None, _portco_mismatch(memo.portco_id, source.portco_id))
+    if not named_portco(Path(memo_path).name, memo.portco_id):
+        run._finding(None, _file_name_mismatch(Path(memo_path).name, memo.portco_id))
     phantoms = _grade_opportunities(run, memo, tallies)
     for oid, t in tallies.items():
         if not t.has_prose:
@@ -734,6 +737,17 @@ def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:
         nearest_path="portco_id",
         message=f"The memo is about '{memo_portco}' but the source is "
         f"'{source_portco}': check that the right OpportunityMap was passed.",
+    )
+
+
+def _file_name_mismatch(name: str, memo_portco: str) -> Finding:
+    return Finding(
+        kind=FindingKind.FILE_NAME_MISMATCH,
+        field="portco_id",
+        raw=memo_portco,
+        nearest_value=name,
+        message=f"The memo says it is about '{memo_portco}' but its file is {name}: its "
+        "scorecard is named after the file, and the memo may be mislabelled or planted.",
     )
 
 

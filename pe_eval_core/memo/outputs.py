@@ -14,11 +14,13 @@ from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import (
+    SAFE_NAME,
     atomic_write_bytes,
     check_path_text,
     csv_text,
     refuse_symlink,
     safe_name,
+    utf8,
 )
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
@@ -27,15 +29,40 @@ from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
 FINDING_COLUMNS = tuple(Finding.model_fields)
 
 
+def output_stem(memo_path: str | os.PathLike[str]) -> str:
+    """The outputs' name, from the memo's FILE name (never from the ``portco_id`` it holds,
+    which another file could claim): ``explain_<rest>.json`` -> ``eval_<rest>``; another name
+    -> ``eval_<its stem>``, made safe (other characters become ``_``, plus a hash of the name
+    so two such names never collide).
+
+    >>> output_stem("data/explain_MortgageCo_board.json"), output_stem("memo.json")
+    ('eval_MortgageCo_board', 'eval_memo')
+    >>> output_stem("my memo.json")
+    'eval_my_memo_ba1bf262'
+    """
+    name = Path(memo_path).name
+    rest = name[len("explain_") : -len(".json")] if name.startswith("explain_") else None
+    if not (rest and name.endswith(".json")):
+        rest = Path(name).stem
+    if SAFE_NAME.fullmatch(rest) and not set(rest) <= {"."}:
+        return f"eval_{rest}"
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", rest)[:80].strip(".") or "memo"
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"eval_{cleaned}_{digest}"
+
+
 def output_paths(
     evaluation: MemoEvaluation, out_dir: str | os.PathLike[str] | None = None
 ) -> tuple[Path, Path]:
-    """``eval_<portco>_<audience>.html`` and ``.json`` in ``out_dir`` (default: memo's folder)."""
-    portco = safe_name(evaluation.portco_id, "portco_id")
-    audience = safe_name(evaluation.audience, "audience")
+    """``eval_<portco>_<audience>.html`` and ``.json`` for a memo ``explain_<portco>_<audience>
+    .json`` (:func:`output_stem`: from its file name) in ``out_dir`` (default: its folder)."""
+    # The names no longer come from these fields, but a memo whose portco or audience could
+    # walk a path is refused all the same (they reach the history, links and source lookups).
+    safe_name(evaluation.portco_id, "portco_id")
+    safe_name(evaluation.audience, "audience")
     folder = Path(out_dir) if out_dir is not None else Path(evaluation.memo_path).parent
     check_path_text(folder, "out_dir")
-    stem = f"eval_{portco}_{audience}"
+    stem = output_stem(evaluation.memo_path)
     # The folder is resolved, the file names never are: a symlinked output is refused when
     # written (``files.refuse_symlink``), not followed.
     try:
@@ -72,9 +99,9 @@ def write_outputs(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    html = render_scorecard_html(stamped).encode("utf-8")
+    html = utf8(render_scorecard_html(stamped))  # a lone surrogate as its \\udcff escape
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
-    body = evaluation_to_json(stamped).encode("utf-8")
+    body = utf8(evaluation_to_json(stamped))
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:

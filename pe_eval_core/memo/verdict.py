@@ -46,6 +46,7 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.HEADLINE_MISMATCH: "Headline disagrees",
     FindingKind.UNREADABLE_SIBLING: "Other memo unreadable (not counted)",
     FindingKind.PORTCO_MISMATCH: "Wrong source company",
+    FindingKind.FILE_NAME_MISMATCH: "Memo file named for another company",
     FindingKind.ID_CASE_MISMATCH: "Opportunity id in the wrong case",
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
 }

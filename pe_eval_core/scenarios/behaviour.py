@@ -251,7 +251,7 @@ def hallucination_check(text: str, trace: ToolTrace | None, scenario: Scenario) 
     counts: set[int] = set()
     for r in results:
         known.extend(n for n in read_numbers(r) if n.kind is Kind.QUANTITY)
-        with contextlib.suppress(json.JSONDecodeError):
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):  # a hostile depth
             counts.update(_list_lengths(json.loads(_CUT.sub("", r))))
     for context in (scenario.input, scenario.goal or ""):
         known.extend(n for n in read_numbers(context) if n.kind is Kind.QUANTITY)

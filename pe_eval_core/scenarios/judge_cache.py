@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 from pe_eval_core.scenarios.judge import NO_VERDICT, Judge, JudgeContext, enforce_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 def default_cache_path() -> Path:
     """``$PE_EVAL_HOME/judge_cache.sqlite3``, else ``./.pe_eval/judge_cache.sqlite3``."""
-    return pe_eval_home() / CACHE_FILENAME
+    return home_path(CACHE_FILENAME)
 
 
 def response_sha256(response: str) -> str:

@@ -305,9 +305,9 @@ def config_sha256(path: str | os.PathLike[str]) -> str:
 
 
 def _trust_path() -> Path:
-    from pe_eval_core.paths import pe_eval_home
+    from pe_eval_core.paths import home_path
 
-    return pe_eval_home() / TRUST_FILE
+    return home_path(TRUST_FILE)
 
 
 def _trusted() -> dict[str, str]:

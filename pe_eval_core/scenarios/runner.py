@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError, TargetUnreachableError
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 from pe_eval_core.scenarios.cost import (
     PaidCalls,
     approx_tokens,
@@ -604,7 +604,7 @@ def _cost(
 def _responses_path(save_responses: bool | str | os.PathLike[str], run_id: str) -> Path:
     """Where to save the run's responses: a given path, else under ``$PE_EVAL_HOME/runs``."""
     if isinstance(save_responses, bool):
-        return pe_eval_home() / "runs" / run_id / "responses.json"
+        return home_path("runs", run_id, "responses.json")
     return Path(save_responses)
 
 

@@ -463,7 +463,7 @@ class HttpTarget:
             )
         try:
             data = json.loads(body)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
             return TargetResponse(
                 error=f"agent at {self.shown_url} replied HTTP {reply.status_code} with a body "
                 f"that is not JSON: {excerpt(body)}"

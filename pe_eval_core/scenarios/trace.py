@@ -182,7 +182,7 @@ def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return {"_raw": value}
         return parsed if isinstance(parsed, dict) else {"_raw": parsed}
     return {} if value is None else {"_raw": value}

@@ -146,6 +146,11 @@ def pick_from_folder() -> data.Graded | None:
     folder = state.data_dir()
     with guarded():
         pairs = data.memo_pairs(folder)
+        skipped = data.skipped_memos(folder)
+    if skipped:  # named, never fatal: the rest of the folder is listed
+        from ui.views.portfolio import skipped_text
+
+        st.warning(skipped_text(skipped), icon=":material/block:")
     if not pairs:
         st.warning(
             f"No memo pairs ({md_code('explain_<portco>_<audience>.json')} with "
