@@ -25,7 +25,7 @@ from pe_eval_core.history.compare import (
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
 from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
-from ui import glossary, links
+from ui import access, glossary, links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
 from ui.responsive import MAX_CARDS, Card, table_or_cards
@@ -477,8 +477,15 @@ def render_store_warnings(store: RunStore) -> None:
 
 def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -> None:
     """Pin as baseline / Unpin, and Delete behind a confirm step, for one run. The pin is the
-    store's (``RunStore.pin_baseline``): the CI gate and the comparison default to it."""
+    store's (``RunStore.pin_baseline``): the CI gate and the comparison default to it. Both
+    are the operator's (a member of a shared dashboard sees the pin, not the buttons)."""
     is_pinned = pinned.get(r.kind) == r.id
+    if not access.is_operator():
+        st.caption(
+            (f"Run #{r.id} is the pinned {r.kind} baseline. " if is_pinned else "")
+            + "Only the operator can pin or delete runs."
+        )
+        return
     row = st.container(horizontal=True, key=f"history-actions-{r.id}")
     if is_pinned:
         st.caption(f"Run #{r.id} is the pinned {r.kind} baseline: the gate compares against it.")
@@ -491,6 +498,7 @@ def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -
         st.caption(f"Run #{r.id} is an {INFRA_MARK} ({INFRA_HELP}): it cannot be a baseline.")
     elif row.button("Pin as baseline", key=f"history.pin.{r.id}", icon=":material/keep:"):
         with guarded(stop=False):
+            access.require_operator("pin a baseline")
             store.pin_baseline(r.id)
             for key in (Keys.RUN_A, Keys.RUN_B):  # the comparison starts again from the pin
                 st.session_state.pop(key, None)
@@ -512,6 +520,7 @@ def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -
     if yes.button(f"Yes, delete run #{r.id}", key=f"history.delete_yes.{r.id}", type="primary"):
         st.session_state[Keys.CONFIRM_DELETE] = None
         with guarded(stop=False):
+            access.require_operator("delete a run")
             store.delete_run(r.id)
             if st.session_state.get(Keys.OPEN) is not None:
                 st.session_state[Keys.OPEN] = None
