@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
+from pe_eval_core.limits import TOOL_CALLS, over_limit_text
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.cost import cost_usd
 from pe_eval_core.scenarios.mcp_config import (
@@ -187,6 +188,24 @@ def cap_result(text: str, cap: int) -> tuple[str, bool]:
     return text[:cap] + note, True
 
 
+_SSE_TOO_BIG = re.compile(r"exceeded the \d+ byte limit")
+
+
+def _failure_text(tool: str, exc: BaseException) -> str:
+    """A failed call as the model and the trace see it; a result over the size limit says
+    which limit and which variable (the SDK's event-size words do not)."""
+    from pe_eval_core.limits import TOOL_RESULT_BYTES
+
+    reason = _reason(exc)
+    if _SSE_TOO_BIG.search(reason) or TOOL_RESULT_BYTES.env in reason:
+        return (
+            f"Tool {tool!r} returned more than the {TOOL_RESULT_BYTES.what} limit of "
+            f"{TOOL_RESULT_BYTES.value():,} bytes; it was not read further (raise it with "
+            f"{TOOL_RESULT_BYTES.env}). Narrow the request (filters, limit, offset)."
+        )
+    return f"Tool {tool!r} failed: {reason}"
+
+
 def _reason(exc: BaseException) -> str:
     """The innermost useful message of an exception (task groups wrap them in groups)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -199,17 +218,19 @@ async def _open_session(stack: AsyncExitStack, server: ServerConfig, timeout_s: 
     from mcp import ClientSession
 
     if isinstance(server, HttpServerConfig):
-        import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
+        from pe_eval_core.limits import TOOL_RESULT_BYTES
+        from pe_eval_core.scenarios.capped_http import capped_client
+
+        # replies streamed and abandoned past the tool result size limit, never read whole
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(
-                headers=server.headers or None,
-                timeout=httpx2.Timeout(timeout_s, read=300.0),
-            )
+            capped_client(headers=server.headers, timeout_s=timeout_s)
         )
         read, write = await stack.enter_async_context(
-            streamable_http_client(server.url, http_client=http)
+            streamable_http_client(
+                server.url, http_client=http, max_sse_event_size=TOOL_RESULT_BYTES.value()
+            )
         )
     else:
         from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -437,7 +458,7 @@ class McpToolbox:
                         "(the eval's per-call limit)."
                     )
                 else:
-                    text = f"Tool {spec.name!r} failed: {_reason(exc)}"
+                    text = _failure_text(spec.name, exc)
         latency_ms = round((time.perf_counter() - started) * 1000, 1)
         text = redact(text)  # a configured header or a bearer token echoed by the tool
         sent, truncated = cap_result(text, bounds.result_cap_chars)
@@ -478,6 +499,22 @@ def _assistant_content(content: Sequence[Any]) -> list[dict[str, Any]]:
         else:
             out.append(block.model_dump(mode="json", exclude_none=True))
     return out
+
+
+def _tool_plan(uses: list[Any], bounds: AgentBounds, used: int) -> tuple[list[Any], str | None]:
+    """The tool uses of one reply to run now, and why the loop stops after them (None: it
+    goes on). A reply over the tool-calls-per-reply limit runs none of them (a flood is never
+    run, traced or stored call by call); past the scenario's budget, the rest are not run."""
+    flood = over_limit_text(TOOL_CALLS, len(uses), "the model's reply")
+    if flood is not None:
+        return [], flood
+    budget = None if bounds.max_tool_calls is None else bounds.max_tool_calls - used
+    run_now = uses if budget is None else uses[: max(budget, 0)]
+    if len(run_now) < len(uses):
+        return run_now, (
+            f"the agent asked for more than max_tool_calls {bounds.max_tool_calls} tool calls"
+        )
+    return run_now, None
 
 
 @dataclass
@@ -560,8 +597,7 @@ async def run_agent(
             if reply.stop_reason in ("end_turn", "tool_use", None):
                 return done(text, "end_turn")
             return done(text or None, "model_stop", f"stop_reason {reply.stop_reason}")
-        budget = None if bounds.max_tool_calls is None else bounds.max_tool_calls - len(loop.calls)
-        run_now = uses if budget is None else uses[: max(budget, 0)]
+        run_now, stop = _tool_plan(uses, bounds, len(loop.calls))
         outcomes = await asyncio.gather(
             *(
                 toolbox.call(u.name, u.input, turn=loop.turns, bounds=bounds, allow=allowed)
@@ -569,12 +605,8 @@ async def run_agent(
             )
         )
         loop.calls.extend(o.call for o in outcomes)
-        if len(run_now) < len(uses):
-            return done(
-                None,
-                "max_tool_calls",
-                f"the agent asked for more than max_tool_calls {bounds.max_tool_calls} tool calls",
-            )
+        if stop is not None:
+            return done(None, "max_tool_calls", stop)
         messages.append({"role": "assistant", "content": _assistant_content(reply.content)})
         messages.append(
             {

@@ -34,6 +34,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -127,6 +128,29 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
 
 
 _BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
+_END_PUNCT = frozenset(".!?;")
+
+
+@dataclass(frozen=True, slots=True)
+class _TextIndex:
+    """A response's sentence breaks and negation cues, found once per text.
+
+    Every occurrence of every phrase asks for its sentence and the cues in it; scanning the
+    text again for each (as this module first did) made scoring quadratic: a one-word phrase
+    150,000 times in a 900,000-character response ran for more than five minutes. With the
+    positions found once, each question is a binary search."""
+
+    break_starts: list[int]
+    break_ends: list[int]
+    cues: list[Negation]
+    cue_starts: list[int]
+
+
+@lru_cache(maxsize=8)
+def _index(text: str) -> _TextIndex:
+    breaks = [m.span() for m in _BREAK.finditer(text)]
+    cues = [Negation(m.group(), m.start(), m.end()) for m in _CUES.finditer(text)]
+    return _TextIndex([b[0] for b in breaks], [b[1] for b in breaks], cues, [c.start for c in cues])
 
 
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -136,11 +160,13 @@ def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     >>> s, e = sentence_bounds(t, 14, 25); t[s:e]
     'Procurement declined'
     """
-    lo = 0
-    for m in _BREAK.finditer(text, 0, start):
-        lo = m.end()
-    nxt = _BREAK.search(text, end)
-    hi = nxt.start() if nxt else len(text)
+    idx = _index(text)
+    i = bisect_right(idx.break_ends, start)
+    lo = idx.break_ends[i - 1] if i else 0
+    if start and text[start - 1] in _END_PUNCT:  # a break just before the span counts
+        lo = start
+    j = bisect_left(idx.break_starts, end)
+    hi = idx.break_starts[j] if j < len(idx.break_starts) else len(text)
     while lo < hi and text[lo].isspace():
         lo += 1
     return lo, hi
@@ -178,9 +204,13 @@ def negation_around(text: str, start: int, end: int) -> Negation | None:
     True
     """
     lo, hi = sentence_bounds(text, start, end)
-    for m in _CUES.finditer(text, lo, hi):
-        if m.end() <= start or m.start() >= end:
-            return Negation(m.group(), m.start(), m.end())
+    idx = _index(text)
+    for k in range(bisect_left(idx.cue_starts, lo), len(idx.cues)):
+        cue = idx.cues[k]
+        if cue.end > hi:
+            return None
+        if cue.end <= start or cue.start >= end:
+            return cue
     return None
 
 
@@ -207,13 +237,17 @@ def negation_scoping(text: str, start: int, end: int) -> Negation | None:
     True
     """
     lo, _ = sentence_bounds(text, start, end)
-    governing = None
-    for m in _CUES.finditer(text, lo, end):
-        if m.start() >= start:
-            return Negation(m.group(), m.start(), m.end())
-        if not _CLAUSE_BREAK.search(text, m.end(), start):
-            governing = Negation(m.group(), m.start(), m.end())
-    return governing
+    idx = _index(text)
+    first = bisect_left(idx.cue_starts, lo)
+    inside = bisect_left(idx.cue_starts, start)  # the first cue starting in the span
+    if inside < len(idx.cues) and idx.cues[inside].end <= end:
+        return idx.cues[inside]
+    if inside == first:
+        return None
+    # Only the last cue before the span can govern it: a clause break after an earlier cue
+    # lies after that one too.
+    last = idx.cues[inside - 1]
+    return None if _CLAUSE_BREAK.search(text, last.end, start) else last
 
 
 def find_hits(text: str, phrase: str) -> list[Hit]:

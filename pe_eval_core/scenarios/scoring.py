@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pe_eval_core.errors import JudgeError
+from pe_eval_core.limits import scoring_work_text
 from pe_eval_core.scenarios.assertions import (
     check_contains,
     check_excluded,
@@ -530,6 +531,10 @@ async def ascore_response(
         )
 
     text = response.text
+    phrases = len(expect.response_contains) + len(expect.response_excludes)
+    too_much = scoring_work_text(phrases, len(text))  # bounded time, decided before any work
+    if too_much is not None:
+        return ScenarioResult.model_validate({**base, "status": "error", "error": too_much})
     first_notes: list[str] = []
     found = strict_check(expect.response_contains, text)
     hits, pending = excluded_check(text, expect.response_excludes, judge is not None)

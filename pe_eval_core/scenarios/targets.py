@@ -8,6 +8,7 @@ close it in ``__aexit__``; called without that, they open and close a client per
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
-from pe_eval_core.limits import RESPONSE_CHARS
+from pe_eval_core.limits import RESPONSE_CHARS, TOOL_CALLS, over_limit_text
 from pe_eval_core.redact import redact, register_secret, register_url_secrets
 from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
 from pe_eval_core.scenarios.loading import load_recorded
@@ -417,32 +418,39 @@ class HttpTarget:
         if client is not None:
             await client.aclose()
 
+    async def _read(self, client: Any, scenario: Scenario, cap: int) -> tuple[Any, bytes] | str:
+        """The reply and its body, read in chunks up to ``cap`` bytes (else the refusal)."""
+        async with client.stream(
+            "POST",
+            self._connect_url,
+            json={"message": scenario.input},
+            headers=self._request_headers or None,
+            extensions=self._extensions,
+        ) as reply:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in reply.aiter_bytes():
+                size += len(chunk)
+                if size > cap:  # stop reading: a reply this size can only be refused
+                    return (
+                        f"the reply of agent at {self.shown_url} is over {cap:,} bytes, "
+                        f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
+                        f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
+                    )
+                chunks.append(chunk)
+            return reply, b"".join(chunks)
+
     async def respond(self, scenario: Scenario) -> TargetResponse:
+        """One POST, with ``timeout_s`` as the deadline of the whole call (connect, send and
+        every byte of the reply): an agent trickling a byte a second cannot outlast it."""
         import httpx2
 
         client = self._client or self._new_client()
         cap = reply_byte_cap()
         try:
-            async with client.stream(
-                "POST",
-                self._connect_url,
-                json={"message": scenario.input},
-                headers=self._request_headers or None,
-                extensions=self._extensions,
-            ) as reply:
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in reply.aiter_bytes():
-                    size += len(chunk)
-                    if size > cap:  # stop reading: a reply this size can only be refused
-                        return TargetResponse(
-                            error=f"the reply of agent at {self.shown_url} is over {cap:,} bytes, "
-                            f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
-                            f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
-                        )
-                    chunks.append(chunk)
-                raw = b"".join(chunks)
-        except httpx2.TimeoutException:
+            async with asyncio.timeout(self.timeout_s):
+                got = await self._read(client, scenario, cap)
+        except (TimeoutError, httpx2.TimeoutException):
             return TargetResponse(
                 error=f"agent at {self.shown_url} timed out after {self.timeout_s:g}s"
             )
@@ -455,6 +463,9 @@ class HttpTarget:
         finally:
             if client is not self._client:
                 await client.aclose()
+        if isinstance(got, str):
+            return TargetResponse(error=got)
+        reply, raw = got
         body = raw.decode(reply.encoding or "utf-8", errors="replace")
         if not 200 <= reply.status_code < 300:
             return TargetResponse(
@@ -475,6 +486,9 @@ class HttpTarget:
             )
         calls = data.get("toolCalls")
         calls = calls if isinstance(calls, list) else []
+        flood = over_limit_text(TOOL_CALLS, len(calls), f"the reply of agent at {self.shown_url}")
+        if flood is not None:  # never traced, stored or reported call by call
+            return TargetResponse(error=flood)
         return TargetResponse(
             text=data["text"],
             tool_calls=calls,
