@@ -36,7 +36,7 @@ from pe_eval_core.cli.agent_options import (
 )
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.files import atomic_write_text, sha256_file
+from pe_eval_core.files import sha256_file, utf8
 from pe_eval_core.history.store import record_or_warn
 from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
 from pe_eval_core.scenarios.batches import MessageBatcher
@@ -52,6 +52,7 @@ from pe_eval_core.scenarios.report import (
     run_to_json,
     run_to_junit_xml,
 )
+from pe_eval_core.scenarios.report_set import MANIFEST, write_report_set
 from pe_eval_core.scenarios.runner import (
     count_paid_calls_sync,
     infrastructure_error,
@@ -342,7 +343,7 @@ def handle_run(args: argparse.Namespace) -> int:
     report = render_markdown_report(run)
     if args.out is not None:
         _write_reports(run, report, args.out)
-        _note(f"Reports written to {args.out}/ ({', '.join(OUT_FILES.values())}).")
+        _note(f"Reports written to {args.out}/ ({', '.join([*OUT_FILES.values(), MANIFEST])}).")
     else:
         _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     run_id = record_or_warn(run, origin="cli", db=store_target(args))
@@ -399,15 +400,17 @@ def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
 
 
 def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
-    """The reports and the responses (copied from where the run saved them) into ``out``."""
+    """The reports and the responses (copied from where the run saved them) into ``out``, as
+    one unit with its manifest (``scenarios.report_set``): a kill never leaves two runs mixed."""
+    files: dict[str, bytes] = {}
     if run.responses_path is not None:
-        copy = out / OUT_FILES["responses"]
-        atomic_write_text(copy, Path(run.responses_path).read_text(encoding="utf-8"))
-        run.responses_path = str(copy.resolve())
-    atomic_write_text(out / OUT_FILES["markdown"], markdown)
-    atomic_write_text(out / OUT_FILES["json"], run_to_json(run))
-    atomic_write_text(out / OUT_FILES["csv"], run_to_csv(run))
-    atomic_write_text(out / OUT_FILES["junit"], run_to_junit_xml(run))
+        files[OUT_FILES["responses"]] = Path(run.responses_path).read_bytes()
+        run.responses_path = str((out / OUT_FILES["responses"]).resolve())
+    files[OUT_FILES["markdown"]] = utf8(markdown)
+    files[OUT_FILES["json"]] = utf8(run_to_json(run))
+    files[OUT_FILES["csv"]] = utf8(run_to_csv(run))
+    files[OUT_FILES["junit"]] = utf8(run_to_junit_xml(run))
+    write_report_set(out, files, run.run_id)
 
 
 def _server_lines(toolbox: McpToolbox) -> list[str]:

@@ -9,18 +9,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import secrets
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
 from pe_eval_core.files import (
     SAFE_NAME,
-    atomic_write_bytes,
     check_path_text,
+    commit_files,
     csv_text,
-    refuse_symlink,
     safe_name,
     utf8,
+    write_temp,
 )
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
@@ -116,47 +115,6 @@ def write_outputs(
     return html_path, json_path
 
 
-def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<pid>-<random>.tmp``,
-    written by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would
-    give); the caller renames or removes it."""
-    return atomic_write_bytes(target.with_name(f".{target.name}.{_tag()}.tmp"), data)
-
-
-def _tag() -> str:
-    """``<pid>-<random>``: the pid lets a later run tell a dead writer's leftovers."""
-    return f"{os.getpid()}-{secrets.token_hex(6)}"
-
-
-_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{12}\.(?:tmp|bak)")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
-def remove_stale_leftovers(folder: Path, names: list[str]) -> list[Path]:
-    """Remove the temp/backup files a killed writer left for ``names`` (only those whose
-    writing process is gone, so a concurrent writer's temps are kept); return them."""
-    removed: list[Path] = []
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return removed
-    for p in entries:
-        m = _LEFTOVER.fullmatch(p.name)
-        if m and m["name"] in names and not _alive(int(m["pid"])) and not p.is_dir():
-            p.unlink(missing_ok=True)
-            removed.append(p)
-    return removed
-
-
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -173,59 +131,17 @@ def pair_is_committed(html_path: Path, json_path: Path) -> bool:
     return evaluation.html_sha256 in (None, _digest(html))
 
 
-def _backup(target: Path) -> Path | None:
-    """A hard link to the current ``target`` (None if there is none, or links are refused)."""
-    if not target.exists():
-        return None
-    backup = target.with_name(f".{target.name}.{_tag()}.bak")
-    try:
-        os.link(target, backup)
-    except OSError:
-        return None
-    return backup
-
-
 _rename = os.replace  # one name for the renames, so tests can make one fail
+_write_temp = write_temp  # and for the temp writes
 
 
 def write_pair(files: list[tuple[Path, bytes]]) -> None:
-    """Write every file or none of them: a scorecard never lands without its sidecar.
-
-    All contents go to temp files first (the likely failures, a full disk or a read-only
-    folder, happen here and leave the targets untouched); then each temp is renamed over its
-    target. If a rename fails, the targets already replaced get their previous contents back
-    (or are removed if they are new). Temps and backups never outlive the call.
-
-    The commit point is the last file, the JSON sidecar, which carries the HTML's sha256 (a
-    manifest inside the pair, so no third file): a process killed between the two renames
-    leaves a new HTML beside the old sidecar, which ``pair_is_committed`` reports, so a
-    reader never takes a mismatched pair as one; the next write removes that run's
-    leftover temps and backups. No target is a symlink (``files.refuse_symlink``).
-    """
-    folder = files[0][0].parent
-    folder.mkdir(parents=True, exist_ok=True)
-    files = [(refuse_symlink(t), d) for t, d in files]
-    remove_stale_leftovers(folder, [t.name for t, _ in files])
-    temps: list[Path] = []
-    backups: list[Path | None] = []
-    done: list[Path] = []
-    try:
-        for target, data in files:
-            temps.append(_write_temp(target, data))
-        backups = [_backup(target) for target, _ in files]
-        for (target, _), tmp in zip(files, temps, strict=True):
-            _rename(tmp, target)
-            done.append(target)
-    except BaseException:
-        for target, backup in zip(done, backups, strict=False):
-            if backup is not None:
-                os.replace(backup, target)
-            else:
-                target.unlink(missing_ok=True)
-        raise
-    finally:
-        for leftover in [*temps, *(b for b in backups if b is not None)]:
-            leftover.unlink(missing_ok=True)
+    """Write every file or none of them: a scorecard never lands without its sidecar
+    (``files.commit_files``). The commit point is the last file, the JSON sidecar, which
+    carries the HTML's sha256 (a manifest inside the pair, so no third file): a process killed
+    between the two renames leaves a new HTML beside the old sidecar, which
+    ``pair_is_committed`` reports, so a reader never takes a mismatched pair as one."""
+    commit_files(files, rename=lambda a, b: _rename(a, b), temp=lambda t, d: _write_temp(t, d))
 
 
 def eval_pe_output(

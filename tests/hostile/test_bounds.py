@@ -201,3 +201,49 @@ def test_expected_phrases_and_scoring_work_are_bounded(tmp_path, monkeypatch):
     started = time.monotonic()
     assert score_response(small, TargetResponse(text="churn " * 150_000), None).status == "pass"
     assert time.monotonic() - started < 20
+
+
+KILLER = """
+import os, signal, sys
+import pe_eval_core.scenarios.report_set as rs
+real, k = rs.commit_files, int(os.environ["DIE_AT"])
+def commit(files, **kw):
+    n = [0]
+    def rename(a, b):
+        n[0] += 1
+        if n[0] == k:
+            os.kill(os.getpid(), signal.SIGKILL)
+        os.replace(a, b)
+    real(files, rename=rename)
+rs.commit_files = commit
+from pe_eval_core.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_out_set_is_one_unit_under_a_kill(tmp_path):
+    """Class 10: a scenario run killed between two of its report renames leaves a set its
+    manifest does not match (a reader sees it is not one run); the next run commits."""
+    from pe_eval_core.scenarios.report_set import MANIFEST, report_set_committed
+
+    out = tmp_path / "out"
+    scenarios = REPO / ".mimic" / "exports" / "mimic-scenarios.json"
+    argv = ["scenarios", "score", "--scenarios", str(scenarios), "--out", str(out)]
+    code, _, _, _ = _cli(*argv)
+    assert code == 1 and report_set_committed(out)
+    first = json.loads((out / MANIFEST).read_text())["run_id"]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PE_EVAL_NO_HISTORY": "1"}
+    # between renames (the first, responses.json, holds the same bytes in both runs, so the set
+    # still matches its manifest after it): some files of the new run, some of the old
+    for die_at in range(3, 7):
+        proc = subprocess.run(
+            [sys.executable, "-c", KILLER, *argv], cwd=REPO, capture_output=True,
+            env={**env, "DIE_AT": str(die_at)}, timeout=240,
+        )  # fmt: skip
+        assert proc.returncode == -9
+        assert not report_set_committed(out), die_at
+        assert json.loads((out / MANIFEST).read_text())["run_id"] == first  # the old commit
+    code, _, _, _ = _cli(*argv)
+    assert report_set_committed(out)
+    assert json.loads((out / MANIFEST).read_text())["run_id"] != first
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # the killed temps: gone
