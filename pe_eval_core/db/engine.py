@@ -113,19 +113,46 @@ def _engine(url: URL, timeout: float) -> Engine:
     if engine is None:
         engine = _sqlite_engine(url, timeout) if url.get_backend_name() == "sqlite" else None
         if engine is None:
-            ms = int(timeout * 1000)
-            engine = create_engine(
-                url,
-                connect_args={
-                    "connect_timeout": max(1, round(timeout)),
-                    "options": f"-c lock_timeout={ms}",
-                },
-                pool_pre_ping=True,
-                pool_size=2,  # a CLI command needs one; a dashboard a few
-                max_overflow=6,
-            )
+            engine = _server_engine(url, timeout)
         _ENGINES[key] = engine
     return engine
+
+
+WRITE_LOCK_KEY = 0x70655F6576616C  # "pe_eval": the one advisory lock of pe-eval's writers
+"""On PostgreSQL every write transaction holds this transaction-level advisory lock: shared
+for recording, deleting and pinning (they may run side by side), exclusive for ``gc``. So a
+``gc`` never runs while a recorder has found a blob it means to reuse but not yet committed
+the run that references it (in one race 25 of 30 runs lost their verdict details), and a
+recorder waits for a ``gc`` under way. The wait is bounded by ``lock_timeout``, as any lock's
+(then ``HistoryLockedError``). SQLite gets the same order from ``BEGIN IMMEDIATE``."""
+
+
+def _server_engine(url: URL, timeout: float) -> Engine:
+    ms = int(timeout * 1000)
+    engine = create_engine(
+        url,
+        connect_args={
+            "connect_timeout": max(1, round(timeout)),
+            "options": f"-c lock_timeout={ms}",
+        },
+        pool_pre_ping=True,
+        pool_size=2,  # a CLI command needs one; a dashboard a few
+        max_overflow=6,
+    )
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("pe_write")
+        if mode == EXCLUSIVE:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+        elif mode:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})")
+
+    return engine
+
+
+EXCLUSIVE = "exclusive"
+"""``pe_write`` of a write that must run alone (``gc``)."""
 
 
 def _sqlite_engine(url: URL, timeout: float) -> Engine:
@@ -279,11 +306,13 @@ class Database:
                 yield conn
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One write transaction (on SQLite it takes the write lock up front)."""
+    def write(self, *, exclusive: bool = False) -> Iterator[Connection]:
+        """One write transaction: on SQLite it takes the write lock up front; on PostgreSQL the
+        writers' advisory lock, shared, or ``exclusive`` for a write that must run alone."""
         with self.errors():
             engine = self.engine()
-            with engine.execution_options(pe_write=True).begin() as conn:
+            mode = EXCLUSIVE if exclusive else True
+            with engine.execution_options(pe_write=mode).begin() as conn:
                 yield conn
 
 

@@ -482,7 +482,7 @@ class RunStore:
             b.c.codec.like(_ZDICT + "%")
         )
         removed = size = 0
-        with self._write() as conn:
+        with self.db.write(exclusive=True) as conn:  # never beside a recorder (engine.py)
             for doomed in (
                 (b.c.codec != "dict") & b.c.sha256.not_in(referenced),
                 (b.c.codec == "dict") & func.substr(b.c.sha256, 1, _DICT_REF).not_in(used_dicts),
