@@ -150,7 +150,12 @@ def build_target() -> tuple[Callable[[], Any], bool, str | None] | None:
         skill = right.text_input("Skill file", key=K.SKILL)
         key, where = api_key()
         if not key:
-            st.info("Set ANTHROPIC_API_KEY, add it to Streamlit secrets, or paste a key above.")
+            st.info(
+                "Set ANTHROPIC_API_KEY, add it to Streamlit secrets, or paste a key above."
+                if access.is_operator()
+                else "Paste your own Anthropic API key above: this shared dashboard never "
+                "runs a model on the server's key for you."
+            )
             return None
         st.caption(f"Using the API key from {where}.")
         with guarded(stop=False):
