@@ -11,7 +11,7 @@ characters a token; with ``cache_control`` on it (and a prefix of at least 1,024
 API's minimum for Sonnet) the first request of the run reports the prefix as
 ``cache_creation_input_tokens`` and every later one as ``cache_read_input_tokens``; without
 caching every request pays the prefix as ``input_tokens``. Output tokens are the reply's
-characters / 4. Prices: ``pe_eval_core.scenarios.cost`` (claude-sonnet-4-5 list prices).
+characters / 4. Prices: ``pe_eval_core.scenarios.run.costs`` (claude-sonnet-4-5 list prices).
 
 Prints:
 1. stack start-up time (``MimicStack.timings``);
@@ -39,12 +39,13 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import httpx2  # noqa: E402
 
-from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox  # noqa: E402
-from pe_eval_core.scenarios.cost import approx_tokens, cost_usd  # noqa: E402
+from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox  # noqa: E402
+from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config  # noqa: E402
+from pe_eval_core.scenarios.agent.targets import AnthropicTarget  # noqa: E402
+from pe_eval_core.scenarios.llm.pricing import call_cost_usd  # noqa: E402
 from pe_eval_core.scenarios.loading import load_recorded, load_scenarios  # noqa: E402
-from pe_eval_core.scenarios.mcp_config import load_mcp_config  # noqa: E402
-from pe_eval_core.scenarios.runner import run_scenarios  # noqa: E402
-from pe_eval_core.scenarios.targets import AnthropicTarget  # noqa: E402
+from pe_eval_core.scenarios.run.costs import approx_tokens  # noqa: E402
+from pe_eval_core.scenarios.run.runner import run_scenarios  # noqa: E402
 from pe_eval_core.scenarios.trace import TokenUsage  # noqa: E402
 
 DEMO = REPO / ".mimic" / "exports"
@@ -160,7 +161,7 @@ def main() -> int:
                   f"{'output':>7} {'cost USD':>9} {'tool calls':>10} {'passed':>7}")  # fmt: skip
             for cache in (True, False):
                 run, t, _, calls, _ = asyncio.run(one_run(mcp_json, 1, cache, 0.0))
-                usd = cost_usd(MODEL, t)
+                usd = call_cost_usd(MODEL, t)
                 print(f"{'on' if cache else 'off':<8} {t.input:>8} {t.cache_write:>12} "
                       f"{t.cache_read:>11} {t.output:>7} {usd:>9.4f} {calls:>10} "
                       f"{run.passed:>4}/{run.total}")  # fmt: skip

@@ -113,7 +113,7 @@ def recorded_run(scenarios_path: Path, responses_path: Path) -> tuple[dict[str, 
     (the run's JSON and the view the page derives from it once), the run's and the view's time."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
     from ui import state
-    from ui.views.scenarios import build_view
+    from ui.views.scenario_results import build_view
 
     scenarios = load_scenarios(scenarios_path)
     t0 = time.perf_counter()

@@ -51,7 +51,7 @@ from pe_eval_core.scenarios import (  # noqa: E402
     load_scenarios,
     run_scenarios,
 )
-from pe_eval_core.scenarios.scoring import ascore_response  # noqa: E402
+from pe_eval_core.scenarios.scoring.score import ascore_response  # noqa: E402
 
 DEMO = ROOT / ".mimic" / "exports"
 TARGET_POOL = 1.15
@@ -252,7 +252,7 @@ def scored(scenarios_path: Path, responses_path: Path) -> int:
 def serialised(scenarios_path: Path, responses_path: Path, repeat: int) -> float:
     """CPU time of writing a fresh run's JSON report (best of ``repeat``); it reads the numbers
     that scoring did not need (past each numeric range's first hit), so it pays for them."""
-    from pe_eval_core.scenarios.report import run_to_json
+    from pe_eval_core.scenarios.run.report import run_to_json
 
     times = []
     for _ in range(repeat):

@@ -50,6 +50,8 @@ The hierarchy::
         │   ├── McpConfigNotTrustedError    a found .mcp.json would start a command
         │   └── McpServerUnreachableError
         ├── KindMismatchError           comparing a memo run with a scenario run
+        ├── UnlikeRunsError             comparing scenario runs made with different setups
+        ├── PriceFileError              the $PE_EVAL_PRICES price file
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
@@ -94,6 +96,10 @@ INPUT_LABELS: dict[str, str] = {
     "agent_header": "agent request header",
     "allow_tool": "tools allowed by name",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
+    "as_of": "analysis date",
+    "allow_unlike": "comparison of runs made with different setups",
+    "timeout": "call timeout",
+    "max_cost": "cost limit",
 }
 """The inputs an error can name, by key, with the words a surface without its own may use."""
 
@@ -484,6 +490,28 @@ class AccessDeniedError(PeEvalError):
 
     diagnosis = "This dashboard keeps that action for its operator"
     fix = "Ask the operator, or log in with the operator token."
+
+
+class PriceFileError(PeEvalError):
+    diagnosis = "The price file cannot be read as prices in USD per million tokens"
+    fix = (
+        'Fix the file the message names ({"models": {"<model id>": {"input": 2, "output": '
+        "10}}}), or unset PE_EVAL_PRICES to use the built-in prices."
+    )
+
+
+class UnlikeRunsError(PeEvalError):
+    """Scenario runs made with different setups (their manifests differ), not compared."""
+
+    diagnosis = (
+        "The runs were made with different setups, so their differences are not the effect "
+        "of one change"
+    )
+    fix = (
+        "Compare runs made with the same setup (the history lists runs by skill and model), "
+        "or ask for the comparison anyway: it then says first what differs."
+    )
+    input = "allow_unlike"
 
 
 class KindMismatchError(PeEvalError):

@@ -2,8 +2,10 @@
 
 Tools:
 
-- ``eval_pe_output(memo_json_path, source_json_path)`` returns exactly the seed's dict and
-  writes ``eval_<portco>_<audience>.html/.json`` next to the memo;
+- ``eval_pe_output(memo_json_path, source_json_path, thresholds=None)`` returns exactly the
+  seed's dict as structured content and writes ``eval_<portco>_<audience>.html/.json`` next to
+  the memo; a second text block carries the scores and the verdict as ``pe-eval memo`` prints
+  them (``thresholds``: the gate's spec, e.g. ``citation=0.95,coverage=1``);
 - ``list_memo_pairs(data_dir)`` lists the memo/source pairs in a folder;
 - ``score_scenarios(scenarios_path, responses_path, judge_verdicts_path=None)`` scores a
   scenarios file against recorded responses (and optionally recorded judge verdicts; no
@@ -24,7 +26,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pe_eval_core.errors import (
     AllowedRootError,
@@ -37,7 +39,11 @@ from pe_eval_core.errors import (
     input_of,
 )
 from pe_eval_core.files import confine, confined_to, shown_path
-from pe_eval_core.history.store import record_or_warn
+from pe_eval_core.history.recording import record_or_warn
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult
 
 SERVER_NAME = "pe-eval"
 ALLOWED_ROOTS_ENV = "PE_EVAL_ALLOWED_ROOTS"
@@ -45,8 +51,8 @@ INSTRUCTIONS = (
     "Deterministic grading of AI-written PE memos against their DX OpportunityMap "
     "(citation accuracy, hallucination rate, coverage, consistency) and scoring of Mimic "
     "scenarios against recorded agent responses. Paths must lie inside the server's allowed "
-    "roots. Report the HTML scorecard path, the four scores with their n/total context, and "
-    "the lowest-scoring dimension."
+    "roots. Report the HTML scorecard path, the four scores with their n/total context, the "
+    "lowest-scoring dimension and the verdict (ready to circulate, or not ready with its issues)."
 )
 TOOL_ARGUMENTS: dict[str, str] = {
     "memo": "memo_json_path",
@@ -55,6 +61,7 @@ TOOL_ARGUMENTS: dict[str, str] = {
     "scenarios": "scenarios_path",
     "responses": "responses_path",
     "judge_verdicts": "judge_verdicts_path",
+    "memo_thresholds": "thresholds",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as a tool argument."""
 
@@ -118,9 +125,22 @@ class PeEvalTools:
         if not path.is_file():
             raise error(f"{given} does not exist")
 
-    def eval_pe_output(self, memo_json_path: str, source_json_path: str) -> dict[str, Any]:
-        from pe_eval_core.memo import grade_memo, write_outputs
+    def eval_pe_output(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> dict[str, Any]:
+        """Exactly the seed's dict (the verdict is in the files written and :meth:`grade`)."""
+        return self.grade(memo_json_path, source_json_path, thresholds)[0]
 
+    def grade(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Grade and write the pair; the seed's dict and the text ``pe-eval memo`` prints
+        (scorecard path, scores, weakest dimension, verdict under ``thresholds``)."""
+        from pe_eval_core.memo import grade_memo, write_outputs
+        from pe_eval_core.memo.explain import score_lines
+        from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict, verdict_lines
+
+        bounds = VerdictThresholds.from_spec(thresholds)
         memo = self._confine(memo_json_path, "memo")
         source = self._confine(source_json_path, "source")
         # The seed's failure table names a missing memo before a missing source.
@@ -128,10 +148,28 @@ class PeEvalTools:
         self._file(source, source_json_path, SourceNotFoundError)
         with confined_to(self.roots):  # every open checked as opened: no swap leads out
             evaluation = grade_memo(memo, source)
-            html_path, json_path = write_outputs(evaluation)
+            html_path, json_path = write_outputs(evaluation, thresholds=bounds)
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
-        return dict(evaluation.seed_dict(html_path, json_path))
+        verdict = memo_verdict(evaluation, bounds)
+        text = [f"Eval scorecard: {html_path}", *score_lines(evaluation), *verdict_lines(verdict)]
+        return dict(evaluation.seed_dict(html_path, json_path)), text
+
+    def eval_pe_output_result(
+        self, memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> CallToolResult:
+        """The tool's result: the seed's dict as structured content and as the first text
+        block (as a plain dict return would give), the scores and verdict as the second."""
+        from mcp.types import CallToolResult, TextContent
+
+        seed, text = self.grade(memo_json_path, source_json_path, thresholds)
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text=json.dumps(seed, indent=2)),
+                TextContent(type="text", text="\n".join(text)),
+            ],
+            structured_content=seed,
+        )
 
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo.pairs import scan_memo_pairs
@@ -157,13 +195,15 @@ class PeEvalTools:
     def score_scenarios(
         self, scenarios_path: str, responses_path: str, judge_verdicts_path: str | None = None
     ) -> dict[str, Any]:
+        from pe_eval_core.rates import rate_text, tally_text
         from pe_eval_core.scenarios import (
             RecordedTarget,
             load_scenarios,
             render_markdown_report,
             run_scenarios_sync,
         )
-        from pe_eval_core.scenarios.setup import VERDICTS_BESIDE, choose_judge
+        from pe_eval_core.scenarios.options import run_options
+        from pe_eval_core.scenarios.run.setup import VERDICTS_BESIDE, choose_judge
 
         scenarios = self._confine(scenarios_path, "scenarios")
         responses = self._confine(responses_path, "responses")
@@ -172,22 +212,28 @@ class PeEvalTools:
         if judge_verdicts_path:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
-            verdicts = self._confine(str(beside), "judge_verdicts")
-        # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
-        # without recorded verdicts, cached verdicts are used and others are judge errors
-        judge = choose_judge(
-            scenarios_path=scenarios,
-            verdicts=verdicts,
-            recorded_target=True,
-            cache=self.judge_cache,
-            allow_live=False,
-        )
-        with confined_to(self.roots):
+            self._confine(str(beside), "judge_verdicts")  # read by the policy: confined too
+        with confined_to(self.roots):  # every open checked as opened: no swap leads out
+            target = RecordedTarget(responses)
+            options = run_options()  # the one set of defaults; the tool takes no run option
+            # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
+            # the verdicts saved with the responses, then those beside the scenarios for the
+            # responses they were recorded for; cached verdicts, else judge errors, for the rest
+            judge = choose_judge(
+                scenarios_path=scenarios,
+                verdicts=verdicts,
+                recorded_target=True,
+                cache=self.judge_cache,
+                allow_live=False,
+                options=options,
+                target=target,
+            )
             loaded = load_scenarios(scenarios)
             run = run_scenarios_sync(
                 loaded,
-                RecordedTarget(responses),
+                target,
                 judge=judge,
+                options=options,
                 scenarios_path=scenarios,
                 save_responses=False,  # they are already on disk
             )
@@ -200,6 +246,8 @@ class PeEvalTools:
                 "failed": t.failed,
                 "errors": t.errors,
                 "pass_rate": t.pass_rate,
+                "pass_rate_text": rate_text(t.passed, t.ran),
+                "tally_text": t.tally_text,
             }
             for t in run.by_tier()
         ]
@@ -213,6 +261,8 @@ class PeEvalTools:
             "failed": run.failed,
             "errors": run.errors,
             "pass_rate": run.pass_rate,
+            "pass_rate_text": run.rate_text,
+            "tally_text": tally_text(run.passed, run.ran),
             "by_tier": tiers,
             "conclusion": run.conclusion(),
             "history_run_id": history_id,
@@ -225,7 +275,7 @@ class PeEvalTools:
         return {"summary": summary, "report_markdown": render_markdown_report(run)}
 
 
-def tool_error(err: PeEvalError) -> Any:
+def tool_error(err: PeEvalError) -> CallToolResult:
     """An MCP tool error (``isError``) carrying the error's message, diagnosis and fix, and the
     tool argument at fault (``argument``) when the error names one."""
     from mcp.types import CallToolResult, TextContent
@@ -240,7 +290,10 @@ def tool_error(err: PeEvalError) -> Any:
     )
 
 
-def _guard(fn: Callable[..., Any], *args: Any) -> Any:
+def _guard(fn: Callable[..., object], *args: str | None) -> Any:
+    """``fn(*args)``, or the tool error it raised. ``Any``: the tools are annotated with what
+    they return on success (the SDK derives their output schema from it), and the SDK passes
+    a ``CallToolResult`` through as is."""
     try:
         return fn(*args)
     except PeEvalError as err:
@@ -263,7 +316,7 @@ def build_server(
     db: str | os.PathLike[str] | None = None,
     record: bool = True,
     judge_cache: str | os.PathLike[str] | None = None,
-) -> Any:
+) -> MCPServer:
     """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
@@ -282,11 +335,17 @@ def build_server(
             "OpportunityMap (dx_report_<portco>.json) on citation accuracy, hallucination "
             "rate, coverage and consistency, with no LLM call. Writes eval_<portco>_<audience>"
             ".html/.json next to the memo and returns report_path, json_path, portco_id, "
-            "audience, scores, totals and consistency_note."
+            "audience, scores, totals and consistency_note; a second text block gives the "
+            "scores and the verdict (ready to circulate, or not ready with its issues). "
+            "thresholds (optional, as for pe-eval gate --memo-thresholds, e.g. "
+            "'citation=0.95,coverage=1'): the verdict's bounds; dimensions left out must be "
+            "perfect."
         ),
     )
-    def eval_pe_output(memo_json_path: str, source_json_path: str) -> dict[str, Any]:
-        return _guard(tools.eval_pe_output, memo_json_path, source_json_path)
+    def eval_pe_output(
+        memo_json_path: str, source_json_path: str, thresholds: str | None = None
+    ) -> dict[str, Any]:
+        return _guard(tools.eval_pe_output_result, memo_json_path, source_json_path, thresholds)
 
     @server.tool(
         name="list_memo_pairs",

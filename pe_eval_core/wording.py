@@ -1,7 +1,12 @@
 """How pe-eval says things: dimension and tier names and order, score bands, number formats.
 
 Every surface (CLI, HTML scorecard, dashboard, MCP server, reports) calls these, so the same
-memo reads the same everywhere: ``$1.39B`` and ``97.6%`` on every page.
+memo reads the same everywhere: ``$1.39B`` and ``97.6%`` on every page. The formats, one
+function each: a score or rate :func:`fmt_pct`; passes of a total :func:`fmt_rate`; an
+interval :func:`fmt_interval`; a change in points :func:`fmt_points`, relative
+:func:`fmt_change`; memo money :func:`fmt_usd`; a price :func:`fmt_cost`; a source value
+:func:`fmt_number`; a count with its noun :func:`count_of`. The one exception is the seed's
+markdown scenario report (``scenarios.report``), whose layout is specified.
 
 >>> fmt_usd(1_390_000_000), fmt_usd(564_800_000), fmt_usd(-450_000), fmt_usd(12_340)
 ('$1.39B', '$564.8M', '$-450K', '$12,340')
@@ -11,6 +16,7 @@ memo reads the same everywhere: ``$1.39B`` and ``97.6%`` on every page.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from enum import StrEnum
 
@@ -119,13 +125,75 @@ def fmt_pct(score: float | None) -> str:
     return (text[:-2] if text.endswith(".0") else text) + "%"
 
 
-def fmt_ratio(part: int, total: int) -> str:
-    """``part/total (pct)``, the way every pass rate and score context is shown.
+def fmt_rate(passed: int, total: int) -> str:
+    """``passed/total (pct)``, the way every pass rate and score context is shown. ``total``
+    is what the rate is of (for scenarios: the runs that produced a verdict, errors left out).
 
-    >>> fmt_ratio(3, 4), fmt_ratio(0, 0)
-    ('3/4 (75%)', '0/0 (n/a)')
+    >>> fmt_rate(3, 4), fmt_rate(6, 7), fmt_rate(0, 0)
+    ('3/4 (75%)', '6/7 (85.7%)', '0/0 (n/a)')
     """
-    return f"{part}/{total} ({fmt_pct(part / total) if total else 'n/a'})"
+    return f"{passed:,}/{total:,} ({fmt_pct(passed / total) if total else 'n/a'})"
+
+
+fmt_ratio = fmt_rate
+"""The older name of :func:`fmt_rate`."""
+
+
+def fmt_interval(low: float | None, high: float | None) -> str:
+    """A 0..1 interval (a rate's 95% interval) with :func:`fmt_pct` at both ends.
+
+    >>> fmt_interval(0.5872, 0.9577), fmt_interval(None, 1.0)
+    ('58.7%–95.8%', 'n/a')
+    """
+    if low is None or high is None:
+        return "n/a"
+    return f"{fmt_pct(low)}–{fmt_pct(high)}"
+
+
+def fmt_points(delta: float | None) -> str:
+    """A change between two 0..1 rates in percentage points, signed (``n/a`` for None).
+
+    >>> fmt_points(0.125), fmt_points(-0.0714), fmt_points(0.0), fmt_points(None)
+    ('+12.5 pts', '-7.1 pts', '+0 pts', 'n/a')
+    """
+    if delta is None:
+        return "n/a"
+    text = f"{delta * 100:+.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " pts"
+
+
+def fmt_change(value: float, base: float) -> str:
+    """``value`` relative to ``base`` as a signed percentage (``n/a`` when ``base`` is 0).
+
+    >>> fmt_change(19_000_000, 17_100_000), fmt_change(90, 100), fmt_change(1, 0)
+    ('+11.1%', '-10%', 'n/a')
+    """
+    if base == 0:
+        return "n/a"
+    text = f"{(value - base) / abs(base) * 100:+.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
+
+
+def fmt_cost(usd: float | None) -> str:
+    """A price in dollars: 4 decimals under $1 (a run's judge calls cost cents), 2 from $1.
+
+    >>> fmt_cost(0.09123), fmt_cost(0.0), fmt_cost(12.345), fmt_cost(None)
+    ('$0.0912', '$0.0000', '$12.35', 'unknown')
+    """
+    if usd is None:
+        return "unknown"
+    return f"${usd:,.4f}" if abs(usd) < 1 else f"${usd:,.2f}"
+
+
+def count_of(n: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun, thousands separated: ``1 issue``, ``3 issues``, ``1,204 memos``.
+
+    >>> count_of(1, "issue"), count_of(3, "issue"), count_of(1204, "memo"), count_of(0, "file")
+    ('1 issue', '3 issues', '1,204 memos', '0 files')
+    >>> count_of(2, "check", "check(s)")
+    '2 check(s)'
+    """
+    return f"{n:,} {singular if n == 1 else (plural or singular + 's')}"
 
 
 def pct_points(score: float | None) -> float | None:
@@ -143,15 +211,22 @@ def pct_points(score: float | None) -> float | None:
 
 
 def fmt_number(value: float | str | None) -> str:
-    """A source value as an analyst reads it: thousands separators, no float noise.
+    """A source value as an analyst reads it: thousands separators, six significant digits at
+    most after the point, never an exponent or float noise.
 
     >>> fmt_number(-7912000.0), fmt_number(12.7), fmt_number(3), fmt_number(None)
     ('-7,912,000', '12.7', '3', '')
+    >>> fmt_number(0.8333333333), fmt_number(1234567.25), fmt_number(0.000012345)
+    ('0.833333', '1,234,567.25', '0.000012345')
     >>> fmt_number(float("nan")), fmt_number("segment A")
     ('', 'segment A')
     """
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
-    if isinstance(value, int | float):
-        return f"{value:,}".removesuffix(".0")
-    return str(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if float(value).is_integer():
+        return f"{value:,.0f}"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = min(12, max(2, 5 - magnitude))
+    return f"{value:,.{decimals}f}".rstrip("0").rstrip(".")

@@ -86,6 +86,90 @@ def test_scenarios_do_not_import_memo_or_history():
     assert _offenders(CORE / "scenarios", banned) == []
 
 
+# --- the scenario packages follow the flow: data <- llm <- agent / scoring <- run -----------
+
+SCENARIOS = CORE / "scenarios"
+S = "pe_eval_core.scenarios"
+SCENARIO_LAYERS: dict[str, tuple[str, ...]] = {
+    # the shared data and its leaves: every other package reads them, they read none
+    "models": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run"),
+    "trace.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
+    "statistics.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
+    "options.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
+    "tool_names.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
+    "loading.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run"),
+    # the Messages API seam is shared by the agent and the judge: it knows neither
+    "llm": (f"{S}.agent", f"{S}.scoring", f"{S}.run"),
+    # the agent under test never grades, the checks and the judge never run an agent
+    "agent": (f"{S}.scoring", f"{S}.run"),
+    "scoring": (f"{S}.agent", f"{S}.run"),
+}
+
+
+def _layer_offenders(target: Path, banned: tuple[str, ...]) -> list[str]:
+    """:func:`_offenders` over a package folder or a single module file."""
+    if target.is_dir():
+        return _offenders(target, banned)
+    tree = ast.parse(target.read_text(encoding="utf-8"))
+    return [
+        f"{target.name}:{lineno} imports {name}"
+        for lineno, name in _imports(tree)
+        if any(name == b or name.startswith(b + ".") for b in banned)
+    ]
+
+
+@pytest.mark.parametrize("part", sorted(SCENARIO_LAYERS))
+def test_scenario_packages_import_only_downstream(part: str):
+    target = SCENARIOS / part
+    assert target.exists(), target
+    assert _layer_offenders(target, SCENARIO_LAYERS[part]) == []
+
+
+def test_the_layer_rules_see_every_scenario_module():
+    """A new module or package under scenarios/ must be placed in a layer (or be run/)."""
+    placed = set(SCENARIO_LAYERS) | {"run", "__init__.py"}
+    present = {p.name for p in SCENARIOS.iterdir() if p.suffix == ".py" or p.is_dir()}
+    present.discard("__pycache__")
+    assert present <= placed, present - placed
+
+
+def test_only_the_run_layer_and_the_public_api_are_used_from_outside_the_scenario_code():
+    """History, db and the rates leaf reach the scenario code through its data, options,
+    statistics, the run layer's setup, or the public API, never its agent or checks."""
+    banned = (f"{S}.agent", f"{S}.llm", f"{S}.scoring")
+    for part in ("history", "db"):
+        assert _offenders(CORE / part, banned) == []
+    assert _offenders(CORE / "db", (S, "pe_eval_core.history")) == []
+
+
+def test_the_rates_leaf_imports_no_domain():
+    banned = ("pe_eval_core.scenarios", "pe_eval_core.history", "pe_eval_core.memo")
+    out = [
+        name
+        for _, name in _imports(ast.parse((CORE / "rates.py").read_text(encoding="utf-8")))
+        if any(name == b or name.startswith(b + ".") for b in banned)
+    ]
+    assert out == []
+
+
+def test_every_core_folder_is_a_package():
+    """The package walk (``pkgutil.walk_packages``) skips a folder without ``__init__.py``:
+    its modules would escape the import checks above (history/ did)."""
+    folders = {p.parent for p in CORE.rglob("*.py") if "__pycache__" not in p.parts}
+    assert [str(f) for f in sorted(folders) if not (f / "__init__.py").is_file()] == []
+
+
+def test_the_layer_checks_catch_a_breach(tmp_path: Path):
+    # Guard against a rule that silently matches nothing: a module (lazily) importing the agent.
+    bad = tmp_path / "x.py"
+    bad.write_text("def f():\n    from pe_eval_core.scenarios.agent import loop\n")
+    assert _layer_offenders(bad, SCENARIO_LAYERS["scoring"]) == [
+        "x.py:2 imports pe_eval_core.scenarios.agent",
+        "x.py:2 imports pe_eval_core.scenarios.agent.loop",
+    ]
+    assert _layer_offenders(SCENARIOS / "trace.py", ("pydantic",)) != []  # files are read
+
+
 def _module_getattr() -> list[str]:
     out = []
     for path, tree in _modules():

@@ -5,7 +5,7 @@ chart costs the same for 19 scenarios or 5,000. :func:`show` renders one through
 Vega-Lite spec: Altair's schema validation costs far more than drawing, so a rerun with the
 same rows reuses the spec instead of rebuilding the chart. Pass bands, tier order and every
 number printed on a chart are the core's (``pe_eval_core.wording``): text marks and tooltips
-show label columns the caller wrote with ``fmt_pct`` / ``fmt_ratio``, never a d3 format of
+show label columns the caller wrote with ``fmt_pct`` / ``fmt_rate``, never a d3 format of
 their own, so a chart, a tile and the HTML scorecard write the same score the same way.
 """
 
@@ -19,7 +19,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_ratio, tier_order
+from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_interval, fmt_rate, tier_order
 
 BAND_COLOURS = {Band.PASS: "#5fb878", Band.WATCH: "#fbedc9", Band.FAIL: "#f6d5d3"}
 BAND_INK = {Band.PASS: "#2e7d32", Band.WATCH: "#b26a00", Band.FAIL: "#c62828"}
@@ -185,14 +185,14 @@ PHONE_PANEL = 220
 """px per heatmap panel on a phone (390px wide: the portco names, then four cells)."""
 
 
-def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.FacetChart:
     """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels."""
     return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=100)
 
 
 def portfolio_heatmap(
     rows: Sequence[dict[str, Any]], panel: int = NARROW_PANEL, label_limit: int = 200
-) -> alt.Chart:
+) -> alt.FacetChart:
     """Portco x dimension cells, one panel per audience, coloured by the core's band (the
     same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
 
@@ -249,7 +249,7 @@ def portfolio_heatmap(
 
 def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.LayerChart:
     """Pass rate per tier with its 95% interval as an error bar, labelled as the core writes a
-    pass rate (``fmt_ratio``: "3/4 (75%)") plus the interval.
+    pass rate (``fmt_rate``: "3/4 (75%)") plus the interval.
 
     ``rows``: ``{tier, passed, total, rate}`` and optionally ``low``/``high`` (the interval);
     ``total`` counts the runs that produced a verdict. Tiers in the core's order.
@@ -296,19 +296,19 @@ def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.LayerChart:
 
 
 def interval_label(passed: int, total: int, low: float | None, high: float | None) -> str:
-    """``"3/4 (75%) · 95% CI 30%-95%"``; without an interval the pass rate alone.
+    """``"3/4 (75%) · 95% CI 30.1%–95.4%"``; without an interval the pass rate alone.
 
     >>> interval_label(3, 4, 0.3006, 0.9544)
-    '3/4 (75%) · 95% CI 30%–95%'
+    '3/4 (75%) · 95% CI 30.1%–95.4%'
     >>> interval_label(0, 0, None, None)
     'no verdict'
     """
     if not total:
         return "no verdict"
-    head = fmt_ratio(int(passed), int(total))
+    head = fmt_rate(int(passed), int(total))
     if low is None or high is None or pd.isna(low) or pd.isna(high):
         return head
-    return f"{head} · 95% CI {low:.0%}–{high:.0%}"
+    return f"{head} · 95% CI {fmt_interval(low, high)}"
 
 
 BUILDERS: dict[str, Callable[..., alt.TopLevelMixin]] = {

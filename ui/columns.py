@@ -11,15 +11,14 @@ from collections.abc import Iterable
 
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from pe_eval_core.wording import pct_points
 
 SCORE_FORMAT = "%g%%"
 
 
-def score_column(
-    label: str, *, bar: bool = True, help: str | None = None
-) -> st.column_config.Column:
+def score_column(label: str, *, bar: bool = True, help: str | None = None) -> ColumnConfig:
     """A progress-bar (or plain number) column over 0..100 points, printed as ``fmt_pct``."""
     if bar:
         return st.column_config.ProgressColumn(

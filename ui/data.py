@@ -17,13 +17,14 @@ import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
 from pe_eval_core.files import safe_name, shown_path
-from pe_eval_core.memo.verdict import NOT_COUNTED
+from pe_eval_core.memo.verdict import NOT_COUNTED, VerdictThresholds, memo_verdict
 from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import MemoEvaluation
-    from pe_eval_core.scenarios import Scenario, ScenarioRun
-    from pe_eval_core.scenarios.cost import PaidCalls
+    from pe_eval_core.scenarios import Judge, Scenario, ScenarioRun, Target
+    from pe_eval_core.scenarios.options import RunOptions
+    from pe_eval_core.scenarios.run.costs import PaidCalls
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -224,12 +225,13 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
     transaction. Returns ``graded`` (evaluation, run id) per pair, ``errors`` (portco,
     audience, message) for pairs that could not be graded and ``skipped`` (file, reason).
 
-    The zip is unpacked (``ui.uploads.extract_zip``: its hostile-archive guards) into a scratch
-    folder named after it, removed after; messages name the upload, not the scratch path."""
+    The zip is unpacked (``pe_eval_core.memo.archive.extract_zip``: its hostile-archive
+    guards) into a scratch folder named after it, removed after; messages name the upload, not
+    the scratch path."""
+    from pe_eval_core.memo.archive import extract_zip
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
-    from ui.uploads import extract_zip
 
     stem = _upload_name(Path(zip_name).stem, "upload")
     with tempfile.TemporaryDirectory(prefix="pe-eval-zip-") as tmp:
@@ -240,7 +242,8 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
         items = grade_pairs(pairs, FolderIndex.scan(folder))
     shown = f"uploaded zip {zip_name}"
     graded = [_as_uploaded(i.evaluation, stem) for i in items if i.evaluation is not None]
-    ids = record_many(graded) or [None] * len(graded)
+    recorded = record_many(graded)
+    ids: list[int | None] = list(recorded) if recorded else [None] * len(graded)
     errors = [
         {
             "portco": i.pair.portco_id,
@@ -255,17 +258,20 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
     return {"graded": list(zip(graded, ids, strict=True)), "errors": errors, "skipped": skipped}
 
 
-_PORTFOLIOS: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
-"""Portfolio (rows, skipped files) by (folder, folder digest): a plain cache, because
+PortfolioKey = tuple[str, str, tuple[str, ...]]
+"""(folder, folder digest, the verdict's thresholds in words)."""
+_PORTFOLIOS: dict[PortfolioKey, tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
+"""Portfolio (rows, skipped files) by :data:`PortfolioKey`: a plain cache, because
 st.cache_data cannot replay the progress bar drawn while grading; ``clear_caches`` empties it."""
 _PORTFOLIOS_KEPT = 16
 
 
 def _portfolio(
-    data_dir: str, progress: Any = None
+    data_dir: str, progress: Any = None, thresholds: VerdictThresholds | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """Every usable pair graded on the core count's processes, recorded in one transaction;
-    and the memo-like files skipped, each with its reason."""
+    """Every usable pair graded on the core count's processes (its verdict under
+    ``thresholds``), recorded in one transaction; and the memo-like files skipped, each with
+    its reason."""
     from pe_eval_core.memo.batch import grade_pairs
     from pe_eval_core.memo.folder_index import FolderIndex
     from pe_eval_core.memo.pairs import scan_memo_pairs
@@ -284,21 +290,23 @@ def _portfolio(
             continue
         assert item.evaluation is not None
         graded.append(item.evaluation)
-        row.update(evaluation_summary(item.evaluation))
+        row.update(evaluation_summary(item.evaluation, thresholds))
         rows.append(row)
     record_many(graded)
     return rows, [{"file": shown_path(s.path.name), "reason": s.reason} for s in skipped]
 
 
 def portfolio_and_skipped(
-    folder: Path,
+    folder: Path, thresholds: VerdictThresholds | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """One summary row per memo pair in the folder (errors become rows with ``error``) and the
-    files skipped (``file``, ``reason``); a progress bar while a cold folder grades."""
+    """One summary row per memo pair in the folder with its verdict under ``thresholds``
+    (errors become rows with ``error``) and the files skipped (``file``, ``reason``); a
+    progress bar while a cold folder grades (other thresholds re-use the grading cache)."""
     from pe_eval_core.memo.folder_index import FolderIndex
 
     require_folder(folder)
-    key = (str(folder), FolderIndex.scan(folder).digest())
+    bounds = tuple((thresholds or VerdictThresholds()).describe())
+    key = (str(folder), FolderIndex.scan(folder).digest(), bounds)
     cached = _PORTFOLIOS.get(key)
     if cached is None:
         bar = st.empty()
@@ -306,7 +314,7 @@ def portfolio_and_skipped(
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Scoring memo {done} of {total}…")
 
-        cached = _portfolio(key[0], progress)
+        cached = _portfolio(key[0], progress, thresholds)
         bar.empty()
         while len(_PORTFOLIOS) >= _PORTFOLIOS_KEPT:
             _PORTFOLIOS.pop(next(iter(_PORTFOLIOS)))
@@ -319,13 +327,20 @@ def portfolio(folder: Path) -> list[dict[str, Any]]:
     return portfolio_and_skipped(folder)[0]
 
 
-def evaluation_summary(ev: MemoEvaluation) -> dict[str, Any]:
-    """The flat numbers a table or heatmap shows for one evaluation (no grading here)."""
+def evaluation_summary(
+    ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
+) -> dict[str, Any]:
+    """The flat numbers a table or heatmap shows for one evaluation and its verdict (the one
+    ``memo_verdict``, under ``thresholds``); no grading here."""
     s, t = ev.scores, ev.totals
     from pe_eval_core.memo import lowest_dimension
 
     dim, sentence = lowest_dimension(ev)
+    verdict = memo_verdict(ev, thresholds)
     return {
+        "verdict": verdict.headline,
+        "ready": verdict.ready,
+        "issues": len(verdict.issues),
         **{d: getattr(s, d) for d in DIMENSIONS},
         "figures": f"{t.figures_cited}/{t.figures_total}",
         "entities": f"{t.entities_grounded}/{t.entities_total}",
@@ -414,25 +429,29 @@ def scenarios_upload(raw: bytes, name: str) -> list[Scenario]:
             raise _renamed(err, str(path), f"uploaded {name}") from None
 
 
-def paid_calls(scenarios: list[Scenario], target: Any, judge: Any, repeat: int = 1) -> PaidCalls:
+def paid_calls(
+    scenarios: list[Scenario], target: Target, judge: Judge | None, options: RunOptions
+) -> PaidCalls:
     """The cost guard's count of the paid calls a run would make (the core's own count, the
     one the runner checks, so the page and the runner cannot disagree)."""
-    from pe_eval_core.scenarios.runner import count_paid_calls_sync
+    from pe_eval_core.scenarios.run.runner import count_paid_calls_sync
 
-    return count_paid_calls_sync(scenarios, target, judge, repeat=repeat)
+    return count_paid_calls_sync(scenarios, target, judge, options=options)
 
 
 def scenario_verdict(history_id: int) -> dict[str, Any] | None:
     """The scenario verdict of recorded run ``history_id`` (``history.compare.scenario_verdict``)
-    against the pinned scenarios baseline, else the previous run on the same target.
+    against the baseline ``history.baseline.automatic_baseline`` chooses: the pinned baseline
+    when it was made with the same setup, else the previous run with the same setup.
 
-    Returns ``{sentence, baseline, how, regressions}``; None when the history holds no run to
-    compare with (or cannot be read: a history problem never breaks the page). Finding the
-    baseline is two small queries per rerun; the comparison itself is cached per pair of runs
-    (recorded runs do not change).
+    Returns ``{sentence, baseline, how, regressions, skipped}`` (``skipped``: why the pinned
+    baseline was not used); None when the history holds nothing comparable and nothing was
+    skipped (or cannot be read: a history problem never breaks the page). The comparison
+    itself is cached per pair of runs (recorded runs do not change).
     """
     import sqlite3
 
+    from pe_eval_core.history.baseline import automatic_baseline
     from pe_eval_core.history.records import RunFilters
     from pe_eval_core.history.store import RunStore
 
@@ -444,24 +463,23 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
             if latest is not None and latest.id == history_id
             else store.get_run(history_id).summary
         )
-        base_id = store.pinned_baseline("scenarios")
-        how = "the pinned baseline"
-        if base_id is None or base_id == history_id:
-            how = "the previous run on this target"
-            now = (summary.created_at, history_id)
-            runs = store.list_runs(
-                RunFilters(kind="scenarios", target=summary.target, infra_error=False)
-            )
-            base_id = next(
-                (r.id for r in runs if r.id != history_id and (r.created_at, r.id) < now), None
-            )
-        if base_id is None:
-            return None
+        choice = automatic_baseline(store, summary)
+        if choice.run_id is None:
+            if choice.skipped is None:
+                return None
+            return {"sentence": None, "baseline": None, "how": choice.how,
+                    "regressions": 0, "skipped": choice.skipped}  # fmt: skip
         db = store.url.render_as_string(hide_password=False)
-        sentence, regressions = _verdict(db, base_id, history_id, summary.uid)
+        sentence, regressions = _verdict(db, choice.run_id, history_id, summary.uid)
     except (PeEvalError, OSError, sqlite3.Error):
         return None
-    return {"sentence": sentence, "baseline": base_id, "how": how, "regressions": regressions}
+    return {
+        "sentence": sentence,
+        "baseline": choice.run_id,
+        "how": choice.how,
+        "regressions": regressions,
+        "skipped": choice.skipped,
+    }
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

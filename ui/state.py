@@ -64,6 +64,7 @@ class Scorecard:
     WRITE = "scorecard.write"
     WRITTEN = "scorecard.written"  # list[str]: paths written by the last click
     VERDICT_SPEC = "scorecard.verdict_spec"  # the gate's memo-thresholds spec ("" = pass band)
+    VERDICT_SPEC_KEPT = "scorecard.verdict_spec_kept"  # the same, kept across pages (Portfolio)
 
 
 class Portfolio:

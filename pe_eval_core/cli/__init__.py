@@ -48,6 +48,10 @@ CLI_FLAGS: dict[str, str] = {
     "agent_header": "--agent-header NAME=VALUE",
     "allow_tool": "--allow-tool NAME",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
+    "as_of": "--as-of",
+    "allow_unlike": "--allow-unlike",
+    "timeout": "--timeout / --judge-timeout",
+    "max_cost": "--max-cost",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as the CLI spells it."""
 

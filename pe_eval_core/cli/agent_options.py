@@ -18,7 +18,7 @@ from pe_eval_core.errors import TargetConfigError
 from pe_eval_core.redact import register_secret
 
 if TYPE_CHECKING:
-    from pe_eval_core.scenarios.mcp_config import McpConfig
+    from pe_eval_core.scenarios.agent.mcp_config import McpConfig
 
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")  # an RFC 9110 token
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -104,7 +104,7 @@ def agent_headers(specs: list[str]) -> dict[str, str]:
 def mcp_config(args: argparse.Namespace) -> McpConfig:
     """The agent's MCP servers: ``--mcp-config`` (explicit) or a found ``./.mcp.json``
     (confirmed by hash if it starts commands), plus ``--mcp-server`` overrides."""
-    from pe_eval_core.scenarios.mcp_config import load_mcp_config, with_overrides
+    from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config, with_overrides
 
     explicit: Path | None = args.mcp_config
     config = load_mcp_config(

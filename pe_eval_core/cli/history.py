@@ -26,6 +26,7 @@ from pe_eval_core.history.records import RunFilters, RunKind, RunRecord, RunSumm
 from pe_eval_core.history.store import RunStore
 from pe_eval_core.terminal import term, term_json
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
+from pe_eval_core.wording import fmt_pct
 
 GATE_EXIT_CODES = {
     GateVerdict.PASSED: ExitCode.OK,
@@ -51,7 +52,8 @@ def register(subparsers: Subparsers) -> None:
     ls.add_argument("--audience")
     ls.add_argument("--scenarios", help="scenarios file the run used")
     ls.add_argument("--target")
-    ls.add_argument("--model")
+    ls.add_argument("--model", help="scenario runs of this target model")
+    ls.add_argument("--skill", metavar="PATH", help="scenario runs that followed this skill file")
     ls.add_argument("--limit", type=int, default=20)
     ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _add_db(ls)
@@ -78,6 +80,12 @@ def register(subparsers: Subparsers) -> None:
         "--kind",
         choices=("memo", "scenarios"),
         help="resolve latest / latest~N among runs of this kind only",
+    )
+    cmp.add_argument(
+        "--allow-unlike",
+        action="store_true",
+        help="compare scenario runs made with different setups (skill, model, tools, "
+        "scenarios, judge); the report says first what differs",
     )
     cmp.add_argument("--json", action="store_true")
     _add_db(cmp)
@@ -156,6 +164,12 @@ def register(subparsers: Subparsers) -> None:
         "(default: the pinned scenarios baseline, if any)",
     )
     gate.add_argument(
+        "--allow-unlike",
+        action="store_true",
+        help="check against a baseline made with another setup (skill, model, tools, "
+        "scenarios, judge) instead of refusing it",
+    )
+    gate.add_argument(
         "--yes", action="store_true", help="confirm more than 20 paid judge calls (it costs money)"
     )
     gate.add_argument("--no-record", action="store_true", help="do not record runs in history")
@@ -196,6 +210,7 @@ def _list(args: argparse.Namespace) -> int:
         scenarios_path=args.scenarios,
         target=args.target,
         model=args.model,
+        skill_path=args.skill,
     )
     runs = store.list_runs(filters, limit=args.limit)
     _warn_skipped(store)
@@ -233,22 +248,17 @@ def format_runs_table(runs: list[RunSummary]) -> str:
 
 
 def _headline(r: RunSummary) -> str:
-    if r.kind == "memo":
-
-        def pct(v: float | None) -> str:
-            return "-" if v is None else f"{v * 100:.0f}%"
-
+    if r.kind == "memo":  # the scores as the memo command and the scorecard print them
         return (
-            f"citation {pct(r.citation_accuracy)}  halluc {pct(r.hallucination_rate)}  "
-            f"coverage {pct(r.coverage)}  consistency {pct(r.consistency)}"
+            f"citation {fmt_pct(r.citation_accuracy)}  halluc {fmt_pct(r.hallucination_rate)}  "
+            f"coverage {fmt_pct(r.coverage)}  consistency {fmt_pct(r.consistency)}"
         )
     if r.infra_error:
         return f"infrastructure error: all {r.n_total} scenarios errored (left out of trends)"
-    rate = "-" if r.pass_rate is None else f"{r.pass_rate * 100:.1f}%"
-    ran = (r.n_total or 0) - (r.n_errors or 0)  # errors are left out of the rate, shown apart
+    # errors are left out of the rate (rates.pass_rate), shown apart
     errors = f"; {r.n_errors} error{'s' if r.n_errors != 1 else ''} apart" if r.n_errors else ""
     model = f"  model {r.model}" if r.model else ""
-    return f"{r.n_passed}/{ran} passed ({rate}{errors}){model}"
+    return f"{r.n_passed}/{r.ran} passed ({r.rate_text}{errors}){model}"
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -284,7 +294,9 @@ def show_lines(record: RunRecord, *, pinned: int | None = None) -> list[str]:
     else:
         out.append(f"  scenarios {s.scenarios_path}  target {s.target}  model {s.model or '-'}")
         for t in record.tiers:
-            out.append(f"  {t.tier}: {t.passed}/{t.total} ({t.pass_rate * 100:.1f}%)")
+            errors = t.total - t.ran
+            apart = f", {errors} error{'s' if errors != 1 else ''} apart" if errors else ""
+            out.append(f"  {t.tier}: {t.tally_text}{apart}")
         for r in record.results:
             if r.status != "pass":
                 error = f": {r.error}" if r.error else ""
@@ -313,7 +325,7 @@ def _compare_refs(store: RunStore, args: argparse.Namespace) -> tuple[int, int]:
 def _compare(args: argparse.Namespace) -> int:
     store = _existing_store(args)
     run_a, run_b = _compare_refs(store, args)
-    cmp = compare_runs(store, run_a, run_b)
+    cmp = compare_runs(store, run_a, run_b, allow_unlike=args.allow_unlike)
     infra = [
         f"run #{r.id} is an infrastructure error (every scenario errored): its failures are "
         "not regressions"
@@ -380,6 +392,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         judge_cache=args.judge_cache or getattr(args, "database_url", None),
         min_pass_rate=parse_thresholds(args.min_pass_rate, input="min_pass_rate"),
         baseline=args.baseline,
+        allow_unlike=args.allow_unlike,
         on=args.on,
         confirm=args.yes,
         record=not args.no_record,

@@ -1,8 +1,9 @@
 """`pe-eval memo ...`: grade a memo from the shell and gate CI on its scores.
 
 Prints what the seed's "When you finish" asks for: the scorecard path, the four scores with
-their n/total, and the lowest dimension in one sentence. Exit 0 ok, 1 below a threshold,
-2 input error.
+their n/total, and the lowest dimension in one sentence; then the verdict
+(``pe_eval_core.memo.verdict``), under ``--fail-under`` / ``--max-hallucination`` where given.
+Exit 0 ready to circulate, 1 not ready, 2 input error.
 """
 
 from __future__ import annotations
@@ -16,14 +17,20 @@ from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
 from pe_eval_core.files import shown_path
-from pe_eval_core.memo.explain import lowest_dimension
+from pe_eval_core.memo.explain import lowest_dimension, score_lines
 from pe_eval_core.memo.outputs import write_outputs
 from pe_eval_core.memo.pairs import allowed_roots_from_env, resolve_pair, scan_memo_pairs
-from pe_eval_core.memo.result import FindingKind, MemoEvaluation
-from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, memo_verdict
+from pe_eval_core.memo.result import MemoEvaluation
+from pe_eval_core.memo.verdict import (
+    NOT_COUNTED,
+    Verdict,
+    VerdictThresholds,
+    memo_verdict,
+    verdict_lines,
+)
 from pe_eval_core.terminal import term, term_json
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct
+from pe_eval_core.wording import DIMENSIONS, count_of
 
 
 def parse_fail_under(spec: str | None) -> dict[str, float]:
@@ -35,36 +42,15 @@ def parse_fail_under(spec: str | None) -> dict[str, float]:
     return parse_thresholds(spec, names=MEMO_MINIMUMS, input="fail_under")
 
 
-def failed_thresholds(
-    ev: MemoEvaluation, fail_under: dict[str, float], max_hallucination: float | None
-) -> list[str]:
-    """One line per threshold the evaluation misses (empty when it passes)."""
-    scores = ev.scores.model_dump()
-    out = [
-        f"{DIMENSION_LABELS[k]} {fmt_pct(scores[k])} is below the required {fmt_pct(v)}"
-        for k, v in fail_under.items()
-        if scores[k] < v - 1e-12
-    ]
-    if max_hallucination is not None and scores["hallucination_rate"] > max_hallucination + 1e-12:
-        out.append(
-            f"Hallucination rate {fmt_pct(scores['hallucination_rate'])} is above the allowed "
-            f"{fmt_pct(max_hallucination)}"
-        )
-    return out
-
-
 def verdict_thresholds(
     fail_under: dict[str, float], max_hallucination: float | None
 ) -> VerdictThresholds:
-    """The verdict's thresholds: ``--fail-under``/``--max-hallucination`` where given, the
-    pass band (perfect) elsewhere; no mis-attribution allowed."""
-    base = VerdictThresholds()
-    return VerdictThresholds(
-        minimums={**base.minimums, **fail_under},
-        max_hallucination=base.max_hallucination
-        if max_hallucination is None
-        else max_hallucination,
-    )
+    """``--fail-under`` and ``--max-hallucination`` as the verdict's thresholds (the pass band
+    for every dimension they leave out; no mis-attribution allowed)."""
+    bounds = dict(fail_under)
+    if max_hallucination is not None:
+        bounds["hallucination_rate"] = max_hallucination
+    return VerdictThresholds.from_bounds(bounds)
 
 
 def register(subparsers: Subparsers) -> None:
@@ -102,13 +88,14 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument(
         "--fail-under",
         metavar="DIM=X,...",
-        help="exit 1 if a score is below X, e.g. citation=1.0,coverage=1.0",
+        help="the verdict's minimum score for each dimension named (others must be perfect), "
+        "e.g. citation=0.95,coverage=1.0; exit 1 when the verdict is not ready",
     )
     p.add_argument(
         "--max-hallucination",
         type=float,
         metavar="X",
-        help="exit 1 if the hallucination rate is above X",
+        help="the verdict's maximum hallucination rate (default 0)",
     )
     add_store_options(p)
     p.set_defaults(func=handle)
@@ -147,7 +134,8 @@ def _list(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-INFORMATIONAL_KINDS = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIBLING})
+INFORMATIONAL_KINDS = NOT_COUNTED
+"""Findings the CLI leaves to the scorecard (the verdict's ``NOT_COUNTED``)."""
 
 FINDINGS_SHOWN = 5
 """The CLI is a pointer to the scorecard: name the first few offending figures, not all."""
@@ -175,30 +163,18 @@ def source_named_by_memo(memo_path: Path) -> Path:
     return named_source(memo_path, allowed_roots_from_env())
 
 
-def _print_text(
-    ev: MemoEvaluation,
-    html_path: Path,
-    sentence: str,
-    verdict: Verdict,
-    run_id: int | None,
-    failures: list[str],
-) -> None:
+def _print_text(ev: MemoEvaluation, html_path: Path, verdict: Verdict, run_id: int | None) -> None:
     print(f"Eval scorecard: {html_path}")
-    scores = ev.scores.model_dump()
-    for d in DIMENSIONS:
-        label = DIMENSION_LABELS[d] + ":"
-        print(f"  {label:<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})")
-    print(term(sentence))
-    print(term(f"Verdict: {verdict.headline}"))
-    for issue in verdict.issues:
-        print(term(f"  - {issue}"))
-    print(f"  (thresholds: {'; '.join(verdict.thresholds.describe())})")
+    for line in score_lines(ev):
+        print(term(line))
+    for line in verdict_lines(verdict):
+        print(term(line))
     _print_findings(ev)
     if run_id is not None:
         print(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
-    for line in failures:
+    for line in verdict.failures:
         print(term(f"FAIL: {line}"))
 
 
@@ -238,26 +214,26 @@ def handle(args: argparse.Namespace) -> int:
     from pe_eval_core.history.store import record_or_warn  # SQLAlchemy: only when recording
 
     ev = grade_memo(memo_path, source_path)
-    html_path, json_path = write_outputs(ev, args.out_dir)
+    thresholds = verdict_thresholds(fail_under, max_h)
+    html_path, json_path = write_outputs(ev, args.out_dir, thresholds)
     run_id = record_or_warn(ev, origin="cli", db=store_target(args))
-    failures = failed_thresholds(ev, fail_under, max_h)
-    lowest_name, sentence = lowest_dimension(ev)
-    verdict = memo_verdict(ev, verdict_thresholds(fail_under, max_h))
+    verdict = memo_verdict(ev, thresholds)
     if args.json:
+        lowest_name, sentence = lowest_dimension(ev)
         out: dict[str, object] = dict(ev.seed_dict(html_path, json_path))
         out["lowest_dimension"] = {"name": lowest_name, "sentence": sentence}
-        out["threshold_failures"] = failures
-        out["verdict"] = {
-            "ready": verdict.ready,
-            "headline": verdict.headline,
-            "issues": verdict.issues,
-            "thresholds": verdict.thresholds.describe(),
-        }
+        out["threshold_failures"] = verdict.failures
+        out["verdict"] = verdict.summary(ev).model_dump()
         out["history_run_id"] = run_id
         print(term_json(json.dumps(out, indent=2)))
     else:
-        _print_text(ev, html_path, sentence, verdict, run_id, failures)
-    return ExitCode.BELOW_THRESHOLD if failures else ExitCode.OK
+        _print_text(ev, html_path, verdict, run_id)
+    return exit_code(verdict)
+
+
+def exit_code(verdict: Verdict) -> ExitCode:
+    """1 exactly when the verdict is not ready, else 0."""
+    return ExitCode.OK if verdict.ready else ExitCode.BELOW_THRESHOLD
 
 
 def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: float | None) -> int:
@@ -272,6 +248,7 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
     for s in skipped:  # named, never fatal: the rest of the folder is still graded
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
     items = grade_pairs(pairs, FolderIndex.scan(Path(args.data_dir)), jobs=args.jobs)
+    thresholds = verdict_thresholds(fail_under, max_h)
     rows: list[dict[str, object]] = []
     graded_ok: list[MemoEvaluation] = []
     n_fail = n_error = 0
@@ -285,40 +262,36 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             continue
         ev = item.evaluation
         assert ev is not None
-        html_path, _ = write_outputs(ev, args.out_dir)
+        html_path, _ = write_outputs(ev, args.out_dir, thresholds)
         graded_ok.append(ev)
-        failures = failed_thresholds(ev, fail_under, max_h)
-        n_fail += bool(failures)
-        scores = ev.scores.model_dump()
+        verdict = memo_verdict(ev, thresholds)
+        summary = verdict.summary(ev)
+        n_fail += not verdict.ready
         rows.append(
             {
                 "memo": name,
-                "scores": scores,
+                "scores": ev.scores.model_dump(),
                 "scorecard": str(html_path),
-                "threshold_failures": failures,
+                "threshold_failures": verdict.failures,
+                "verdict": summary.model_dump(),
             }
         )
         if not args.json:
-            cells = "  ".join(f"{d.split('_')[0]} {fmt_pct(scores[d]):>7}" for d in DIMENSIONS)
-            verdict = "FAIL" if failures else "ok"
-            print(f"{name:<32} {cells}  {verdict}")
-            for line in failures:
-                print(term(f"    FAIL: {line}"))
+            cells = "  ".join(f"{d.split('_')[0]} {summary.scores[d]:>7}" for d in DIMENSIONS)
+            print(term(f"{name:<32} {cells}  {verdict.headline}"))
     record_many_or_warn(graded_ok, origin="cli", db=store_target(args))  # one transaction
     graded = len(items) - n_error
-    summary = (
-        f"{len(items)} memo{'s' if len(items) != 1 else ''} in {args.data_dir}: "
-        f"{graded} graded, {graded - n_fail} passed, {n_fail} below a threshold, "
-        f"{n_error} could not be graded"
-        + (f", {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped." if skipped else ".")
+    line = (
+        f"{count_of(len(items), 'memo')} in {args.data_dir}: "
+        f"{graded:,} graded, {graded - n_fail:,} ready to circulate, {n_fail:,} not ready, "
+        f"{n_error:,} could not be graded"
+        + (f", {count_of(len(skipped), 'file')} skipped." if skipped else ".")
     )
     if args.json:
         skips = [{"path": shown_path(s.path), "reason": s.reason} for s in skipped]
-        print(
-            term_json(json.dumps({"memos": rows, "skipped": skips, "summary": summary}, indent=2))
-        )
+        print(term_json(json.dumps({"memos": rows, "skipped": skips, "summary": line}, indent=2)))
     else:
-        print(summary)
+        print(line)
     if n_error:
         return ExitCode.CANNOT_EVALUATE
     return ExitCode.BELOW_THRESHOLD if n_fail else ExitCode.OK

@@ -21,9 +21,7 @@ that needs one reports ``judge error`` saying how to configure one.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,50 +32,54 @@ from pe_eval_core.cli.agent_options import (
     agent_headers,
     mcp_config,
 )
+from pe_eval_core.cli.scenario_output import (
+    OUT_FILES,
+    cost_line,
+    judge_label,
+    note,
+    rate_line,
+    run_header,
+    server_lines,
+    write_reports,
+)
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.files import sha256_file, utf8
-from pe_eval_core.history.store import record_or_warn
-from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox
-from pe_eval_core.scenarios.batches import MessageBatcher
-from pe_eval_core.scenarios.cost import approx_tokens, estimate_run_cost
-from pe_eval_core.scenarios.judge import Judge, RecordedJudge, UnavailableJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
+from pe_eval_core.files import sha256_file
+from pe_eval_core.history.recording import record_or_warn
+from pe_eval_core.scenarios.agent.loop import McpToolbox
+from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE
+from pe_eval_core.scenarios.agent.protocol import Target
+from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL
+from pe_eval_core.scenarios.llm.batches import MessageBatcher
+from pe_eval_core.scenarios.llm.pricing import prices
 from pe_eval_core.scenarios.loading import load_scenarios
-from pe_eval_core.scenarios.mcp_config import MCP_CONFIG_FILE
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
-from pe_eval_core.scenarios.report import (
-    render_markdown_report,
-    run_to_csv,
-    run_to_json,
-    run_to_junit_xml,
-)
-from pe_eval_core.scenarios.report_set import MANIFEST, write_report_set
-from pe_eval_core.scenarios.runner import (
+from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
+from pe_eval_core.scenarios.run.cost_guard import LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.scenarios.run.costs import CostEstimate
+from pe_eval_core.scenarios.run.report import render_markdown_report
+from pe_eval_core.scenarios.run.report_set import MANIFEST
+from pe_eval_core.scenarios.run.runner import (
     count_paid_calls_sync,
     infrastructure_error,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.setup import (
+from pe_eval_core.scenarios.run.setup import (
     RESPONSES_BESIDE,
     VERDICTS_BESIDE,
     choose_judge,
     make_target,
+    make_toolbox,
 )
-from pe_eval_core.scenarios.targets import DEFAULT_SKILL, AnthropicTarget, Target
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.scoring.judge import (
+    DEFAULT_JUDGE_MODEL,
+    FALLBACK_JUDGE_MODEL,
+    Judge,
+)
 from pe_eval_core.terminal import term
 from pe_eval_core.wording import tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
-
-OUT_FILES = {
-    "markdown": "report.md",
-    "json": "report.json",
-    "csv": "report.csv",
-    "junit": "junit.xml",
-    "responses": "responses.json",
-}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,16 +109,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEFAULT_SKILL,
         help=f"anthropic target: the skill file used as system prompt (default {DEFAULT_SKILL})",
     )
+    run.add_argument(
+        "--as-of",
+        metavar="YYYY-MM-DD",
+        help="anthropic target: the analysis date the agent is told (default: the persona's "
+        "as_of in the Mimic project's mimic.json, else none)",
+    )
     run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
     add_agent_header(run)
     run.add_argument(
         "--model", help="anthropic target model (default $PE_EVAL_MODEL or claude-sonnet-5-5)"
     )
     run.add_argument(
-        "--timeout", type=float, default=120.0, help="per-call timeout in seconds (default 120)"
+        "--timeout",
+        type=float,
+        help=f"seconds per call to the agent (default {DEFAULTS.timeout_s:g})",
     )
     run.add_argument(
-        "--concurrency", type=int, default=3, help="calls in flight at once (default 3)"
+        "--concurrency",
+        type=int,
+        help=f"calls in flight at once (default {DEFAULTS.concurrency})",
     )
     run.add_argument(
         "--yes",
@@ -137,7 +149,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="confirm more than 20 paid judge calls (it costs money)",
     )
-    score.set_defaults(func=handle_score, target="recorded", concurrency=8)
+    score.add_argument(
+        "--concurrency",
+        type=int,
+        help=f"judge calls in flight at once (default {DEFAULTS.concurrency})",
+    )
+    score.set_defaults(func=handle_score, target="recorded")
 
 
 def _agent_flags(run: argparse.ArgumentParser) -> None:
@@ -157,19 +174,25 @@ def _agent_flags(run: argparse.ArgumentParser) -> None:
         help="add or replace one Streamable HTTP MCP server (repeatable)",
     )
     agent.add_argument(
-        "--max-turns", type=int, default=12, help="model turns per scenario (default 12)"
+        "--max-turns",
+        type=int,
+        help=f"model turns per scenario (default {DEFAULTS.max_turns})",
     )
     agent.add_argument(
-        "--max-tool-calls", type=int, default=40, help="tool calls per scenario (default 40)"
+        "--max-tool-calls",
+        type=int,
+        help=f"tool calls per scenario (default {DEFAULTS.max_tool_calls})",
     )
     agent.add_argument(
-        "--tool-timeout", type=float, default=30.0, help="seconds per tool call (default 30)"
+        "--tool-timeout",
+        type=float,
+        help=f"seconds per tool call (default {DEFAULTS.tool_timeout_s:g})",
     )
     agent.add_argument(
         "--max-tokens",
         type=int,
-        default=4096,
-        help="tokens per model reply; a reply cut there is an error (default 4096)",
+        help=f"tokens per model reply; a reply cut there is an error "
+        f"(default {DEFAULTS.max_tokens})",
     )
     agent.add_argument(
         "--allow-writes",
@@ -213,8 +236,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--judge-model",
-        help="judge model (default $PE_EVAL_JUDGE_MODEL, else $PE_EVAL_MODEL or claude-sonnet-5-5;"
-        " the target's --model does not change it)",
+        help=f"judge model (default $PE_EVAL_JUDGE_MODEL, else {DEFAULT_JUDGE_MODEL}, or "
+        f"{FALLBACK_JUDGE_MODEL} when that is the target's model; the target's --model does not "
+        "change it)",
+    )
+    p.add_argument(
+        "--judge-timeout",
+        type=float,
+        help=f"seconds per judge call (default {DEFAULTS.judge_timeout_s:g})",
     )
     p.add_argument(
         "--judge-cache",
@@ -247,7 +276,6 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--repeat",
         type=_repeat,
-        default=1,
         metavar="K",
         help="run every scenario K times: pass@K, pass^K, flaky scenarios, tier intervals",
     )
@@ -285,6 +313,29 @@ def handle_score(args: argparse.Namespace) -> int:
     return handle_run(args)
 
 
+def run_options_of(args: argparse.Namespace) -> RunOptions:
+    """The run's options from the flags given (``scenarios run`` or ``scores``); every other
+    option is the one default (``pe_eval_core.scenarios.options.DEFAULTS``)."""
+    given = vars(args)
+    return run_options(
+        concurrency=given.get("concurrency"),
+        repeat=given.get("repeat"),
+        enforce_latency=given.get("enforce_latency") or None,
+        timeout_s=given.get("timeout"),
+        judge_timeout_s=given.get("judge_timeout"),
+        judge_model=given.get("judge_model"),
+        max_turns=given.get("max_turns"),
+        max_tool_calls=given.get("max_tool_calls"),
+        tool_timeout_s=given.get("tool_timeout"),
+        max_tokens=given.get("max_tokens"),
+        allow_writes=given.get("allow_writes") or None,
+        max_cost_usd=given.get("max_cost"),
+        batch=given.get("batch") or None,
+        as_of=given.get("as_of"),
+        allow_tools=given.get("allow_tool") or None,
+    )
+
+
 def handle_run(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise PeEvalError(
@@ -293,63 +344,77 @@ def handle_run(args: argparse.Namespace) -> int:
             fix="Name a folder (it is created if missing).",
             input="out",
         )
+    options = run_options_of(args)
+    prices()  # a bad $PE_EVAL_PRICES file stops here, naming its field, before any call
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)
-    _note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
-    for warning in getattr(scenarios, "warnings", ()):
-        _note(f"warning: {warning}")
-    target = _target(args)
-    judge = _judge(args)
-    _note(f"Target: {target.name}. Judge: {_judge_label(judge)}.")
-    toolbox = getattr(target, "toolbox", None)
-    if toolbox is not None:
-        _note("MCP servers: " + "; ".join(_server_lines(toolbox)) + " (connecting...)")
+    note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
+    for warning in scenarios.warnings:
+        note(f"warning: {warning}")
+    target = _target(args, options)
+    judge = _judge(args, options, target)
+    note(f"Target: {target.name}. Judge: {judge_label(judge)}.")
+    if target.toolbox is not None:
+        note("MCP servers: " + "; ".join(server_lines(target.toolbox)) + " (connecting...)")
 
     def progress(done: int, total: int, result: ScenarioResult) -> None:
         if args.verbose:
-            _note(f"[{done}/{total}] {result.name}: {result.status}")
+            note(f"[{done}/{total}] {result.name}: {result.status}")
 
-    paid = count_paid_calls_sync(scenarios, target, judge, repeat=args.repeat)
+    paid = count_paid_calls_sync(scenarios, target, judge, options=options)
     if paid.total:
-        half = "; batched, about half that" if getattr(args, "batch", False) else ""
-        need = "" if args.yes or paid.total <= 20 else "; more than 20 need --yes"
-        _note(f"{paid.line()}{half}{need}.")
+        need = (
+            "" if args.yes or paid.total <= LIVE_CONFIRM_THRESHOLD else "; more than 20 need --yes"
+        )
+        note(f"{paid.line()}{need}.")
     fixed = args.timestamp
-    batcher, concurrency = _batcher(args, target, judge, len(scenarios) * args.repeat)
+    digest = sha256_file(args.scenarios)
+    estimates: list[CostEstimate] = []
+
+    def header() -> CostEstimate:
+        return run_header(
+            target,
+            scenarios,
+            options,
+            judge=judge,
+            scenarios_sha256=digest,
+            db=store_target(args),
+        )
+
     run = run_scenarios_sync(
         scenarios,
         target,
         judge=judge,
-        concurrency=concurrency,
-        batcher=batcher,
+        options=options,
+        batcher=_batcher(options, target, judge),
         progress=progress,
-        enforce_latency=args.enforce_latency,
         confirm_live=args.yes,
         scenarios_path=args.scenarios,
-        scenarios_sha256=sha256_file(args.scenarios),
+        scenarios_sha256=digest,
         save_responses=True,  # under $PE_EVAL_HOME/runs/<id>/; copied to --out on success
         clock=(lambda: fixed) if fixed else None,
-        max_cost_usd=getattr(args, "max_cost", None),
-        on_ready=(lambda: _run_header(target, len(scenarios), args)) if target.live else None,
-        repeat=args.repeat,
+        on_ready=(lambda: estimates.append(header())) if target.live else None,
         paid_calls=paid,
     )
+    if estimates:  # what the header estimated, for the end line and the report
+        run.cost_estimate_usd, run.cost_estimate_basis = estimates[0].usd, estimates[0].basis
     outage = infrastructure_error(run)
     if outage is not None:
-        _note(f"{run.error_summary()}; no tier or fact was judged.")
+        note(f"{run.error_summary()}; no tier or fact was judged.")
         where = f"nothing written to {args.out}/ (earlier reports kept); " if args.out else ""
-        _note(f"{where}responses saved to {run.responses_path}; not recorded in history.")
+        note(f"{where}responses saved to {run.responses_path}; not recorded in history.")
         raise outage
     report = render_markdown_report(run)
     if args.out is not None:
-        _write_reports(run, report, args.out)
-        _note(f"Reports written to {args.out}/ ({', '.join([*OUT_FILES.values(), MANIFEST])}).")
+        write_reports(run, report, args.out)
+        note(f"Reports written to {args.out}/ ({', '.join([*OUT_FILES.values(), MANIFEST])}).")
     else:
-        _note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
+        note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     run_id = record_or_warn(run, origin="cli", db=store_target(args))
-    _note(_cost_line(run))
+    note(rate_line(run))
+    note(cost_line(run))
     if run_id is not None:
-        _note(
+        note(
             f"Recorded in history as run {run_id} (`python -m pe_eval_core history show {run_id}`)."
         )
     sys.stdout.write(term(report))  # no control sequence from a response reaches the terminal
@@ -357,35 +422,19 @@ def handle_run(args: argparse.Namespace) -> int:
     return _exit_code(run, args.min_pass_rate)
 
 
-def _batcher(
-    args: argparse.Namespace, target: Target, judge: Judge | None, runs: int
-) -> tuple[MessageBatcher | None, int]:
-    """With ``--batch``: the batcher for the plain Anthropic target and the live judge, and a
-    concurrency that lets every scenario's call wait in the same batch (an HTTP agent keeps
-    its own concurrency: only its judge calls are batched)."""
-    if not getattr(args, "batch", False):
-        return None, args.concurrency
-    from pe_eval_core.scenarios.anthropic_client import AnthropicClientOwner
-    from pe_eval_core.scenarios.batches import MessageBatcher
-
-    owners = [
-        o
-        for o in (target, getattr(judge, "inner", judge))
-        if isinstance(o, AnthropicClientOwner) and getattr(o, "toolbox", None) is None
+def _batcher(options: RunOptions, target: Target, judge: Judge | None) -> MessageBatcher | None:
+    """With ``--batch``: a batcher that reports its progress here, for the parties whose calls
+    it can carry (the runner attaches them and lets their calls wait in one batch)."""
+    if not options.batch:
+        return None
+    parties = [
+        n for n, p in (("target", target), ("judge", judge)) if p is not None and p.batchable
     ]
-    if not owners:
-        _note("Batch: no plain Anthropic target or live judge in this run; calls made directly.")
-        return None, args.concurrency
-    batcher = MessageBatcher(owners[0]._new_client, progress=_note)
-    batchable_target = not target.live or target in owners
-    concurrency = max(args.concurrency, runs) if batchable_target else args.concurrency
-    what = " and ".join(
-        name
-        for name, owner in (("target", target), ("judge", getattr(judge, "inner", judge)))
-        if owner in owners
-    )
-    _note(f"Batching {what} calls through the Message Batches API.")
-    return batcher, concurrency
+    if not parties:
+        note("Batch: no plain Anthropic target or live judge in this run; calls made directly.")
+        return None
+    note(f"Batching {' and '.join(parties)} calls through the Message Batches API (half price).")
+    return MessageBatcher(progress=note)
 
 
 def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
@@ -399,114 +448,42 @@ def _exit_code(run: ScenarioRun, min_pass_rate: float | None) -> int:
     return 1
 
 
-def _write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
-    """The reports and the responses (copied from where the run saved them) into ``out``, as
-    one unit with its manifest (``scenarios.report_set``): a kill never leaves two runs mixed."""
-    files: dict[str, bytes] = {}
-    if run.responses_path is not None:
-        files[OUT_FILES["responses"]] = Path(run.responses_path).read_bytes()
-        run.responses_path = str((out / OUT_FILES["responses"]).resolve())
-    files[OUT_FILES["markdown"]] = utf8(markdown)
-    files[OUT_FILES["json"]] = utf8(run_to_json(run))
-    files[OUT_FILES["csv"]] = utf8(run_to_csv(run))
-    files[OUT_FILES["junit"]] = utf8(run_to_junit_xml(run))
-    write_report_set(out, files, run.run_id)
-
-
-def _server_lines(toolbox: McpToolbox) -> list[str]:
-    return [f"{s.name} ({s.type} {s.where})" for s in toolbox.servers]
-
-
-def _run_header(target: Target, count: int, args: argparse.Namespace) -> None:
-    """Before the first scenario of a live run: the attached servers, the policy, the estimate."""
-    toolbox: McpToolbox | None = getattr(target, "toolbox", None)
-    prefix = approx_tokens(getattr(target, "system_prompt", ""))
-    if toolbox is not None:
-        counts = Counter(spec.server for spec in toolbox.tools.values())
-        _note(
-            "Attached MCP servers: "
-            + ", ".join(f"{name} ({counts.get(name, 0)} tools)" for name in toolbox.server_names)
-        )
-        _note(f"Tool policy: {toolbox.policy.describe()}.")
-        prefix += approx_tokens(json.dumps(toolbox.tool_definitions(cache=False)))
-    elif isinstance(target, AnthropicTarget):
-        _note("Attached MCP servers: none (no .mcp.json and no --mcp-server): no tools.")
-    estimate = estimate_run_cost(target.model, scenarios=count, prefix_tokens=prefix)
-    limit = getattr(args, "max_cost", None)
-    _note(estimate.line() + (f"; --max-cost ${limit:g}." if limit is not None else "."))
-
-
-def _toolbox(args: argparse.Namespace) -> McpToolbox | None:
+def _toolbox(args: argparse.Namespace, options: RunOptions) -> McpToolbox | None:
     """The anthropic target's MCP servers (``--mcp-config``/``.mcp.json`` + ``--mcp-server``)."""
-    if getattr(args, "target", None) != "anthropic":
+    if args.target != "anthropic":
         return None
-    config = mcp_config(args)
-    if not config.servers:
-        return None
-    policy = ToolPolicy(allow=tuple(args.allow_tool), allow_writes=args.allow_writes)
-    return McpToolbox(config, policy)
+    return make_toolbox(mcp_config(args), options)
 
 
-def _bounds(args: argparse.Namespace) -> AgentBounds | None:
-    if getattr(args, "target", None) != "anthropic":
-        return None
-    return AgentBounds(
-        max_turns=args.max_turns,
-        max_tool_calls=args.max_tool_calls,
-        tool_timeout_s=args.tool_timeout,
-        max_tokens=args.max_tokens,
-    )
-
-
-def _target(args: argparse.Namespace) -> Target:
+def _target(args: argparse.Namespace, options: RunOptions | None = None) -> Target:
+    options = options or run_options_of(args)
+    given = vars(args)
     return make_target(
         args.target,
         scenarios_path=args.scenarios,
         responses=args.responses,
-        skill=getattr(args, "skill", DEFAULT_SKILL),
-        model=getattr(args, "model", None),
-        agent_url=getattr(args, "agent_url", None),
-        timeout_s=getattr(args, "timeout", 120.0),
-        toolbox=_toolbox(args),
-        bounds=_bounds(args),
-        agent_headers=agent_headers(getattr(args, "agent_header", None) or []),
+        skill=given.get("skill", DEFAULT_SKILL),
+        model=given.get("model"),
+        agent_url=given.get("agent_url"),
+        toolbox=_toolbox(args, options),
+        options=options,
+        agent_headers=agent_headers(given.get("agent_header") or []),
     )
 
 
-def _judge(args: argparse.Namespace) -> Judge | None:
+def _judge(
+    args: argparse.Namespace, options: RunOptions | None = None, target: Target | None = None
+) -> Judge | None:
+    options = options or run_options_of(args)
     return choose_judge(
         scenarios_path=args.scenarios,
         use_judge=not args.no_judge,
         verdicts=args.judge_verdicts,
         recorded_target=args.target == "recorded",
         live_judge=args.live_judge,
-        judge_model=args.judge_model,  # the judge's own model, never the target's --model
-        target_model=getattr(args, "model", None) if args.target == "anthropic" else None,
-        cache=args.judge_cache or getattr(args, "database_url", None),
-        timeout_s=getattr(args, "timeout", 60.0),
+        # the judge's own model is options.judge_model, never the target's --model
+        target_model=vars(args).get("model") if args.target == "anthropic" else None,
+        cache=args.judge_cache or vars(args).get("database_url"),
+        options=options,
+        target=target,
     )
-
-
-def _judge_label(judge: Judge | None) -> str:
-    if judge is None:
-        return "none (--no-judge)"
-    if isinstance(judge, RecordedJudge):
-        return f"{judge.model} from {judge.path} ({judge.label})"
-    if isinstance(judge, UnavailableJudge):
-        return "unavailable (no ANTHROPIC_API_KEY; scenarios that need one report judge error)"
-    if isinstance(judge, CachedJudge):
-        return f"{judge.model}, prompt {judge.prompt_version}, cache {judge.location}"
-    return judge.model
-
-
-def _cost_line(run: ScenarioRun) -> str:
-    cost = "unknown" if run.estimated_cost_usd is None else f"${run.estimated_cost_usd:.4f}"
-    return (
-        f"Tokens: target {run.tokens_in} in / {run.tokens_out} out; judge "
-        f"{run.judge_tokens_in} in / {run.judge_tokens_out} out in {run.judge_calls} calls; "
-        f"estimated cost {cost}."
-    )
-
-
-def _note(line: str) -> None:
-    print(term(line), file=sys.stderr)

@@ -2,6 +2,6 @@
 connection layer (:mod:`.engine`) for the embedded SQLite file and a team PostgreSQL server.
 
 The run history (``pe_eval_core.history.store``) and the judge's verdict cache
-(``pe_eval_core.scenarios.judge_cache``, through :mod:`.verdicts`) both sit on it, so neither
-domain imports the other.
+(``pe_eval_core.scenarios.scoring.judge.cache``, through :mod:`.verdicts`) both sit on it, so
+neither domain imports the other.
 """

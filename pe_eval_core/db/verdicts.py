@@ -1,5 +1,5 @@
 """The judge's verdict cache in the shared database (the ``judge_verdicts`` table), for
-``pe_eval_core.scenarios.judge_cache.CachedJudge`` when a database URL is configured."""
+``pe_eval_core.scenarios.scoring.judge.cache.CachedJudge`` when a database URL is configured."""
 
 from __future__ import annotations
 

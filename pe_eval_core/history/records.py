@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from pe_eval_core import rates
 from pe_eval_core.files import sha256_file
 from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.wording import DIMENSIONS
@@ -25,6 +26,7 @@ from pe_eval_core.wording import DIMENSIONS
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
+    from pe_eval_core.scenarios.models.manifest import RunManifest
 
 RunKind = Literal["memo", "scenarios"]
 MEMO_DIMENSIONS = DIMENSIONS
@@ -62,6 +64,10 @@ class RunFilters(BaseModel):
     scenarios_path: str | None = None
     target: str | None = None
     model: str | None = None
+    skill_path: str | None = None
+    """The skill file (any spelling of its path): the scenario runs of that skill only."""
+    identity: str | None = None
+    """A run identity (``RunManifest.identity``): the runs made with the same setup only."""
     memo_path: str | None = None
     """The memo file (any spelling of its path): its runs only."""
     infra_error: bool | None = None
@@ -107,6 +113,12 @@ class RunSummary(BaseModel):
     note: str | None = None
     config_digest: str | None = None
     """sha256 of the grader configuration a memo was graded with."""
+    skill_path: str | None = None
+    """The skill file a live target followed (resolved path); None for other targets."""
+    skill_sha256: str | None = None
+    identity: str | None = None
+    """sha256 of what produced a scenario run (``RunManifest.identity``): runs are compared
+    like for like by it; None for memo runs and runs recorded before manifests."""
     infra_error: bool = False
     """Every scenario of the run errored (the agent or the network was down): nothing was
     measured, so trends, comparisons and the gate leave the run out."""
@@ -124,6 +136,21 @@ class RunSummary(BaseModel):
             return f"{self.portco_id}/{self.audience}"
         name = Path(self.scenarios_path or "?").name
         return f"{name} @ {self.target or '?'}"
+
+    @property
+    def ran(self) -> int:
+        """Scenario runs that produced a verdict: the pass rate's denominator."""
+        return (self.n_total or 0) - (self.n_errors or 0)
+
+    @property
+    def rate_text(self) -> str:
+        """A scenario run's pass rate as every surface shows it (``83.3%``, ``n/a``)."""
+        return rates.rate_text(self.n_passed or 0, self.ran)
+
+    @property
+    def tally_text(self) -> str:
+        """``15/18 (83.3%)``: passes of the runs with a verdict, and the rate."""
+        return rates.tally_text(self.n_passed or 0, self.ran)
 
 
 class MemoFindingRow(BaseModel):
@@ -192,10 +219,21 @@ class ScenarioRowData:
 
 
 class TierCount(BaseModel):
+    """One tier of a recorded scenario run: its runs, those with a verdict, those passed."""
+
     tier: str
     total: int
+    """Every run of the tier, errors included."""
     passed: int
     pass_rate: float
+    """``passed / ran`` (:func:`pe_eval_core.rates.pass_rate`); 0.0 when ``ran`` is 0."""
+    ran: int = 0
+    """Runs that produced a verdict (pass or fail): the pass rate's denominator."""
+
+    @property
+    def tally_text(self) -> str:
+        """``6/7 (85.7%)``, as every surface shows a tier (``rates.tally_text``)."""
+        return rates.tally_text(self.passed, self.ran)
 
 
 class RunRecord(BaseModel):
@@ -327,6 +365,7 @@ def scenario_row_data(run: ScenarioRun) -> list[ScenarioRowData]:
 def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
     """A scenario run's summary row (not stored: ``id`` is 0)."""
     n_errors = sum(1 for r in run.results if r.status not in ("pass", "fail"))
+    manifest = run.manifest
     return RunSummary(
         id=UNRECORDED_ID,
         uid=run.run_id or uuid.uuid4().hex,
@@ -341,14 +380,74 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         n_total=run.total,
         n_passed=run.passed,
         n_errors=n_errors,
-        pass_rate=run.pass_rate if run.ran else None,  # errors left out, as in the report
+        pass_rate=rates.pass_rate(run.passed, run.ran),  # errors left out, None: no verdict
         tokens_in=run.tokens_in,
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
-        scores=run.statistics_summary(),  # repeats, intervals, flaky, errors, target label
+        skill_path=manifest.skill_path if manifest else None,
+        skill_sha256=manifest.skill_sha256 if manifest else None,
+        identity=manifest.identity if manifest else None,
+        # repeats, intervals, flaky, errors, target label; the judge, the analysis date and
+        # the manifest (what produced the run)
+        scores={**run.statistics_summary(), **run_settings(run)},
         infra_error=bool(run.total) and n_errors == run.total,
     )
+
+
+RUN_SETTING_KEYS = ("judge", "judge_prompt_version", "as_of", "as_of_source")
+"""What a scenario run was configured with, kept in ``RunSummary.scores`` (no column)."""
+
+
+def run_settings(run: ScenarioRun) -> dict[str, Any]:
+    """The judge, analysis date and manifest of ``run``, as recorded with it."""
+    out: dict[str, Any] = {key: getattr(run, key) for key in RUN_SETTING_KEYS}
+    if run.manifest is not None:
+        out["manifest"] = run.manifest.model_dump(mode="json")
+    return out
+
+
+def recorded_manifest(summary: RunSummary) -> RunManifest | None:
+    """The manifest recorded with a scenario run; None before manifests (or unreadable)."""
+    from pe_eval_core.scenarios.models.manifest import RunManifest
+
+    data = summary.scores.get("manifest") if isinstance(summary.scores, dict) else None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return RunManifest.model_validate(data)
+    except ValueError:
+        return None
+
+
+def recorded_judge(
+    summary: RunSummary, results: list[ScenarioResultRow]
+) -> tuple[str | None, str | None]:
+    """(judge, prompt version) of a recorded scenario run: as recorded with it, else (runs
+    recorded before the judge was kept) read from the verdicts its results carry.
+
+    >>> s = RunSummary(id=1, uid="u", kind="scenarios", created_at="", recorded_at="",
+    ...                origin="cli", scores={"judge": "claude-opus-5-5"})
+    >>> recorded_judge(s, [])
+    ('claude-opus-5-5', None)
+    >>> row = ScenarioResultRow(name="a", status="pass", detail={"expectations": [
+    ...     {"text": "x", "judge_model": "m1", "judge_prompt_version": "judge-v2-ab"}]})
+    >>> recorded_judge(s.model_copy(update={"scores": {}}), [row])
+    ('m1 (from the recorded verdicts)', 'judge-v2-ab')
+    """
+    scores = summary.scores if isinstance(summary.scores, dict) else {}
+    if scores.get("judge"):
+        return str(scores["judge"]), scores.get("judge_prompt_version")
+    seen: dict[str, str | None] = {}
+    for row in results:
+        for e in row.detail.get("expectations") or []:
+            if isinstance(e, dict) and e.get("judge_model"):
+                seen.setdefault(str(e["judge_model"]), e.get("judge_prompt_version"))
+    if not seen:
+        return None, None
+    models = ", ".join(sorted(seen))
+    versions = {v for v in seen.values() if v}
+    return f"{models} (from the recorded verdicts)", versions.pop() if len(versions) == 1 else None
 
 
 def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
@@ -377,7 +476,8 @@ def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:
                 tier=t.tier,
                 total=t.total,
                 passed=t.passed,
-                pass_rate=t.passed / t.ran if t.ran else 0.0,  # errors left out
+                ran=t.ran,
+                pass_rate=rates.pass_rate(t.passed, t.ran) or 0.0,  # errors left out
             )
             for t in run.by_tier()
             if t.total

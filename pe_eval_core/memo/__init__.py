@@ -26,6 +26,7 @@ from pe_eval_core.memo.outputs import (
     findings_to_csv,
     load_evaluation,
     output_paths,
+    with_verdict,
     write_outputs,
 )
 from pe_eval_core.memo.pairs import MemoPair, find_memo_pairs, resolve_pair
@@ -42,14 +43,18 @@ from pe_eval_core.memo.result import (
     SiblingHeadline,
     Totals,
 )
+from pe_eval_core.memo.verdict import VerdictThresholds
 from pe_eval_core.wording import DIMENSIONS
 
 
-def render_scorecard_html(evaluation: MemoEvaluation) -> str:
-    """The self-contained HTML scorecard for an evaluation (see ``pe_eval_core.render``)."""
+def render_scorecard_html(
+    evaluation: MemoEvaluation, thresholds: VerdictThresholds | None = None
+) -> str:
+    """The self-contained HTML scorecard for an evaluation, its verdict under ``thresholds``
+    (None: the pass band); jinja2 is imported only when a page is rendered."""
     from pe_eval_core.memo.scorecard import render_scorecard_html as _render
 
-    return _render(evaluation)
+    return _render(evaluation, thresholds)
 
 
 __all__ = [
@@ -87,5 +92,6 @@ __all__ = [
     "render_scorecard_html",
     "resolve_pair",
     "source_json_schema",
+    "with_verdict",
     "write_outputs",
 ]

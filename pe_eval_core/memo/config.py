@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GRADER_VERSION = "1.1.0"
-"""Bumped whenever a change could move a score on unchanged inputs."""
+GRADER_VERSION = "2.0.0"
+"""Bumped whenever a change could move a score on unchanged inputs. 2.0.0 (issue 19): figures
+matched by role, ``wrong_quantity`` and ``empty_placeholder`` findings, durations and plan
+parameters are not figures, cohort pieces are segment values."""
 
 
 class TemplateConstant(BaseModel):

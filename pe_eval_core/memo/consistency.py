@@ -16,7 +16,7 @@ from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.folder_index import HEADLINE_FIELD, FolderIndex
 from pe_eval_core.memo.models import MemoSidecar, OpportunityMap
 from pe_eval_core.memo.result import ConsistencyDetail, Finding, FindingKind, SiblingHeadline
-from pe_eval_core.wording import fmt_usd
+from pe_eval_core.wording import fmt_change, fmt_usd
 
 
 def agrees(a: float, b: float, rel_tol: float) -> bool:
@@ -32,12 +32,6 @@ def agrees(a: float, b: float, rel_tol: float) -> bool:
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
     return abs(a - b) <= rel_tol * max(abs(a), abs(b)) + 1e-9
-
-
-def _delta(a: float, b: float) -> str:
-    if b == 0:
-        return "n/a"
-    return f"{(a - b) / abs(b) * 100:+.1f}%"
 
 
 def source_total(source: OpportunityMap) -> tuple[float | None, str | None]:
@@ -86,7 +80,7 @@ def assess_consistency(
         if with_source:
             parts.append(f"agrees with its source total ({fmt_usd(total)})")
         else:
-            off = _delta(headline, total)
+            off = fmt_change(headline, total)
             parts.append(f"disagrees with its source total ({fmt_usd(total)}, off by {off})")
             findings.append(
                 Finding(
@@ -95,7 +89,7 @@ def assess_consistency(
                     raw=fmt_usd(headline),
                     message=(
                         f"Memo headline {fmt_usd(headline)} disagrees with the source total "
-                        f"{fmt_usd(total)} ({_delta(headline, total)}): the memo was generated "
+                        f"{fmt_usd(total)} ({fmt_change(headline, total)}): the memo was generated "
                         "against a stale OpportunityMap or altered."
                     ),
                     nearest_value=total,
@@ -119,7 +113,7 @@ def assess_consistency(
         comparisons += 1
         agreeing += ok
         label = s.audience or Path(s.path).name
-        verdict = "agrees" if ok else f"disagrees, {_delta(s.headline, headline)} vs this memo"
+        verdict = "agrees" if ok else f"disagrees, {fmt_change(s.headline, headline)} vs this memo"
         sib_bits.append(f"{label} states {fmt_usd(s.headline)}: {verdict}")
         if not ok:
             findings.append(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pe_eval_core.memo.result import FindingKind
-from pe_eval_core.wording import DIMENSIONS, badness, fmt_pct
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, badness, fmt_pct
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
@@ -27,7 +27,7 @@ def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
     if badness(worst, scores[worst]) <= 0:
         return "none", (
             "All four dimensions are perfect: every figure and entity traces to the source, "
-            "every opportunity is addressed and the headline agrees; safe to circulate."
+            "every opportunity is addressed and the headline agrees."
         )
     t = ev.totals
     pct = fmt_pct(scores[worst])
@@ -58,3 +58,18 @@ def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
         )
     note = ev.consistency.note
     return worst, f"Consistency is {pct} — the {note[:1].lower()}{note[1:]}"
+
+
+def score_lines(ev: MemoEvaluation) -> list[str]:
+    """The four scores with their n/total, then the weakest dimension in one sentence: the
+    lines ``pe-eval memo`` prints and the MCP tool returns as text.
+
+    Whether the memo may be circulated is the verdict's to say
+    (``pe_eval_core.memo.verdict.verdict_lines``), not this sentence's.
+    """
+    scores = ev.scores.model_dump()
+    lines = [
+        f"  {DIMENSION_LABELS[d] + ':':<20} {fmt_pct(scores[d]):>7}  ({ev.score_context(d)})"
+        for d in DIMENSIONS
+    ]
+    return [*lines, lowest_dimension(ev)[1]]

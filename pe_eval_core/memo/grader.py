@@ -16,21 +16,30 @@ Definitions (every score comes with its n/total):
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core import limits
 from pe_eval_core.limits import exceeded
-from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig, TemplateConstant
+from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig
 from pe_eval_core.memo.consistency import assess_consistency, consistency_score
+from pe_eval_core.memo.context import (
+    _inside,
+    _outside_names,
+    _Spans,
+    merge_figures,
+    template_regex,
+    with_context,
+    without_plan_parameters,
+)
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.pairs import named_portco
+from pe_eval_core.memo.placeholders import find_placeholders
 from pe_eval_core.memo.prose_names import (
     EntityMention,
     PlainNames,
@@ -42,225 +51,42 @@ from pe_eval_core.memo.result import (
     FindingKind,
     Mark,
     MemoEvaluation,
-    OpportunityRow,
     ProseBlock,
-    Scores,
-    Totals,
 )
+from pe_eval_core.memo.roles import field_role
 from pe_eval_core.memo.source_names import SEGMENT_VALUE, EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
+from pe_eval_core.memo.tally import (
+    _case_mismatch,
+    _dropped,
+    _duplicate,
+    _file_name_mismatch,
+    _OppTally,
+    _phantom,
+    _placeholder,
+    _portco_mismatch,
+    _row,
+    _scores,
+    _totals,
+)
 from pe_eval_core.numbers import (
     DEFAULT_COUNT_NOUNS,
     Figure,
-    FigureKind,
     extract_figures,
     extract_word_figures,
 )
+from pe_eval_core.wording import fmt_number
 
 _DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
 _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "derived": "derived"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
 
-_Spans = list[tuple[int, int, str]]
-"""Template-constant matches in a block: (start, end, matched phrase)."""
 _Parsed = tuple[list[Figure], list[EntityMention], _Spans | None, list[EntityMention]]
 """A block's figures, entity mentions and template spans (None: not looked for)."""
 _Lookup = tuple[str, SourceEntity | None]
 _Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
 """Per figure its match, or the template phrase exempting it; per mention its lookup."""
-
-
-def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
-    """The figures read from digits plus those read from words that overlap none of them,
-    sorted by start (``5 of 9 quarters`` is read once, from its digits)."""
-    if not words:
-        return figures
-    taken = [(f.start, f.end) for f in figures]
-    extra = [w for w in words if not any(s < w.end and w.start < e for s, e in taken)]
-    return sorted([*figures, *extra], key=lambda f: f.start) if extra else figures
-
-
-_OF_LOSS_AFTER = re.compile(
-    r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
-        (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_LOSS_OBJECT = re.compile(  # "halves the loss"
-    r"""[ \t]+(?:the|today's|its|this|current)[ \t]+(?:[\w'’-]+[ \t]+){0,2}?
-        (?:loss|losses|leakage|write-offs?|shortfall)\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_OF_QUARTERS = re.compile(r"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[\w-]+[ \t]+)?quarters\b", re.I)
-_OF_TOTAL = re.compile(
-    r"""[ \t]*(?:of|in)[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+)?(?:[\w'’-]+[ \t]+){0,2}?
-        (?:total|programme|program|portfolio|EBITDA|opportunit(?:y|ies))\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_OF_LOSS_BEFORE = re.compile(
-    r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
-)
-
-# "a gain of $1.08M (40%)": a percent alone in brackets right after a USD figure, in a
-# sentence about a loss, is that figure as a share of the loss (a recovery ratio)
-_BRACKETED_AFTER_USD = re.compile(r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm)?[ \t]*\($")
-_LOSS_WORD = re.compile(r"\b(?:loss|losses|leakage|write-offs?|shortfall)\b", re.IGNORECASE)
-
-
-_SUM_WORDS = re.compile(
-    r"\b(?:together|combined|add(?:s|ing)?|make[s]?[ \t]+up|between[ \t]+them"
-    r"|in[ \t]+total|sum[ \t]+of)\b",
-    re.IGNORECASE,
-)
-_SENTENCE_END = re.compile(r"[.;!?\n](?:\s|$)")
-
-
-def with_context(text: str, figures: list[Figure]) -> list[Figure]:
-    """Wording that licenses a derivation, as roles: a percent worded as a share of a loss
-    gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
-    loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
-    word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
-    a percent in brackets right after a USD figure in a sentence about a loss ("a gain of
-    $1.08M (40%)") gets ``of_loss`` too; a percent "of the total", "of EBITDA", "of the
-    programme" gets ``of_total`` (a share:
-    its own derivations are tried before another opportunity's field); a USD or percent figure
-    in a sentence that says it adds things up ("together", "combined", "add(s)", "make
-    up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
-    impacts). Other wording leaves the figure as it is.
-
-    >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
-    >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
-    >>> [(f.raw, f.role) for f in with_context(text, figs)]
-    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', 'of_total')]
-    >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
-    >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
-    [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
-    >>> text = "improves the outcome to $1.6M of loss, a gain of $1.08M (40%)."
-    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
-    [('$1.6M', ''), ('$1.08M', ''), ('40%', 'of_loss')]
-    >>> text = "Revenue reached $1.08M (40%) this year; $2M (4% of EBITDA) of loss."
-    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
-    [('$1.08M', ''), ('40%', ''), ('$2M', ''), ('4%', 'of_total')]
-    >>> text = "Revenue reached $1.08M (40%) this year."  # no loss in the sentence
-    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
-    [('$1.08M', ''), ('40%', '')]
-    >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
-    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
-    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
-    """
-    out = figures
-    sentences = _Sentences(text)
-    for j, f in enumerate(figures):
-        if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
-            continue
-        roles = []
-        if f.kind is FigureKind.PERCENT and (
-            _OF_LOSS_AFTER.match(text, f.end) is not None
-            or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
-            or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
-            or (
-                _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
-                and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
-                and sentences.says(_LOSS_WORD, f.start, f.end)
-            )
-        ):
-            roles.append("of_loss")
-        elif "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
-            roles.append("of_quarters")
-        elif f.kind is FigureKind.PERCENT and _OF_TOTAL.match(text, f.end) is not None:
-            roles.append("of_total")
-        if sentences.says(_SUM_WORDS, f.start, f.end):
-            roles.append("sum")
-        if roles:
-            if out is figures:
-                out = list(figures)
-            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
-    return out
-
-
-def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Figure]:
-    """Drop the counts whose number is the tail of a source name written in the prose
-    ("route Tier 3 applications": "3 applications" is part of "Tier 3", not a count)."""
-    spans = [(m.start, m.end) for m in names if m.key is None]
-    if not spans:
-        return figures
-    return [
-        f
-        for f in figures
-        if f.kind is not FigureKind.COUNT or not any(s < f.start < e for s, e in spans)
-    ]
-
-
-class _Sentences:
-    """The sentences of one text (split on . ; ! ? and newlines), found in one pass, so
-    looking up the sentence of each of a block's figures stays linear in the block."""
-
-    def __init__(self, text: str):
-        self.text = text
-        bounds = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)]
-        self._starts = [b[0] for b in bounds]
-        self._ends = [b[1] for b in bounds]
-
-        self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
-
-    def around(self, start: int, end: int) -> tuple[int, int]:
-        """The span of the sentence holding ``text[start:end]``.
-
-        >>> t = "One. Two $5M here; three."
-        >>> t.__getitem__(slice(*_Sentences(t).around(9, 12)))
-        'Two $5M here'
-        """
-        i = bisect.bisect_right(self._ends, start)  # boundaries ending at or before start
-        begin = self._ends[i - 1] if i else 0
-        j = bisect.bisect_left(self._starts, end)  # the first boundary at or after end
-        stop = self._starts[j] if j < len(self._starts) else len(self.text)
-        return begin, stop
-
-    def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
-        """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
-        sentence is searched once per pattern (a block of one long "sentence" of thousands of
-        figures stays linear)."""
-        begin, stop = self.around(start, end)
-        key = (pattern, begin, stop)
-        found = self._seen.get(key)
-        if found is None:
-            found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
-        return found
-
-
-def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
-    """One case-insensitive alternation of all template constants (whitespace-flexible).
-
-    >>> rx = template_regex((TemplateConstant(phrase="throttle to ~5% of  current"),))
-    >>> bool(rx.search("Then Throttle to ~5% of\\ncurrent volume."))
-    True
-    """
-    alternatives = []
-    for c in constants:
-        if c.regex:
-            alternatives.append(f"(?:{c.phrase})")
-        else:
-            words = c.phrase.split()
-            if words:
-                alternatives.append(r"\s+".join(re.escape(w) for w in words))
-    if not alternatives:
-        return None
-    return re.compile("|".join(alternatives), re.IGNORECASE)
-
-
-@dataclass
-class _OppTally:
-    """Per-opportunity counters while grading."""
-
-    figures_total: int = 0
-    figures_cited: int = 0
-    entities_total: int = 0
-    entities_grounded: int = 0
-    findings: int = 0
-    has_prose: bool = False
-    archetype: str | None = None
-    cohort: str = ""
-    seen: bool = False
 
 
 @dataclass
@@ -313,6 +139,8 @@ class _Run:
                 self._figure(opp_id, own, name, count, t)
         if self.plain is not None:
             self._plain_names(self.plain, opp_id, own, name, text, parsed, t)
+        for slot in find_placeholders(text):
+            self._finding(t, _placeholder(opp_id, name, slot))
 
     def _plain_names(
         self,
@@ -366,11 +194,14 @@ class _Run:
         there is no figure), remembered by text: producers repeat whole blocks (section
         templates), and all three depend on nothing but the text and the configuration."""
         figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
-        figures = with_context(text, merge_figures(figures, extract_word_figures(text)))
+        figures = merge_figures(figures, extract_word_figures(text))
+        figures = with_context(text, without_plan_parameters(text, figures))
         names = self.plain.mentions(text) if self.plain is not None else []
         if figures and names:
             figures = _outside_names(figures, names)
         mentions = extract_entities(text, figures, self.config.section_markers)
+        if figures and mentions:  # a figure inside a cohort label is a segment value
+            figures = _outside_cohorts(figures, mentions)
         exempt = self._exempt_spans(text) if figures else None
         parsed = (figures, mentions, exempt, names)
         self._parsed[text] = parsed
@@ -386,7 +217,7 @@ class _Run:
             phrase = _inside(exempt, f.start, f.end) if exempt else None
             matches.append(match(f, own, config) if phrase is None else phrase)
         lookup = self.entities.lookup
-        return matches, [lookup(m.text, own, m.category) for m in mentions]
+        return matches, [lookup(m.key or m.text, own, m.category) for m in mentions]
 
     def parse_all(self, texts: list[str]) -> None:
         """``_parse`` every distinct non-blank text up front, and count the blocks of each
@@ -498,6 +329,8 @@ class _Run:
                     "(strict mode counts derivations as uncited).",
                 }
             )
+        if match.status == "wrong_quantity" and f is not None:
+            return self._wrong_quantity(where, fig, match, f)
         if match.status == "sign" and f is not None:
             other = self._opp_id(f)
             return Finding.model_validate(
@@ -521,6 +354,31 @@ class _Run:
                 "kind": FindingKind.UNGROUNDED_FIGURE,
                 "message": f"{fig.raw} in {opp_id} {name} traces to no source field of kind "
                 f"{fig.kind.value} within tolerance{near}.",
+            }
+        )
+
+    def _wrong_quantity(
+        self, where: dict[str, object], fig: Figure, match: FigureMatch, f: SourceField
+    ) -> Finding:
+        """A figure whose wording claims one quantity and whose value is another's."""
+        e = match.expected
+        claimed = fig.claim.replace("_", " ")
+        own = (
+            f" Its {claimed} field {e.path} is {_fmt(e)}."
+            if e is not None
+            else f" The source has no {claimed} field for it."
+        )
+        return Finding.model_validate(
+            where
+            | {
+                "kind": FindingKind.WRONG_QUANTITY,
+                "other_opportunity_id": self._opp_id(f)
+                if self._opp_id(f) != where["opportunity_id"]
+                else None,
+                "expected_path": e.path if e is not None else None,
+                "expected_value": e.raw_value if e is not None else None,
+                "message": f"{fig.raw} is worded as a {claimed} but its value is {f.path} "
+                f"({_fmt(f)}), a {_role_name(f)}: the memo states the wrong quantity.{own}",
             }
         )
 
@@ -607,21 +465,26 @@ class _Run:
         return self.opp_ids[f.opp]
 
 
+def _outside_cohorts(figures: list[Figure], mentions: list[EntityMention]) -> list[Figure]:
+    """The figures not inside a piece of a bold cohort label (``**30-50% × <50**``)."""
+    spans = [(m.start, m.end) for m in mentions if m.category == SEGMENT_VALUE]
+    if not spans:
+        return figures
+    return [f for f in figures if not any(s <= f.start and f.end <= e for s, e in spans)]
+
+
+def _role_name(f: SourceField) -> str:
+    return field_role(f.path, f.unit).value.replace("_", " ")
+
+
 def _shown(f: SourceField | None) -> float | None:
     """The source value as stored (a 0.123 fraction stays 0.123)."""
     return f.raw_value if f is not None else None
 
 
 def _fmt(f: SourceField) -> str:
-    v = f.raw_value
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.6g}"
-
-
-def _inside(spans: _Spans, start: int, end: int) -> str | None:
-    for s, e, text in spans:  # a handful of template matches per block at most
-        if s <= start and end <= e:
-            return text
-    return None
+    """The source value as every surface prints one (``wording.fmt_number``)."""
+    return fmt_number(f.raw_value)
 
 
 def grade_memo(
@@ -728,105 +591,6 @@ def _grade_opportunities(
     return phantoms
 
 
-def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:
-    return Finding(
-        kind=FindingKind.PORTCO_MISMATCH,
-        field="portco_id",
-        raw=memo_portco,
-        nearest_value=source_portco,
-        nearest_path="portco_id",
-        message=f"The memo is about '{memo_portco}' but the source is "
-        f"'{source_portco}': check that the right OpportunityMap was passed.",
-    )
-
-
-def _file_name_mismatch(name: str, memo_portco: str) -> Finding:
-    return Finding(
-        kind=FindingKind.FILE_NAME_MISMATCH,
-        field="portco_id",
-        raw=memo_portco,
-        nearest_value=name,
-        message=f"The memo says it is about '{memo_portco}' but its file is {name}: its "
-        "scorecard is named after the file, and the memo may be mislabelled or planted.",
-    )
-
-
-def _phantom(oid: str) -> Finding:
-    return Finding(
-        kind=FindingKind.PHANTOM_OPPORTUNITY,
-        opportunity_id=oid,
-        field="id",
-        raw=oid,
-        message=f"The memo explains '{oid}', which is not an opportunity in the "
-        "source: invented, or explained from a different OpportunityMap.",
-    )
-
-
-def _case_mismatch(oid: str, own: int | None, case_match: str, position: int) -> Finding:
-    return Finding(
-        kind=FindingKind.ID_CASE_MISMATCH,
-        opportunity_id=oid,
-        field="id",
-        raw=case_match,
-        nearest_value=oid,
-        nearest_path=f"opportunities[{own}].id",
-        message=f"The memo's id '{case_match}' (opportunities_explained[{position}]) "
-        f"matches the source's '{oid}' only when case is ignored: graded as {oid}; "
-        "ids are compared exactly, so correct it in the memo.",
-    )
-
-
-def _duplicate(oid: str, raw: str, first: int, position: int, suffix: str) -> Finding:
-    return Finding(
-        kind=FindingKind.DUPLICATE_OPPORTUNITY,
-        opportunity_id=oid,
-        field="id",
-        raw=raw,
-        message=f"The memo explains '{oid}' more than once (opportunities_explained"
-        f"[{first}] and [{position}]): both entries are graded (this one's blocks "
-        f"as narrative{suffix} ...); merge them into one.",
-    )
-
-
-def _dropped(oid: str, t: _OppTally) -> Finding:
-    why = (
-        "has only empty prose blocks in the memo"
-        if t.seen
-        else "is missing from the memo's opportunities_explained"
-    )
-    return Finding(
-        kind=FindingKind.DROPPED_OPPORTUNITY,
-        opportunity_id=oid,
-        field="id",
-        raw=oid,
-        message=f"Source opportunity {oid} ({t.archetype or 'no archetype'}, "
-        f"{t.cohort or 'no cohort'}) {why}: silently dropped.",
-    )
-
-
-def _totals(tallies: dict[str, _OppTally], phantoms: dict[str, _OppTally]) -> Totals:
-    everything = [*tallies.values(), *phantoms.values()]
-    return Totals(
-        figures_total=sum(t.figures_total for t in everything),
-        figures_cited=sum(t.figures_cited for t in everything),
-        entities_total=sum(t.entities_total for t in everything),
-        entities_grounded=sum(t.entities_grounded for t in everything),
-        opps_in_source=len(tallies),
-        opps_addressed=sum(1 for t in tallies.values() if t.has_prose),
-    )
-
-
-def _scores(totals: Totals, consistency: float) -> Scores:
-    return Scores(
-        citation_accuracy=_ratio(totals.figures_cited, totals.figures_total, 1.0),
-        hallucination_rate=_ratio(
-            totals.entities_total - totals.entities_grounded, totals.entities_total, 0.0
-        ),
-        coverage=_ratio(totals.opps_addressed, totals.opps_in_source, 1.0),
-        consistency=consistency,
-    )
-
-
 def _resolve(
     oid: str, index: dict[str, int], by_folded: dict[str, list[str]]
 ) -> tuple[str, int | None, str | None]:
@@ -840,22 +604,3 @@ def _resolve(
             case_match, oid = oid, same[0]
             own = index[oid]
     return oid, own, case_match
-
-
-def _ratio(num: int, den: int, empty: float) -> float:
-    return num / den if den else empty
-
-
-def _row(oid: str, t: _OppTally, *, in_source: bool) -> OpportunityRow:
-    return OpportunityRow(
-        id=oid,
-        archetype=t.archetype,
-        cohort=t.cohort,
-        in_source=in_source,
-        addressed=in_source and t.has_prose,
-        figures_total=t.figures_total,
-        figures_cited=t.figures_cited,
-        entities_total=t.entities_total,
-        entities_grounded=t.entities_grounded,
-        findings=t.findings,
-    )

@@ -24,6 +24,7 @@ from pe_eval_core.files import (
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
 from pe_eval_core.memo.result import Finding, MemoEvaluation, SeedResult
+from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict
 
 FINDING_COLUMNS = tuple(Finding.model_fields)
 
@@ -72,8 +73,18 @@ def output_paths(
 
 
 def evaluation_to_json(evaluation: MemoEvaluation) -> str:
-    """The JSON sidecar's text: the whole evaluation, indented."""
+    """The JSON sidecar's text: the whole evaluation, indented (stamp the verdict first with
+    :func:`with_verdict`, as ``write_outputs`` does)."""
     return evaluation.model_dump_json(indent=2) + "\n"
+
+
+def with_verdict(
+    evaluation: MemoEvaluation, thresholds: VerdictThresholds | None = None
+) -> MemoEvaluation:
+    """``evaluation`` carrying its verdict under ``thresholds`` (None: the pass band), as the
+    JSON sidecar and the dashboard's JSON download hold it."""
+    verdict = memo_verdict(evaluation, thresholds).summary(evaluation)
+    return evaluation.model_copy(update={"verdict": verdict})
 
 
 def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
@@ -88,17 +99,22 @@ def findings_to_csv(evaluation: MemoEvaluation) -> str:
 
 
 def write_outputs(
-    evaluation: MemoEvaluation, out_dir: str | os.PathLike[str] | None = None
+    evaluation: MemoEvaluation,
+    out_dir: str | os.PathLike[str] | None = None,
+    thresholds: VerdictThresholds | None = None,
 ) -> tuple[Path, Path]:
-    """Write the HTML scorecard and the JSON sidecar atomically; return (html, json) paths."""
+    """Write the HTML scorecard and the JSON sidecar atomically; return (html, json) paths.
+    Both state the verdict under ``thresholds`` (None: the pass band)."""
     from pe_eval_core.memo.scorecard import render_scorecard_html
 
     html_path, json_path = output_paths(evaluation, out_dir)
-    stamped = evaluation.model_copy(
+    stamped = with_verdict(evaluation, thresholds).model_copy(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    html = utf8(render_scorecard_html(stamped))  # a lone surrogate as its \\udcff escape
+    html = utf8(
+        render_scorecard_html(stamped, thresholds)
+    )  # a lone surrogate as its \\udcff escape
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
     body = utf8(evaluation_to_json(stamped))
     try:
@@ -149,8 +165,10 @@ def eval_pe_output(
     source_json_path: str | os.PathLike[str],
     *,
     config: GraderConfig | None = None,
+    thresholds: VerdictThresholds | None = None,
 ) -> SeedResult:
-    """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json``, return the dict."""
+    """The seed's tool: grade, write ``eval_<portco>_<audience>.html/.json`` (their verdict
+    under ``thresholds``), return the dict."""
     evaluation = grade_memo(memo_json_path, source_json_path, config=config)
-    html_path, json_path = write_outputs(evaluation)
+    html_path, json_path = write_outputs(evaluation, thresholds=thresholds)
     return evaluation.seed_dict(html_path, json_path)

@@ -6,8 +6,15 @@ Extraction decisions, as the producers write prose:
 >>> def names(text, figures=()):
 ...     return [(m.text, m.category) for m in extract_entities(text, figures)]
 >>> names("**A × 360 months** (grade × term): **Counterfactual:** see **Texas x FHA**")
-[('A', None), ('360 months', None), ('grade', 'decision column'), ('term', 'decision column'),
- ('Texas', None), ('FHA', None)]
+[('A', 'segment value'), ('360 months', 'segment value'), ('grade', 'decision column'),
+ ('term', 'decision column'), ('Texas', 'segment value'), ('FHA', 'segment value')]
+
+Every piece of a cohort label is a segment value, figures included; a column list after the
+cohort may be spelled with spaces:
+
+>>> names("**30-50% × <50** (discount bucket × employee_bucket)")
+[('30-50%', 'segment value'), ('<50', 'segment value'), ('discount bucket', 'decision column'),
+ ('employee_bucket', 'decision column')]
 
 Underscore bold counts as bold, but only as markup standing on its own, never inside an
 identifier:
@@ -28,11 +35,11 @@ is still a name, however it stands:
 >>> names("**If we wait:** x. **What we would do**: y")
 []
 >>> names("**Where the money is**\\n\\n- **Texas × FHA** loans")
-[('Texas', None), ('FHA', None)]
+[('Texas', 'segment value'), ('FHA', 'segment value')]
 >>> names("**Texas × FHA:** loans; Cohort: **Ohio**")
-[('Texas', None), ('FHA', None), ('Ohio', None)]
+[('Texas', 'segment value'), ('FHA', 'segment value'), ('Ohio', None)]
 >>> names("**Texas**\\n**A × 360 months**\\n**Lead:** **Q3 2026:**")
-[('Texas', None), ('A', None), ('360 months', None)]
+[('Texas', None), ('A', 'segment value'), ('360 months', 'segment value')]
 
 Evidence row ids listed for spot-checks are entities of their own category:
 
@@ -40,10 +47,12 @@ Evidence row ids listed for spot-checks are entities of their own category:
 [('118204', 'evidence row id'), ('40577', 'evidence row id')]
 
 A decision-column list is read wherever it follows the bold cohort in the block, if it has
-two or more columns and one in snake_case (prose in parentheses is left alone):
+two or more ``×``-separated column names, however spelled (a remark in parentheses is left
+alone):
 
 >>> names("**NV × Retail** segment (state × credit_band), (see A × B) and (Tier 3 × GA)")
-[('NV', None), ('Retail', None), ('state', 'decision column'), ('credit_band', 'decision column')]
+[('NV', 'segment value'), ('Retail', 'segment value'), ('state', 'decision column'),
+ ('credit_band', 'decision column')]
 >>> names("Sample evidence rows for spot-check: 118204, 40577, ...")
 [('118204', 'evidence row id'), ('40577', 'evidence row id')]
 """
@@ -81,6 +90,13 @@ _SPLIT = re.compile(r"\s*×\s*|\s+[xX]\s+")
 _PAREN_AFTER = re.compile(r"[ \t]*\((?P<inner>[^()\n]{1,200})\)")
 _COLUMN_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _SNAKE_TOKEN = re.compile(r"[a-z_][a-z0-9_]*")
+_COLUMN_NAME = re.compile(
+    r"(?!(?i:see|e\.g|i\.e|like|cf|vs|versus|not|about|as|per|and|or|the|an?|unlike|"
+    r"including|excluding|with|without|compare|note)\b)"
+    r"[A-Za-z_][A-Za-z0-9_.\-]*(?: [A-Za-z_][A-Za-z0-9_.\-]*){0,2}"
+)
+"""A decision column as prose names it: one to three words (``grade``, ``loan term``,
+``acquisition_source``), not a parenthetical remark (``see A``)."""
 _EVIDENCE = re.compile(
     r"""evidence[ \t]+rows?\b[^:\n]{0,60}:[ \t]*       # "Sample evidence rows for spot-check:"
         (?P<ids>[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*         # first id (must contain a digit)
@@ -151,7 +167,7 @@ def extract_entities(
             continue
         if _label_pieces(text, m, starts, figures, out):
             out.extend(_columns_after(text, m.end(), starts, figures))
-    if out and "_" in text and "(" in text:
+    if out and "(" in text and ("×" in text or " x " in text or " X " in text):
         out.extend(_later_column_lists(text, out, starts, figures))
     if "vidence" in text or "VIDENCE" in text:
         out.extend(_evidence_ids(text))
@@ -204,15 +220,20 @@ def _label_pieces(
     out: list[EntityMention],
 ) -> bool:
     """Append the named pieces of bold label ``m`` (split on ``×``/``x``; a piece with no
-    letter or digit, or holding a figure, names nothing); True if any was appended."""
+    letter or digit names nothing); True if any was appended. In a cohort label (two pieces
+    or more) every piece is a segment value, whatever it looks like (``**30-50% × <50**``,
+    ``**A × 180 months**``: an invented one is a hallucination, not a figure); a label of
+    one piece holding a figure is graded as that figure (``**$6.2M of leakage**``)."""
     s, e = m.span(1)
+    pieces = [(ps, pe) for ps, pe in _pieces(text, s, e, m[1]) if ps < pe]
+    cohort = len(pieces) > 1
     named = False
-    for ps, pe in _pieces(text, s, e, m[1]):
-        if ps >= pe or _WORD.search(text, ps, pe) is None:
+    for ps, pe in pieces:
+        if _WORD.search(text, ps, pe) is None and not (cohort and text[ps:pe].strip()):
             continue
-        if starts and _has_figure(starts, figures, ps, pe):
+        if not cohort and starts and _has_figure(starts, figures, ps, pe):
             continue
-        out.append(EntityMention(text[ps:pe], ps, pe, None))
+        out.append(EntityMention(text[ps:pe], ps, pe, SEGMENT_VALUE if cohort else None))
         named = True
     return named
 
@@ -237,7 +258,8 @@ def _later_column_lists(
 ) -> list[EntityMention]:
     """Decision-column lists that do not follow a bold label directly
     (``**NV × Retail** segment (state × channel)``): a parenthesised list after the first
-    bold name, of two or more ``×``-separated column tokens, one at least in snake_case."""
+    bold name of two or more ``×``-separated column names (a name: one to three words of
+    letters, digits and underscores, as ``grade``, ``loan term``, ``acquisition_source``)."""
     first = named[0].end
     seen = {m.start for m in named if m.category == DECISION_COLUMN}
     out: list[EntityMention] = []
@@ -246,10 +268,17 @@ def _later_column_lists(
         parts = [p for p in _parts(text, s, e) if p[0] < p[1]]
         if len(parts) < 2 or parts[0][0] in seen or _has_figure(starts, figures, s, e):
             continue
-        tokens = [text[a:b] for a, b in parts]
-        if all(_COLUMN_TOKEN.fullmatch(t) for t in tokens) and any("_" in t for t in tokens):
-            out.extend(EntityMention(text[a:b], a, b, DECISION_COLUMN) for a, b in parts)
+        if all(_COLUMN_NAME.fullmatch(text[a:b]) for a, b in parts):
+            out.extend(_column(text, a, b) for a, b in parts)
     return out
+
+
+def _column(text: str, a: int, b: int) -> EntityMention:
+    """A decision column named in prose, looked up with spaces as underscores
+    (``loan term`` is ``loan_term``)."""
+    name = text[a:b]
+    key = "_".join(name.split()) if " " in name else None
+    return EntityMention(name, a, b, DECISION_COLUMN, key)
 
 
 def _evidence_ids(text: str) -> Iterable[EntityMention]:
@@ -318,10 +347,10 @@ def _decision_columns(
     if _has_figure(starts, figures, s, e):
         return []
     parts = [p for p in _parts(text, s, e) if p[0] < p[1]]
-    token = _COLUMN_TOKEN if len(parts) > 1 else _SNAKE_TOKEN
+    token = _COLUMN_NAME if len(parts) > 1 else _SNAKE_TOKEN
     if not parts or not all(token.fullmatch(text[a:b]) for a, b in parts):
         return []  # "(see below)", "(FHA)": prose, not a column list
-    return [EntityMention(text[a:b], a, b, DECISION_COLUMN) for a, b in parts]
+    return [_column(text, a, b) for a, b in parts]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,9 +376,31 @@ state only where the source has a ``state`` column)."""
 _NOT_PLAIN_STATES = frozenset({"ID", "PR"})
 """Codes that plain prose mostly uses for something else (a row ID, PR): read as states only
 when they are one of the source's segment values."""
+ORDINARY_WORDS = frozenset(
+    (
+        *("direct", "other", "others", "new", "used", "standard", "prime", "growth", "commercial"),
+        *("retail", "online", "branch", "partner", "partners", "agent", "agents", "core"),
+        *("general", "basic", "premium", "high", "low", "medium", "small", "large", "mid"),
+        *("early", "late", "short", "long", "open", "closed", "active", "fixed", "variable"),
+        *("secured", "unsecured", "personal", "business", "home", "auto", "card", "cash"),
+        *("credit", "debit", "mobile", "web", "store", "mail", "phone", "email", "referral"),
+        *("organic", "paid", "social", "search", "enterprise", "starter", "pro", "plus"),
+        *("free", "trial", "annual", "monthly", "weekly", "current", "prior", "single", "joint"),
+        *("owner", "rent", "own", "none", "unknown", "approved", "declined", "denied", "pricing"),
+        *("allocation", "routing", "timing", "selection", "car", "house", "medical", "moving"),
+        *("vacation", "wedding", "major", "minor", "national", "regional", "local", "indirect"),
+    )
+)
+"""Segment values that are ordinary English words (and the archetype names): in plain prose
+they are read as names only when written as the source writes them, capital included
+("Partner" names the channel, "a partner" does not); a lower-case one never."""
 
 _LETTER = re.compile(r"[A-Za-z]")
 _RANGE = re.compile(r"\d+-\d+")
+
+
+def _is_state(value: str) -> bool:
+    return value.upper() in US_STATES or value.title() in US_STATES.values()
 
 
 def _band_shape(value: str) -> str | None:
@@ -373,7 +424,8 @@ class PlainNames:
 
     * every segment value of the source that has a letter: as a whole word (not inside a
       hyphenated word), case-insensitively when it has four characters or more, as written
-      when shorter (``GA``, ``App``);
+      when shorter (``GA``, ``App``) or an ordinary word (``ORDINARY_WORDS``: ``Partner``
+      names the channel, ``a partner`` does not; a lower-case one is never read);
     * where some opportunity has a ``state`` column: any two-letter US state code written in
       capitals (but ``ID`` and ``PR``, which prose uses for other things), and any state's
       name (looked up as its code);
@@ -388,8 +440,8 @@ class PlainNames:
     ...     {"id": "b", "segment": {"channel": "Online", "ltv": "LTV 80-90%"}}]})
     >>> pn = PlainNames(src)
     >>> [(m.text, m.key) for m in pn.mentions("in NV and OH, Texas, the 620-659 band, online, "
-    ...     "LTV 97-105% loans, weeks 2-4, an IC memo, in-online")]
-    [('NV', None), ('OH', None), ('Texas', 'TX'), ('620-659', None), ('online', None),
+    ...     "Online, LTV 97-105% loans, weeks 2-4, an IC memo, in-online")]
+    [('NV', None), ('OH', None), ('Texas', 'TX'), ('620-659', None), ('Online', None),
      ('LTV 97-105%', None)]
     """
 
@@ -400,14 +452,18 @@ class PlainNames:
         for opp in source.opportunities:
             for key, value in opp.segment.items():
                 text = str(value).strip()
-                states = states or "state" in str(key).lower()
+                # a state column of state codes or names (not of MSA codes: HMDA's addr_state)
+                states = states or ("state" in str(key).lower() and _is_state(text))
                 if _LETTER.search(text) and len(text) >= 2:
                     values.add(text)
                 if (shape := _band_shape(text)) is not None:
                     shapes.add(shape)
         alternatives = []
-        long = sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
-        short = sorted((v for v in values if len(v) < 4), key=len, reverse=True)
+        # A one-word value of letters only ("Partner", "Direct", "other") reads as an ordinary
+        # word unless written as the source writes it: matched exactly, like short values.
+        word = [v for v in values if v.isalpha() and v.lower() in ORDINARY_WORDS]
+        long = sorted((v for v in values if len(v) >= 4 and v not in word), key=len, reverse=True)
+        short = sorted((v for v in values if len(v) < 4 or v in word), key=len, reverse=True)
         if long:
             alternatives.append("(?i:" + "|".join(re.escape(v) for v in long) + ")")
         if short:
@@ -417,6 +473,8 @@ class PlainNames:
         if states:  # two generic classes, checked against the lists in Python (speed)
             alternatives.append("(?P<code>[A-Z]{2})")
             alternatives.append("(?P<state_name>[A-Z][a-z]+)")
+        lowers = [v for v in short if v.islower() and v in word]  # "other", "car": words
+        short = [v for v in short if v not in lowers]
         firsts = {v[0] for v in short} | {c for v in long for c in (v[0].lower(), v[0].upper())}
         if shapes:
             firsts |= set("0123456789") | {sh[0] for sh in shapes if sh[0] != "\\"}

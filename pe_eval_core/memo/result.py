@@ -78,6 +78,14 @@ class FindingKind(StrEnum):
     ID_CASE_MISMATCH = "id_case_mismatch"
     """A memo id that matches one source id only when case is ignored (``OPP_01`` for
     ``opp_01``): graded as that opportunity, and reported."""
+    WRONG_QUANTITY = "wrong_quantity"
+    """A figure whose value is that of a field of another role than the one its wording
+    claims ("$0 of annual loss" where only the projected outcome is 0 is not this: a zero is
+    never matched across roles): not cited; ``nearest_path`` is the field it matches,
+    ``expected_path`` the field of the role it claims."""
+    EMPTY_PLACEHOLDER = "empty_placeholder"
+    """The prose prints an empty value where its template expects one (``the action — __ —``,
+    an unfilled ``{action}``, ``[TODO ...]``): a producer defect, located, in no score."""
     DUPLICATE_OPPORTUNITY = "duplicate_opportunity"
     """The memo explains the same opportunity more than once: every entry is graded (its
     blocks are labelled ``narrative#2`` ...), and reported."""
@@ -104,6 +112,10 @@ class Finding(BaseModel):
     """JSON path of ``nearest_value`` in the source, e.g. ``opportunities[1].n``."""
     other_opportunity_id: str | None = None
     """For mis-attributions: the opportunity the value really belongs to."""
+    expected_path: str | None = None
+    """For a wrong quantity: the field of the role the figure's wording claims."""
+    expected_value: float | None = None
+    """That field's value."""
 
 
 MarkStatus = Literal["grounded", "derived", "ungrounded", "misattributed", "exempt"]
@@ -212,6 +224,27 @@ class SeedResult(TypedDict):
     consistency_note: str
 
 
+class VerdictSummary(BaseModel):
+    """The verdict on a memo as data (``pe_eval_core.memo.verdict.Verdict.summary``): what the
+    JSON sidecar, ``memo --json`` and the gate carry, so a reader of any of them sees the same
+    headline, issues and score strings as the HTML and the dashboard."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ready: bool
+    headline: str
+    """``Ready to circulate`` or ``Not ready: 3 issues``."""
+    issue_count: int
+    issues: list[str]
+    """Each issue as a plain sentence, in the order every surface lists them."""
+    failures: list[str]
+    """One line per threshold missed."""
+    thresholds: list[str]
+    """The thresholds the verdict was given, in words."""
+    scores: dict[str, str]
+    """The four scores as every surface prints them (``87.5%``), by dimension."""
+
+
 class MemoEvaluation(BaseModel):
     """Everything the grader found about one memo, in one serialisable object."""
 
@@ -239,6 +272,9 @@ class MemoEvaluation(BaseModel):
     json_path: str | None = None
     html_sha256: str | None = None
     """The sha256 of the HTML written with this sidecar (the pair's commit record)."""
+    verdict: VerdictSummary | None = None
+    """Set by ``write_outputs`` (and the JSON download): the verdict under the thresholds the
+    files were written with, the same as the HTML's."""
 
     def seed_dict(
         self, report_path: str | os.PathLike[str], json_path: str | os.PathLike[str]

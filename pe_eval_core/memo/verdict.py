@@ -1,13 +1,18 @@
 """The verdict on one graded memo: can it be circulated, and if not, what to fix first.
 
-*Ready to circulate* only when every dimension meets its threshold and nothing is
+*Ready to circulate* only when every dimension meets its threshold, nothing is
 mis-attributed (a number quoted under the wrong opportunity counts as cited, so no score
-catches it). Otherwise *Not ready: N issues*, each issue a plain sentence a deal-team member
-can act on. The thresholds are the gate's (:class:`VerdictThresholds`, read from the same
-spec as ``pe-eval gate --memo-thresholds``); the default is the *pass* band: perfect scores.
+catches it) and no template slot is left empty. Otherwise *Not ready: N issues*, each issue a
+plain sentence a deal-team member can act on. The thresholds are the gate's
+(:class:`VerdictThresholds`, read from the same spec as ``pe-eval gate --memo-thresholds``);
+the default is the *pass* band: perfect scores.
 
-Every surface (dashboard, HTML scorecard, CLI) calls :func:`memo_verdict`, so they agree.
-Template constants and unreadable siblings are shown elsewhere but never counted here.
+Every surface (CLI text and ``--json``, ``memo --all``, the HTML scorecard, the JSON sidecar,
+the gate, the MCP server, the dashboard's scorecard, downloads and Portfolio) calls
+:func:`memo_verdict`, so they agree; thresholds a surface is given (``--fail-under``,
+``--max-hallucination``, the gate's ``--memo-thresholds``) go into :class:`VerdictThresholds`
+and nowhere else. The exit status of ``pe-eval memo`` is 1 exactly when the verdict is *not
+ready*. Template constants and unreadable siblings are shown elsewhere but never counted here.
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pe_eval_core.memo.result import Finding, FindingKind
+from pe_eval_core.memo.result import Finding, FindingKind, VerdictSummary
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
     LOWER_IS_BETTER,
+    count_of,
     fmt_number,
     fmt_pct,
     fmt_usd,
@@ -49,6 +55,8 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.FILE_NAME_MISMATCH: "Memo file named for another company",
     FindingKind.ID_CASE_MISMATCH: "Opportunity id in the wrong case",
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
+    FindingKind.WRONG_QUANTITY: "Figure of another quantity",
+    FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -57,8 +65,14 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
+ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER})
+"""Findings that keep a memo from circulating whatever the thresholds: an empty template slot
+(``the action — __ —``) scores in no dimension, but no reader should receive it."""
+
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
-    "citation_accuracy": frozenset({FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH}),
+    "citation_accuracy": frozenset(
+        {FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH, FindingKind.WRONG_QUANTITY}
+    ),
     "hallucination_rate": frozenset({FindingKind.UNGROUNDED_ENTITY}),
     "coverage": frozenset({FindingKind.DROPPED_OPPORTUNITY}),
     "consistency": frozenset({FindingKind.HEADLINE_MISMATCH}),
@@ -124,15 +138,30 @@ class VerdictThresholds:
         (0.9, 1.0, 0.05)
         """
         given = parse_thresholds(spec, names=MEMO_BOUNDS, input="memo_thresholds")
+        return cls.from_bounds(given, max_misattributed)
+
+    @classmethod
+    def from_bounds(
+        cls, bounds: Mapping[str, float], max_misattributed: int | None = None
+    ) -> VerdictThresholds:
+        """Bounds by dimension (``hallucination_rate`` a maximum, the rest minimums) over the
+        pass band; ``None`` mis-attributions means the default, none allowed. The one place a
+        surface's thresholds (``--fail-under``, ``--max-hallucination``, the gate's) become
+        the verdict's.
+
+        >>> t = VerdictThresholds.from_bounds({"coverage": 0.5, "hallucination_rate": 0.1})
+        >>> t.bound("coverage"), t.bound("consistency"), t.bound("hallucination_rate")
+        (0.5, 1.0, 0.1)
+        """
         base = cls()
         mins = dict(base.minimums)
-        for dim, value in given.items():
-            if dim != "hallucination_rate":
-                mins[dim] = value
+        mins.update((d, v) for d, v in bounds.items() if d not in LOWER_IS_BETTER)
         return cls(
             minimums=mins,
-            max_hallucination=given.get("hallucination_rate", base.max_hallucination),
-            max_misattributed=max_misattributed,
+            max_hallucination=bounds.get("hallucination_rate", base.max_hallucination),
+            max_misattributed=base.max_misattributed
+            if max_misattributed is None
+            else max_misattributed,
         )
 
     def bound(self, dim: str) -> float:
@@ -159,18 +188,42 @@ class VerdictThresholds:
 
 @dataclass(frozen=True)
 class Verdict:
+    """The answer every surface shows: ready or not, the issues to fix, and each bound missed."""
+
     ready: bool
     issues: list[str]
     thresholds: VerdictThresholds
     failed_dimensions: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """One line per bound missed (``Coverage 75% is below the required 100%``)."""
+    misattributed: list[str] = field(default_factory=list)
+    """The raw text of each mis-attributed figure or name (counted against the bound)."""
 
     @property
     def headline(self) -> str:
         """``Ready to circulate`` or ``Not ready: 3 issues``."""
         if self.ready:
             return READY
-        n = len(self.issues)
-        return f"Not ready: {n} issue{'s' if n != 1 else ''}"
+        return f"Not ready: {count_of(len(self.issues), 'issue')}"
+
+    @property
+    def misattributed_over(self) -> bool:
+        """More mis-attributed figures or names than the thresholds allow."""
+        return len(self.misattributed) > self.thresholds.max_misattributed
+
+    def summary(self, ev: MemoEvaluation) -> VerdictSummary:
+        """The verdict as data (the JSON sidecar's, ``memo --json``'s and the gate's), with the
+        four scores as every surface prints them."""
+        scores = ev.scores.model_dump()
+        return VerdictSummary(
+            ready=self.ready,
+            headline=self.headline,
+            issue_count=len(self.issues),
+            issues=list(self.issues),
+            failures=list(self.failures),
+            thresholds=self.thresholds.describe(),
+            scores={d: fmt_pct(scores[d]) for d in DIMENSIONS},
+        )
 
 
 def _value(raw: str, value: float | str | None) -> str:
@@ -204,6 +257,16 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
         owner = _owner(f.nearest_path, opp, source_ids or [])
         tail = f"; the nearest is {owner} {label}, {near}" if near else ""
         return f"{f.raw} in {opp} matches no source figure{tail}."
+    if kind is FindingKind.WRONG_QUANTITY:
+        stated = f"{f.raw} in {opp} names another quantity: it is the source's {label}, {near}"
+        if f.expected_path:
+            own = _value(f.raw, f.expected_value)
+            claimed = field_label(f.expected_path)
+            return f"{stated}, while the {claimed} its wording claims is {own}."
+        return f"{stated}, and the source has no field of the quantity its wording claims."
+    if kind is FindingKind.EMPTY_PLACEHOLDER:
+        where = f" ({f.field})" if f.field else ""
+        return f"{opp}{where} has an empty value where the prose expects one: '{f.raw}'."
     if kind is FindingKind.SIGN_MISMATCH:
         return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.MISATTRIBUTED_FIGURE:
@@ -230,6 +293,15 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
     return f.message
 
 
+def verdict_lines(verdict: Verdict) -> list[str]:
+    """The verdict as text lines: the headline, each issue, the thresholds (CLI and MCP)."""
+    return [
+        f"Verdict: {verdict.headline}",
+        *(f"  - {issue}" for issue in verdict.issues),
+        f"  (thresholds: {'; '.join(verdict.thresholds.describe())})",
+    ]
+
+
 def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
     """Ready only when every dimension meets its threshold and mis-attributions are within
     bound; the issues are the findings behind each failing dimension, then the
@@ -240,19 +312,29 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
     ids = [o.id for o in ev.opportunities if o.in_source]
     issues: list[str] = []
     failed: list[str] = []
+    failures: list[str] = []
     for dim in DIMENSIONS:
         if t.meets(dim, scores[dim]):
             continue
         failed.append(dim)
+        op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
+        value, bound = fmt_pct(scores[dim]), fmt_pct(t.bound(dim))
+        failures.append(f"{DIMENSION_LABELS[dim]} {value} is {op} {bound}")
         behind = [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]]
-        if behind:
-            issues.extend(behind)
-        else:
-            op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
-            issues.append(
-                f"{DIMENSION_LABELS[dim]} is {fmt_pct(scores[dim])}, {op} {fmt_pct(t.bound(dim))}."
-            )
+        issues.extend(behind or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
     misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
     if len(misattributed) > t.max_misattributed:
+        failures.append(
+            f"Mis-attributed figures or names {len(misattributed)} is above the allowed "
+            f"{t.max_misattributed}"
+        )
         issues.extend(issue_sentence(f, ids) for f in misattributed)
-    return Verdict(ready=not issues, issues=issues, thresholds=t, failed_dimensions=failed)
+    issues.extend(issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING)
+    return Verdict(
+        ready=not issues,
+        issues=issues,
+        thresholds=t,
+        failed_dimensions=failed,
+        failures=failures,
+        misattributed=[f.raw for f in misattributed],
+    )

@@ -9,14 +9,13 @@ clients are imported only when a live target or judge makes its first call.
 from __future__ import annotations
 
 from pe_eval_core.paths import pe_eval_home
-from pe_eval_core.scenarios.judge import (
-    JUDGE_PROMPT_VERSION,
-    AnthropicJudge,
-    Judge,
-    RecordedJudge,
-    UnavailableJudge,
+from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
+from pe_eval_core.scenarios.agent.targets import (
+    AnthropicTarget,
+    HttpTarget,
+    RecordedTarget,
+    default_model,
 )
-from pe_eval_core.scenarios.judge_cache import CachedJudge, default_cache_path
 from pe_eval_core.scenarios.loading import (
     LoadedScenarios,
     load_recorded,
@@ -40,23 +39,25 @@ from pe_eval_core.scenarios.models import (
     TargetResponse,
     TierSummary,
 )
-from pe_eval_core.scenarios.report import (
+from pe_eval_core.scenarios.run.report import (
     render_markdown_report,
     run_from_json,
     run_to_csv,
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.runner import run_scenarios, run_scenarios_sync
-from pe_eval_core.scenarios.scoring import ascore_response, score_response
-from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge, make_target
-from pe_eval_core.scenarios.targets import (
-    AnthropicTarget,
-    HttpTarget,
-    RecordedTarget,
-    Target,
-    default_model,
+from pe_eval_core.scenarios.run.runner import run_scenarios, run_scenarios_sync
+from pe_eval_core.scenarios.run.setup import CacheOnlyJudge, choose_judge, make_target
+from pe_eval_core.scenarios.scoring.judge import (
+    JUDGE_PROMPT_VERSION,
+    AnthropicJudge,
+    Judge,
+    JudgeBase,
+    RecordedJudge,
+    UnavailableJudge,
 )
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge, default_cache_path
+from pe_eval_core.scenarios.scoring.score import ascore_response, score_response
 
 __all__ = [
     "JUDGE_PROMPT_VERSION",
@@ -70,6 +71,7 @@ __all__ = [
     "ExpectationResult",
     "HttpTarget",
     "Judge",
+    "JudgeBase",
     "JudgeOutcome",
     "JudgeVerdict",
     "LoadedScenarios",
@@ -83,6 +85,7 @@ __all__ = [
     "ScenarioResult",
     "ScenarioRun",
     "Target",
+    "TargetBase",
     "TargetResponse",
     "TierSummary",
     "UnavailableJudge",

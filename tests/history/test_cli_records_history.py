@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 def test_memo_cli_records_its_evaluation(tmp_path, capsys):
     data = tmp_path / "finance_output"
     shutil.copytree(REPO / "finance_output", data, ignore=shutil.ignore_patterns("eval_*"))
-    assert main(["memo", "southeast_lender", "--data-dir", str(data)]) == 0
+    # not ready: exit 1, and still recorded
+    assert main(["memo", "southeast_lender", "--data-dir", str(data)]) == 1
     assert "Recorded in history as run 1" in capsys.readouterr().out
     (run,) = RunStore().list_runs()
     assert (run.kind, run.portco_id, run.audience) == ("memo", "southeast_lender", "board")

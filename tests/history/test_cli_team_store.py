@@ -10,10 +10,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from history_builders import DEMO_RESPONSES, DEMO_SCENARIOS, make_result, make_scenario_run
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.history.store import RunStore
+from tests.helpers.history_builders import (
+    DEMO_RESPONSES,
+    DEMO_SCENARIOS,
+    make_result,
+    make_scenario_run,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 4, 1, 9, 30, tzinfo=UTC)
@@ -30,12 +35,16 @@ def test_memo_all_and_gate_record_into_the_database_url(
 ) -> None:
     data = _demo_data(tmp_path)
     flag = ["--database-url", store_target] if "://" in store_target else ["--db", store_target]
-    assert main(["memo", "--all", "--jobs", "1", "--data-dir", str(data), *flag]) in (0, 1)
+    # southeast_lender's two memos are not ready: exit 1, every grading still recorded
+    assert main(["memo", "--all", "--jobs", "1", "--data-dir", str(data), *flag]) == 1
     store = RunStore(store_target)
     n = store.count_runs()
     assert n >= 6
     # the gate grades the same unchanged folder: the gradings are already recorded
-    gate = ["gate", "--data-dir", str(data), "--memo-thresholds", "coverage=0.5", "--jobs", "1"]
+    # bounds every demo memo meets (southeast_lender's planted defects included)
+    loose = "citation=0.9,coverage=0.5,consistency=0,hallucination=0.1"
+    gate = ["gate", "--data-dir", str(data), "--memo-thresholds", loose, "--jobs", "1"]
+    gate += ["--max-misattributed", "1"]
     assert main([*gate, "--json", *flag]) == 0
     out = json.loads(_last_json(capsys))
     assert store.count_runs() == n

@@ -7,19 +7,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-from history_builders import (
-    DEMO_DATA,
-    DEMO_RESPONSES,
-    DEMO_SCENARIOS,
-    DEMO_VERDICTS,
-    run_demo,
-)
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import ThresholdSpecError
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.store import RunFilters, RunStore
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
+from tests.helpers.history_builders import (
+    DEMO_DATA,
+    DEMO_RESPONSES,
+    DEMO_SCENARIOS,
+    DEMO_VERDICTS,
+    run_demo,
+)
 
 STRICT_MEMO = ["--memo-thresholds", "citation=1.0,coverage=1.0", "--max-hallucination", "0.0"]
 
@@ -71,7 +71,16 @@ def test_the_planted_defects_fail_the_gate_with_exit_1(
     assert "FAIL  southeast_lender/operator: coverage = 0.75 (needs >= 1) (3/4 opportunities" in out
     assert "FAIL  southeast_lender/operator: hallucination_rate" in out
     assert "PASS  MortgageCo/board: coverage" in out
-    assert "gate FAILED: 3 check(s) below threshold" in out
+    # The memo verdict's rule: dimensions the thresholds leave out (consistency) must be
+    # perfect and no figure may be mis-attributed, so those bounds fail too.
+    assert "FAIL  southeast_lender/board: consistency = 0 (needs >= 1)" in out
+    assert "FAIL  southeast_lender/board: misattributed = 1 (needs <= 0) ($-7.9M)" in out
+    assert "FAIL  southeast_lender/operator: consistency = 0.5 (needs >= 1)" in out
+    assert "gate FAILED: 6 check(s) below threshold" in out
+    # each memo's verdict, as `pe-eval memo` and the scorecard state it
+    assert "MEMO  southeast_lender/board: Not ready: 4 issues" in out
+    assert "MEMO  southeast_lender/operator: Not ready: 3 issues" in out
+    assert "MEMO  MortgageCo/board: Ready to circulate" in out
     assert RunStore(db).count_runs() == 0  # --no-record
 
 
@@ -181,15 +190,22 @@ def test_scenario_run_from_history_or_json_and_the_baseline_regression(
     assert _gate("--scenario-run", str(good), "--min-pass-rate", "smoke=1", db=db) == 0
     assert _gate("--scenario-run", "latest", "--min-pass-rate", "smoke=1", db=db) == 0
     # the JSON run: smoke fell to 5/6, and it regressed against the good baseline
+    # another responses file is another agent: refused as a baseline unless asked for
     code = _gate("--scenario-run", str(run_json), "--baseline", str(good), db=db)
     out = capsys.readouterr().out
+    assert code == 2
+    assert (
+        "Not like for like: target recorded:recorded-responses.json vs recorded:responses.json"
+    ) in out
+    code = _gate("--scenario-run", str(run_json), "--baseline", str(good), "--allow-unlike", db=db)
+    out = capsys.readouterr().out
     assert code == 1
-    assert "FAIL  run #2: vs baseline run #1 The runs used different targets" in out
+    assert "FAIL  run #3: vs baseline run #1 Not like for like: target recorded:" in out
     assert (
         "1 regression vs baseline: smoke-enterprise-downgrades "
         "(not significant at 5%: exact McNemar p = 1 on 1 worse vs 0 better)"
     ) in out
-    assert store.count_runs() == 2  # the JSON run was recorded
+    assert store.count_runs() == 3  # the JSON run was recorded (twice: gated twice)
     # a run gated against itself could never regress: refused, not a silent pass
     assert _gate("--scenario-run", "latest", "--baseline", "latest", db=db) == 2
     assert "the baseline is the run being gated" in capsys.readouterr().out
@@ -207,7 +223,9 @@ def test_library_api_without_the_cli(tmp_path: Path) -> None:
         record=False,
     )
     result = evaluate_gate(request, RunStore(tmp_path / "unused.sqlite"))
-    assert result.verdict is GateVerdict.PASSED and len(result.checks) == 4
+    # four dimensions and the mis-attribution bound per memo (the verdict's rule), four memos
+    assert result.verdict is GateVerdict.PASSED and len(result.checks) == 4 * 5
+    assert [m.headline for m in result.memos] == ["Ready to circulate"] * 4
     assert not (tmp_path / "unused.sqlite").exists()
     with pytest.raises(ThresholdSpecError) as err:
         parse_thresholds("coverage=2", names=MEMO_BOUNDS, input="memo_thresholds")
@@ -297,7 +315,7 @@ def test_a_run_that_stopped_on_an_unreachable_target_cannot_be_gated(
 def test_the_gate_honours_judge_cache(
     tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pe_eval_core.scenarios import setup
+    from pe_eval_core.scenarios.run import setup
 
     seen: list[object] = []
     real = setup.choose_judge

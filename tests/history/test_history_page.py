@@ -9,9 +9,14 @@ from typing import Any
 
 import pytest
 import streamlit as st
-from history_builders import ROOT, make_memo_evaluation, make_result, make_scenario_run
 
 from pe_eval_core.history.store import RunStore
+from tests.helpers.history_builders import (
+    ROOT,
+    make_memo_evaluation,
+    make_result,
+    make_scenario_run,
+)
 
 PAGE = "app_pages/run_history.py"
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)

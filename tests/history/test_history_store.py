@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 from pe_eval_core.errors import HistoryError, HistorySchemaTooNewError, RunNotFoundError
 from pe_eval_core.history.schema import SCHEMA_VERSION
 from pe_eval_core.history.store import RunFilters, RunStore, default_db_path, record_or_warn
+from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 
@@ -277,7 +277,7 @@ def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(sqlite_db: 
     conn.close()
 
     store = RunStore(sqlite_db)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     runs = store.list_runs()
     assert [r.uid for r in runs] == ["old-scen", "old-memo"]
     memo = store.get_run("old-memo")
@@ -303,7 +303,7 @@ def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(sqlite_db: 
 def test_a_database_from_a_newer_pe_eval_is_refused(sqlite_db: Path) -> None:
     with sqlite3.connect(sqlite_db) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(HistorySchemaTooNewError, match="schema version 4"):
+    with pytest.raises(HistorySchemaTooNewError, match="schema version 5"):
         RunStore(sqlite_db).list_runs()
 
 

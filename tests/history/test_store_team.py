@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from history_builders import make_memo_evaluation, make_result, make_scenario_run
 from sqlalchemy import create_engine, inspect, text
 
 from pe_eval_core.errors import HistoryError, HistoryLockedError, RunNotFoundError
 from pe_eval_core.history.records import RunFilters
 from pe_eval_core.history.store import RunStore, database_url
+from pe_eval_core.scenarios.scoring.judge import JudgeBase
+from tests.helpers.history_builders import make_memo_evaluation, make_result, make_scenario_run
 
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 
@@ -308,7 +309,7 @@ def free_port() -> int:
 def test_an_upgraded_file_has_exactly_the_fresh_schema(tmp_path: Path) -> None:
     import sqlite3
 
-    from test_history_store import V1_DDL
+    from tests.history.test_history_store import V1_DDL
 
     old, fresh = tmp_path / "old.sqlite", tmp_path / "fresh.sqlite"
     with sqlite3.connect(old) as conn:
@@ -342,7 +343,7 @@ def test_an_upgraded_file_has_exactly_the_fresh_schema(tmp_path: Path) -> None:
 # --- the judge cache in the same database ---------------------------------------------------
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     model = "judge-model"
     prompt_version = "judge-v2"
     live = True
@@ -373,7 +374,7 @@ class CountingJudge:
 
 
 def test_the_judge_cache_lives_in_the_team_store(store_target: str, tmp_path: Path) -> None:
-    from pe_eval_core.scenarios.judge_cache import CachedJudge
+    from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
     url = store_target if "://" in store_target else f"sqlite:///{store_target}"
     response = "about four thousand dollars \ud800"
@@ -390,7 +391,7 @@ def test_the_judge_cache_lives_in_the_team_store(store_target: str, tmp_path: Pa
 def test_the_judge_cache_follows_the_database_url_variable(
     store_target: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pe_eval_core.scenarios.judge_cache import CachedJudge
+    from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 
     url = store_target if "://" in store_target else f"sqlite:///{store_target}"
     monkeypatch.setenv("PE_EVAL_DATABASE_URL", url)

@@ -11,8 +11,9 @@ from typing import Any
 import anthropic
 import pytest
 import uvicorn
-from hostile_kit import RAN, free_port, hostile_server, reply
-from scenario_helpers import MockAnthropic
+
+from tests.helpers.hostile_kit import RAN, free_port, hostile_server, reply
+from tests.helpers.scenario_helpers import MockAnthropic
 
 
 @pytest.fixture(scope="module")

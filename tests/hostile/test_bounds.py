@@ -23,16 +23,16 @@ from pathlib import Path
 
 import anthropic
 import pytest
-from hostile_kit import RAN, REPO, reply, use
-from scenario_helpers import MockAnthropic
 
 from pe_eval_core.errors import InputLimitError
 from pe_eval_core.scenarios import load_scenarios
-from pe_eval_core.scenarios.agent_loop import AgentBounds, McpToolbox, run_agent
-from pe_eval_core.scenarios.mcp_config import HttpServerConfig
+from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox, run_agent
+from pe_eval_core.scenarios.agent.mcp_config import HttpServerConfig
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.models import Scenario, TargetResponse
-from pe_eval_core.scenarios.scoring import score_response
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.scoring.score import score_response
+from tests.helpers.hostile_kit import RAN, REPO, reply, use
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -205,7 +205,7 @@ def test_expected_phrases_and_scoring_work_are_bounded(tmp_path, monkeypatch):
 
 KILLER = """
 import os, signal, sys
-import pe_eval_core.scenarios.report_set as rs
+import pe_eval_core.scenarios.run.report_set as rs
 real, k = rs.commit_files, int(os.environ["DIE_AT"])
 def commit(files, **kw):
     n = [0]
@@ -224,7 +224,7 @@ sys.exit(main(sys.argv[1:]))
 def test_the_out_set_is_one_unit_under_a_kill(tmp_path):
     """Class 10: a scenario run killed between two of its report renames leaves a set its
     manifest does not match (a reader sees it is not one run); the next run commits."""
-    from pe_eval_core.scenarios.report_set import MANIFEST, report_set_committed
+    from pe_eval_core.scenarios.run.report_set import MANIFEST, report_set_committed
 
     out = tmp_path / "out"
     scenarios = REPO / ".mimic" / "exports" / "mimic-scenarios.json"

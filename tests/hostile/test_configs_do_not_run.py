@@ -16,10 +16,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO, grep_tree, reply, run_cli, scenario, write_scenarios
 
 from pe_eval_core.errors import McpConfigError, McpConfigNotTrustedError
-from pe_eval_core.scenarios.mcp_config import config_sha256, load_mcp_config
+from pe_eval_core.scenarios.agent.mcp_config import config_sha256, load_mcp_config
+from tests.helpers.hostile_kit import REPO, grep_tree, reply, run_cli, scenario, write_scenarios
 
 pytestmark = pytest.mark.timeout(120)
 GITHUB = "ghp_HOSTILEgithubTOKEN0123456789abcdefXY"
@@ -63,7 +63,7 @@ def test_a_found_stdio_server_is_refused_until_confirmed_by_hash(project, capsys
 
 def test_the_explicit_file_and_a_confirmed_one_start_their_server(project, capsys):
     root, api = project
-    server = [sys.executable, str(REPO / "tests" / "scenarios" / "mimic_like_server.py"), "db"]
+    server = [sys.executable, str(REPO / "tests" / "helpers" / "mimic_like_server.py"), "db"]
     (root / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"mimic-database": {"command": server[0], "args": server[1:]}}})
     )

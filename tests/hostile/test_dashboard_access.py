@@ -20,7 +20,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO, free_port, rendered_text
 
 from pe_eval_core.access import (
     AccessConfig,
@@ -32,6 +31,7 @@ from pe_eval_core.access import (
     is_loopback_address,
 )
 from pe_eval_core.errors import AccessDeniedError
+from tests.helpers.hostile_kit import REPO, free_port, rendered_text
 
 pytestmark = pytest.mark.timeout(300)
 TEAM = "team-password-0123"
@@ -262,9 +262,8 @@ def test_every_paid_run_is_confirmed_with_its_count(monkeypatch):
 
 
 def test_a_member_sees_history_but_cannot_delete_or_pin(monkeypatch):
-    from history_builders import make_result, make_scenario_run
-
     from pe_eval_core.history.store import RunStore
+    from tests.helpers.history_builders import make_result, make_scenario_run
 
     RunStore().record_scenario_run(make_scenario_run([make_result("s", "smoke", "pass")]))
     at = _login(_app(monkeypatch, **SERVED), TEAM)

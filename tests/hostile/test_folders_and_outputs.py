@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO, rendered_text, run_cli
 
 from pe_eval_core.errors import InputNotFoundError, OutputWriteError, SourceNotFoundError
 from pe_eval_core.files import atomic_write_text, read_bytes
 from pe_eval_core.memo import grade_memo, write_outputs
 from pe_eval_core.memo.pairs import named_source
+from tests.helpers.hostile_kit import REPO, rendered_text, run_cli
 
 pytestmark = pytest.mark.timeout(300)
 DATA = REPO / "finance_output"

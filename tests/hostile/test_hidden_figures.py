@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO
 
 from pe_eval_core.text_norm import is_plain, normalize
+from tests.helpers.hostile_kit import REPO
 
 HIDDEN = {
     "zero-width space": "$\u200b987.6M",

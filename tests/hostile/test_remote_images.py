@@ -1,6 +1,6 @@
 """Class 7 (issue 23's list): remote images through the response sanitiser.
 
-Surfaces: ``ui.views.scenarios.safe_markdown`` (the drill-down's renderer of an agent's
+Surfaces: ``ui.views.scenario_failure.safe_markdown`` (the drill-down's renderer of an agent's
 response) as text, and as Streamlit renders it in Chromium: a page showing the hostile
 response through the sanitiser makes no request to the image server, while the same text
 rendered raw does (the control: the test can see a fetch). Reference definitions hide inside
@@ -18,7 +18,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from hostile_kit import REPO, free_port
+
+from tests.helpers.hostile_kit import REPO, free_port
 
 pytestmark = pytest.mark.timeout(300)
 HITS: list[str] = []
@@ -37,7 +38,7 @@ def hostile(base: str) -> str:
 
 
 def test_no_image_syntax_survives():
-    from ui.views.scenarios import safe_markdown
+    from ui.views.scenario_failure import safe_markdown
 
     out = safe_markdown(hostile("http://e"))
     assert "http://e" not in out and "![" not in out
@@ -58,7 +59,7 @@ APP = """
 import sys
 sys.path.insert(0, {repo!r})
 import streamlit as st
-from ui.views.scenarios import safe_markdown
+from ui.views.scenario_failure import safe_markdown
 text = open({path!r}).read()
 st.markdown(text if st.query_params.get("raw") else safe_markdown(text))
 st.write("rendered-marker")

@@ -18,7 +18,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from hostile_kit import grep_tree, rendered_text, reply, run_cli, scenario, use, write_scenarios
+
+from tests.helpers.hostile_kit import (
+    grep_tree,
+    rendered_text,
+    reply,
+    run_cli,
+    scenario,
+    use,
+    write_scenarios,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -99,7 +108,7 @@ def test_http_agent_credentials_reach_no_output(project, echo_agent, capsys, mon
 def test_mcp_header_and_bearer_tokens_in_tool_results_reach_no_output(
     project, hostile_mcp_url, capsys
 ):
-    from hostile_kit import BEARER
+    from tests.helpers.hostile_kit import BEARER
 
     root, api = project
     (root / "agent.mcp.json").write_text(
@@ -147,10 +156,10 @@ def test_a_database_password_is_never_quoted(capsys):
 
 
 def test_the_history_page_never_shows_recorded_credentials(tmp_path, monkeypatch):
-    from history_builders import make_result, make_scenario_run
     from streamlit.testing.v1 import AppTest
 
     from pe_eval_core.history.store import RunStore
+    from tests.helpers.history_builders import make_result, make_scenario_run
 
     monkeypatch.setenv("PE_EVAL_NO_HISTORY", "1")
     old = make_scenario_run([make_result("s", "smoke", "pass")])

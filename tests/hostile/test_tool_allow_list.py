@@ -14,12 +14,12 @@ import json
 
 import anthropic
 import pytest
-from hostile_kit import BEARER, RAN, reply, run_cli, scenario, use, write_scenarios
-from scenario_helpers import MockAnthropic
 
-from pe_eval_core.scenarios.agent_loop import McpToolbox, run_agent
-from pe_eval_core.scenarios.mcp_config import HttpServerConfig
-from pe_eval_core.scenarios.tool_policy import STRIPE_READ_TOOLS, ToolPolicy
+from pe_eval_core.scenarios.agent.loop import McpToolbox, run_agent
+from pe_eval_core.scenarios.agent.mcp_config import HttpServerConfig
+from pe_eval_core.scenarios.agent.tool_policy import STRIPE_READ_TOOLS, ToolPolicy
+from tests.helpers.hostile_kit import BEARER, RAN, reply, run_cli, scenario, use, write_scenarios
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -139,3 +139,52 @@ def test_the_cli_fails_the_scenario_and_exact_names_let_a_tool_run(
     assert RAN == [("refund_payment", {"payment_id": "pi_9"})]
     assert "allowed by name: mimic-stripe/refund_payment" in err
     assert code == 0
+
+
+# --- the one write rule for calls the policy did not decide (reported, or --allow-writes) ---
+
+
+@pytest.mark.parametrize(
+    ("tool", "writes"),
+    [
+        *[(name, True) for name in HOSTILE if name != "list_customers"],
+        ("mcp__mimic-stripe__create_refund", True),
+        ("customer_delete", True),
+        ("get_refund", False),  # a read of a refund: the write verb is its object
+        ("list_post_comments", False),
+        ("get_invoices", False),
+        ("search_stripe_resources", False),
+    ],
+)
+def test_one_write_rule_decides_reported_calls(tool, writes):
+    from pe_eval_core.scenarios.agent import tool_policy
+    from pe_eval_core.scenarios.scoring.checks import executed_writes
+    from pe_eval_core.scenarios.tool_names import split_tool_name
+    from pe_eval_core.scenarios.trace import trace_from_tool_calls, write_reason
+
+    assert tool_policy.write_reason is write_reason  # the policy narrows with the same rule
+    assert (write_reason(split_tool_name(tool)[1]) is not None) is writes, tool
+    assert bool(executed_writes(trace_from_tool_calls([tool]))) is writes, tool
+
+
+def test_an_exact_allow_fails_nothing_but_allow_writes_still_does():
+    """A tool allowed by exact name ran on purpose; ``--allow-writes`` only turns the list
+    off: a write that ran without being expected or named still fails the scenario."""
+    from pe_eval_core.scenarios.models import Scenario, TargetResponse
+    from pe_eval_core.scenarios.scoring.checks import write_fields
+    from pe_eval_core.scenarios.scoring.score import score_response
+    from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+
+    ran = TraceCall(server="mimic-stripe", tool="refund_payment")
+    named = ran.model_copy(update={"allowed_by_name": True})
+    assert write_fields(ToolTrace(calls=[ran]), [])["write_failure"] is not None
+    fields = write_fields(ToolTrace(calls=[named]), [])
+    assert fields["write_failure"] is None
+    assert fields["writes_executed"] == ["mimic-stripe/refund_payment"]  # still listed
+
+    # an HTTP agent's reported call: the scenario's metadata.allow_tools names it
+    base = scenario("s") | {"name": "s"}
+    reported = TargetResponse(text="MRR fell $241.00.", tool_calls=["refund_payment"])
+    assert score_response(Scenario.model_validate(base), reported).status == "fail"
+    allowed = base | {"metadata": {**base["metadata"], "allow_tools": ["refund_payment"]}}
+    assert score_response(Scenario.model_validate(allowed), reported).status == "pass"

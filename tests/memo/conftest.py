@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memo_builders import SHAPE_A_SOURCE, SHAPE_B_SOURCE, make_memo, write_json
+
+from tests.helpers.memo_builders import SHAPE_A_SOURCE, SHAPE_B_SOURCE, make_memo, write_json
 
 
 @pytest.fixture

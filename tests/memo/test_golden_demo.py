@@ -109,7 +109,8 @@ def test_southeast_board_defects_fabricated_misattributed_stale_headline():
             "opp_02",
             "counterfactual",
             "$6.8M",
-            "opportunities[1].outcome_total_usd_annual",
+            # "recovering $6.8M" claims an impact: the nearest field is of that role
+            "opportunities[1].projected_impact_usd_annual",
             None,
         ),
         (

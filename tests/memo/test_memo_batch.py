@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from memo_builders import SHAPE_A_SOURCE, make_memo, write_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import PeEvalError
@@ -17,6 +16,7 @@ from pe_eval_core.memo import grade_memo
 from pe_eval_core.memo.batch import grade_folder
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.result import SiblingHeadline
+from tests.helpers.memo_builders import SHAPE_A_SOURCE, make_memo, write_json
 
 HEADLINE = "total_projected_impact_usd_annual"
 

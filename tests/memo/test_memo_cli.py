@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from memo_builders import SHAPE_A_SOURCE, board_prose, make_memo, write_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.memo import find_memo_pairs, resolve_pair
+from tests.helpers.memo_builders import SHAPE_A_SOURCE, board_prose, make_memo, write_json
 
 
 @pytest.fixture
@@ -37,10 +37,12 @@ def test_grades_a_named_portco_board_by_default(data_dir, capsys):
 
 
 def test_operator_audience_and_lowest_dimension(data_dir, capsys):
-    assert main(["memo", "TestCo", "--audience", "operator", "--data-dir", str(data_dir)]) == 0
+    # not ready (a dropped opportunity, a fabricated figure, an invented name): exit 1
+    assert main(["memo", "TestCo", "--audience", "operator", "--data-dir", str(data_dir)]) == 1
     out = capsys.readouterr().out
     assert "eval_TestCo_operator.html" in out
     assert "Coverage is 66.7% — memo addresses 2 of 3 opportunities; opp_03 is silently" in out
+    assert "Verdict: Not ready: 3 issues" in out
 
 
 def test_explicit_paths_and_out_dir(data_dir, tmp_path, capsys):
@@ -54,24 +56,43 @@ def test_explicit_paths_and_out_dir(data_dir, tmp_path, capsys):
 def test_json_output(data_dir, capsys):
     assert (
         main(["memo", "TestCo", "--audience", "operator", "--data-dir", str(data_dir), "--json"])
-        == 0
+        == 1
     )
     data = json.loads(capsys.readouterr().out)
     assert data["portco_id"] == "TestCo" and data["scores"]["coverage"] == pytest.approx(2 / 3)
     assert data["lowest_dimension"]["name"] == "coverage"
-    assert data["threshold_failures"] == []
+    assert data["threshold_failures"] == [
+        "Citation accuracy 93.8% is below the required 100%",
+        "Hallucination rate 14.3% is above the allowed 0%",
+        "Coverage 66.7% is below the required 100%",
+    ]
+    assert data["verdict"]["headline"] == "Not ready: 3 issues"
+    assert data["verdict"]["issue_count"] == 3 and data["verdict"]["scores"]["coverage"] == "66.7%"
+    argv = ["memo", "TestCo", "--data-dir", str(data_dir), "--json"]
+    assert main(argv) == 0
+    clean = json.loads(capsys.readouterr().out)
+    assert clean["threshold_failures"] == [] and clean["verdict"]["ready"] is True
+
+
+LOOSE = ["--fail-under", "citation=0.9,coverage=0.6", "--max-hallucination", "0.2"]
+"""Bounds the operator memo (citation 93.8%, hallucination 14.3%, coverage 66.7%) meets."""
 
 
 @pytest.mark.parametrize(
     ("flags", "code"),
     [
+        # The verdict's rule: the bounds given, every dimension left out perfect; exit 1
+        # exactly when the verdict is not ready.
+        ([], 1),
         (["--fail-under", "citation=1.0,coverage=1.0"], 1),
-        (["--fail-under", "coverage=0.6"], 0),
-        (["--fail-under", "citation=0.9"], 0),
-        (["--fail-under", "citation=1.0"], 1),
-        (["--max-hallucination", "0.0"], 1),
-        (["--max-hallucination", "0.2"], 0),
-        (["--fail-under", "consistency=1.0"], 0),
+        (["--fail-under", "coverage=0.6"], 1),  # citation and hallucination must be perfect
+        (["--fail-under", "citation=0.9"], 1),
+        (["--max-hallucination", "0.2"], 1),
+        (["--fail-under", "consistency=1.0"], 1),
+        (LOOSE, 0),
+        ([*LOOSE, "--fail-under", "citation=0.95,coverage=0.6"], 1),
+        ([*LOOSE, "--max-hallucination", "0.1"], 1),
+        ([*LOOSE, "--fail-under", "citation=0.9,coverage=0.7"], 1),
     ],
 )
 def test_thresholds_exit_1_when_the_memo_falls_short(data_dir, capsys, flags, code):
@@ -79,6 +100,10 @@ def test_thresholds_exit_1_when_the_memo_falls_short(data_dir, capsys, flags, co
     assert main(argv) == code
     out = capsys.readouterr().out
     assert ("FAIL:" in out) is (code == 1)
+    assert ("Verdict: Ready to circulate" in out) is (code == 0)
+    html = (data_dir / "eval_TestCo_operator.html").read_text(encoding="utf-8")
+    headline = out.split("Verdict: ", 1)[1].splitlines()[0]
+    assert f'<div class="head">{headline}</div>' in html  # the scorecard states the same
 
 
 def test_clean_memo_passes_strict_thresholds(data_dir):

@@ -18,7 +18,7 @@ def _copy_demo(tmp_path: Path) -> Path:
 
 def test_findings_name_the_fabricated_and_misattributed_figures(tmp_path, capsys):
     data = _copy_demo(tmp_path)
-    assert main(["memo", "southeast_lender", "--data-dir", str(data)]) == 0
+    assert main(["memo", "southeast_lender", "--data-dir", str(data)]) == 1  # not ready
     out = capsys.readouterr().out
     assert "Findings (4):" in out
     assert "  - ungrounded_figure [opp_02/counterfactual]: $6.8M in opp_02" in out
@@ -36,7 +36,7 @@ def test_clean_memo_prints_no_findings_and_exempt_notes_stay_in_the_scorecard(tm
 def test_memo_alone_is_graded_against_the_source_it_names(tmp_path, capsys):
     data = _copy_demo(tmp_path)
     memo = data / "explain_southeast_lender_operator.json"
-    assert main(["memo", "--memo", str(memo)]) == 0
+    assert main(["memo", "--memo", str(memo)]) == 1  # not ready: 3 issues
     out = capsys.readouterr().out
     assert "Coverage:                75%  (3/4 opportunities addressed)" in out
     assert (data / "eval_southeast_lender_operator.json").is_file()

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from memo_builders import make_memo, write_json
 
 from pe_eval_core.memo import FindingKind, GraderConfig, grade_memo
 from pe_eval_core.memo.explain import lowest_dimension
+from tests.helpers.memo_builders import make_memo, write_json
 
 
 def _memo(source, audience="board", headline=None):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from memo_builders import make_memo, write_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import (
@@ -22,6 +21,7 @@ from pe_eval_core.errors import (
     SourceSchemaError,
 )
 from pe_eval_core.memo import eval_pe_output, grade_memo, resolve_pair, write_outputs
+from tests.helpers.memo_builders import make_memo, write_json
 
 
 def _files(folder):

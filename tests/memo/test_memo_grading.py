@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from memo_builders import (
+
+from pe_eval_core.memo import FindingKind, TemplateConstant, grade_memo
+from pe_eval_core.memo.explain import lowest_dimension
+from tests.helpers.memo_builders import (
     board_prose,
     entity_marks,
     figure_marks,
@@ -14,9 +17,6 @@ from memo_builders import (
     shape_b_prose,
     write_json,
 )
-
-from pe_eval_core.memo import FindingKind, TemplateConstant, grade_memo
-from pe_eval_core.memo.explain import lowest_dimension
 
 
 def verdict(ev, raw: str) -> str:
@@ -371,7 +371,7 @@ def test_null_prose_blocks_are_empty(tmp_path, shape_a, write_pair):
 
 def test_phantom_opportunity(tmp_path, shape_a):
     prose = board_prose()
-    prose["opp_99"] = {"narrative": "**A** leaks $1.2M"}
+    prose["opp_99"] = {"narrative": "**A** recovers $1.2M"}
     source_with_phantom_memo = dict(shape_a)
     memo = make_memo(shape_a, prose=prose)
     memo["opportunities_explained"].append({"id": "opp_99", **prose["opp_99"]})

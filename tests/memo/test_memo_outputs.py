@@ -11,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from memo_builders import board_prose, grade_prose, make_memo, only, write_json
 
 from pe_eval_core.memo import (
     GRADER_VERSION,
@@ -26,6 +25,7 @@ from pe_eval_core.memo import (
     write_outputs,
 )
 from pe_eval_core.memo.explain import lowest_dimension
+from tests.helpers.memo_builders import board_prose, grade_prose, make_memo, only, write_json
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -95,6 +95,8 @@ def test_json_sidecar_holds_everything(tmp_path, shape_a, write_pair):
         "nearest_value": 45200.0,
         "nearest_path": "opportunities[1].projected_impact_usd_annual",
         "other_opportunity_id": "opp_02",
+        "expected_path": None,  # only a wrong quantity names the field of its claimed role
+        "expected_value": None,
     }
     assert {r["id"] for r in data["opportunities"]} == {"opp_01", "opp_02", "opp_03"}
     assert len(data["marks"]) == out["totals"]["figures_total"] + out["totals"]["entities_total"]
@@ -120,7 +122,7 @@ def test_write_outputs_to_another_folder_leaves_no_temp_files(tmp_path, clean_pa
 def test_a_render_failure_writes_nothing(tmp_path, clean_pair, monkeypatch):
     import pe_eval_core.memo.scorecard as scorecard
 
-    def boom(_ev):
+    def boom(_ev, _thresholds=None):
         raise RuntimeError("template broke")
 
     monkeypatch.setattr(scorecard, "render_scorecard_html", boom)

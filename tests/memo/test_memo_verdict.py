@@ -77,3 +77,76 @@ def test_cli_memo_prints_the_verdict(tmp_path, monkeypatch):
     clean = [*args[:4], "MortgageCo", *args[5:]]
     out = subprocess.run(clean, capture_output=True, text=True, cwd=ROOT, check=False).stdout
     assert "Verdict: Ready to circulate" in out
+
+
+def test_memo_all_prints_each_verdict_and_counts_only_ready_memos_as_passed(
+    tmp_path, capsys, monkeypatch
+):
+    """``memo --all``: each line ends with the memo's verdict (never "ok"), the summary counts
+    the ready ones, and the exit status is 1 because two memos are not ready."""
+    from pe_eval_core.cli.main import main
+
+    monkeypatch.setenv("PE_EVAL_NO_HISTORY", "1")
+    data = tmp_path / "data"
+    data.mkdir()
+    for p in DEMO.glob("*.json"):
+        if not p.name.startswith("eval_"):
+            (data / p.name).write_bytes(p.read_bytes())
+    args = ["memo", "--all", "--jobs", "1", "--data-dir", str(data)]
+    assert main(args) == 1
+    lines = capsys.readouterr().out.splitlines()
+    by_memo = {line.split()[0]: line for line in lines[:-1]}
+    for portco, audience in [(p.portco_id, p.audience) for p in find_memo_pairs(DEMO)]:
+        headline = memo_verdict(_graded(portco, audience)).headline
+        assert by_memo[f"{portco}/{audience}"].endswith(f"  {headline}")
+    assert not any(line.rstrip().endswith(" ok") for line in lines)
+    assert "6 graded, 4 ready to circulate, 2 not ready, 0 could not be graded" in lines[-1]
+    # bounds every demo score meets leave one memo not ready: its mis-attributed $-7.9M
+    loose = ["--fail-under", "citation=0.9,coverage=0.5,consistency=0"]
+    loose += ["--max-hallucination", "0.1"]
+    assert main([*args, *loose]) == 1
+    capsys.readouterr()
+    assert main([*args, "--json", *loose]) == 1
+    rows = json.loads(capsys.readouterr().out)["memos"]
+    not_ready = {r["memo"]: r["verdict"]["headline"] for r in rows if not r["verdict"]["ready"]}
+    assert not_ready == {"southeast_lender/board": "Not ready: 1 issue"}
+
+
+PRODUCER = ROOT / "tests" / "corpus" / "producer_run" / "finance_output"
+
+
+def test_an_empty_template_slot_blocks_circulation_whatever_the_thresholds():
+    """The producer's shape-B board memos print an empty action (``— __ —``); it scores in no
+    dimension, yet no reader should receive the memo, even under thresholds that pass it."""
+    ev = grade_memo(
+        PRODUCER / "explain_eTeleQuote_board.json", PRODUCER / "dx_report_eTeleQuote.json"
+    )
+    loose = VerdictThresholds.from_bounds(
+        {"citation_accuracy": 0.0, "coverage": 0.0, "consistency": 0.0, "hallucination_rate": 1.0}
+    )
+    verdict = memo_verdict(ev, loose)
+    assert not verdict.ready
+    slots = [i for i in verdict.issues if "empty value" in i]
+    assert len(slots) == sum(1 for f in ev.findings if f.kind == "empty_placeholder") > 0
+    assert slots[0].startswith("opp_01 (narrative) has an empty value") and "'__'" in slots[0]
+
+
+def test_a_wrong_quantity_issue_names_both_quantities(tmp_path):
+    """The EBITDA baseline stated as the cohort's annual leakage: the sentence names the field
+    the value is and the field the wording claims, with its value."""
+    memo = json.loads((PRODUCER / "explain_HMDA_GA_board.json").read_text(encoding="utf-8"))
+    swapped = 0
+    for opp in memo["opportunities_explained"]:
+        text = opp.get("risk_of_inaction", "")
+        if "Carrying $6.2M of annual leakage" in text:
+            opp["risk_of_inaction"] = text.replace("$6.2M of annual", "$14.5M of annual")
+            swapped += 1
+    assert swapped == 1
+    (tmp_path / "explain_HMDA_GA_board.json").write_text(json.dumps(memo), encoding="utf-8")
+    source = tmp_path / "dx_report_HMDA_GA.json"
+    source.write_bytes((PRODUCER / "dx_report_HMDA_GA.json").read_bytes())
+    verdict = memo_verdict(grade_memo(tmp_path / "explain_HMDA_GA_board.json", source))
+    assert verdict.headline == "Not ready: 1 issue"
+    (issue,) = verdict.issues
+    assert issue.startswith("$14.5M in opp_01 names another quantity: it is the source's EBITDA")
+    assert "annual outcome its wording claims is" in issue and "6.2M" in issue

@@ -7,14 +7,14 @@ import json
 import pytest
 
 from pe_eval_core.errors import McpConfigError
-from pe_eval_core.scenarios.cost import cost_usd, price
-from pe_eval_core.scenarios.mcp_config import (
+from pe_eval_core.scenarios.agent.mcp_config import (
     load_mcp_config,
     resolve_platforms,
     select_servers,
     with_overrides,
 )
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.llm.pricing import call_cost_usd, price
 from pe_eval_core.scenarios.trace import TokenUsage, trace_from_tool_calls
 
 
@@ -139,5 +139,6 @@ def test_http_tool_calls_become_a_trace():
 
 def test_no_prefix_guessing_in_prices():
     assert price("claude-sonnet-4-5-20250929") == price("claude-sonnet-4-5")
-    assert price("claude-sonnet-5-5") is None  # not listed: unknown, not a family guess
-    assert cost_usd("claude-sonnet-5-5", TokenUsage(input=10)) is None
+    assert price("claude-sonnet-5-7") is None  # not listed: unknown, not a family guess
+    assert call_cost_usd("claude-sonnet-5-7", TokenUsage(input=10)) is None
+    assert price("claude-haiku-5-5") is None  # two price bands by prompt: not one price

@@ -13,24 +13,24 @@ from pathlib import Path
 import anthropic
 import pytest
 import uvicorn
-from mimic_like_server import WRITES, build_server
-from scenario_helpers import MockAnthropic
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
-from pe_eval_core.scenarios.agent_loop import (
+from pe_eval_core.scenarios.agent.loop import (
     AgentBounds,
     McpToolbox,
     api_tool_name,
     check_servers,
     run_agent,
 )
-from pe_eval_core.scenarios.mcp_config import HttpServerConfig, StdioServerConfig
-from pe_eval_core.scenarios.tool_policy import ToolPolicy
+from pe_eval_core.scenarios.agent.mcp_config import HttpServerConfig, StdioServerConfig
+from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.trace import ToolTrace
+from tests.helpers.mimic_like_server import WRITES, build_server
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(120)
 
-SERVER_SCRIPT = Path(__file__).with_name("mimic_like_server.py")
+SERVER_SCRIPT = Path(__file__).parents[1] / "helpers" / "mimic_like_server.py"
 SYSTEM = "# Revenue recovery\nReport MRR lost by cause."
 
 
@@ -378,7 +378,7 @@ def test_tool_names_are_prefixed_and_unique(servers):
 
 
 def test_the_trace_keeps_what_the_model_saw_so_no_hallucination_decides(servers):
-    from pe_eval_core.scenarios.behaviour import hallucination_check
+    from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
 
     bounds = AgentBounds(result_cap_chars=70_000)
     assert (
@@ -392,7 +392,7 @@ def test_the_trace_keeps_what_the_model_saw_so_no_hallucination_decides(servers)
     )
     (call,) = result.trace.calls
     assert not call.truncated and len(call.result_excerpt) == 60_000  # the whole result
-    from scenario_helpers import make_scenario
+    from tests.helpers.scenario_helpers import make_scenario
 
     check = hallucination_check(result.text, result.trace, make_scenario(no_hallucination=True))
     assert check.method == "trace" and check.satisfied, check.detail
@@ -400,4 +400,4 @@ def test_the_trace_keeps_what_the_model_saw_so_no_hallucination_decides(servers)
         "Payments totalled 123.45 USD.", result.trace, make_scenario(no_hallucination=True)
     )
     assert invented.method == "trace" and not invented.satisfied
-    assert invented.findings == ["123.45 USD"]
+    assert [f.split(": in no tool result")[0] for f in invented.findings] == ["123.45 USD"]

@@ -10,13 +10,13 @@ from typing import Any
 
 import anthropic
 import httpx2
-from scenario_helpers import DEMO, make_scenario, message_json
 
 from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
-from pe_eval_core.scenarios.batches import MessageBatcher, batch_params
-from pe_eval_core.scenarios.judge import AnthropicJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
-from pe_eval_core.scenarios.targets import AnthropicTarget
+from pe_eval_core.scenarios.agent.targets import AnthropicTarget
+from pe_eval_core.scenarios.llm.batches import MessageBatcher, batch_params
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from tests.helpers.scenario_helpers import DEMO, make_scenario, message_json
 
 API = "https://api.anthropic.com/v1/messages/batches"
 _PHRASES = re.compile(

@@ -6,20 +6,20 @@ import json
 from collections.abc import Callable, Sequence
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import TargetResponse, score_response
-from pe_eval_core.scenarios.behaviour import hallucination_check
-from pe_eval_core.scenarios.judge import AnthropicJudge, JudgeContext
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict, Scenario
+from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge, JudgeBase, JudgeContext
 from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 Decide = Callable[[str, str], tuple[str, str]]
 """(expected phrase, response) -> (verdict, evidence)."""
 
 
-class ScriptedJudge:
+class ScriptedJudge(JudgeBase):
     """A judge that answers by a rule and records what it was asked."""
 
     live = False
@@ -64,6 +64,11 @@ def trace(*calls: TraceCall) -> ToolTrace:
 def call(tool: str, result: object = None, **kw: object) -> TraceCall:
     text = result if isinstance(result, str) or result is None else json.dumps(result)
     return TraceCall(server="mimic-stripe", tool=tool, result_excerpt=text, **kw)  # type: ignore[arg-type]
+
+
+def unfounded(findings: list[str]) -> list[str]:
+    """The figures of ``no_hallucination`` findings that nothing grounds, as written."""
+    return [f.split(": in no tool result")[0] for f in findings if ": in no tool result" in f]
 
 
 def line(r, check: str):
@@ -184,7 +189,7 @@ def test_no_hallucination_grounds_every_figure(text, ungrounded):
     )
     t = trace(call("list_invoices", INVOICES))
     b = hallucination_check(text, t, s)
-    assert (b.satisfied, b.findings, b.method) == (not ungrounded, ungrounded, "trace")
+    assert (b.satisfied, unfounded(b.findings), b.method) == (not ungrounded, ungrounded, "trace")
     r = score_response(s, TargetResponse(text=text, trace=t))
     assert r.status == ("fail" if ungrounded else "pass")
     if ungrounded:
@@ -326,14 +331,15 @@ def test_figure_missing_only_from_a_cut_result_goes_to_the_judge():
     judge = ScriptedJudge()
     r = score_response(s, TargetResponse(text="The total due is $5,200.", trace=t), judge)
     b = line(r, "no_hallucination")
-    assert b.method == "judge" and "results were cut" in b.detail and b.findings == ["$5,200"]
+    assert b.method == "judge" and "results were cut" in b.detail
+    assert unfounded(b.findings) == ["$5,200"]
     assert r.status == "fail" and judge.asked  # the judge said missed: fail closed
     full = trace(call("list_invoices", [{"amount_due": 520000}]))
     assert score_response(s, TargetResponse(text="Due: $5,200.", trace=full)).status == "pass"
 
 
 def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
-    from pe_eval_core.scenarios.report import failure_parts
+    from pe_eval_core.scenarios.run.report import failure_parts
 
     s = make_scenario(tools_called=["create_refund"], confirms_before_action=True)
     r = score_response(s, TargetResponse(text="Refunded.", trace=trace(call("create_charge"))))
@@ -343,7 +349,7 @@ def test_each_failed_behaviour_check_is_a_line_in_the_failures_list():
 
 
 def test_the_pronoun_one_is_not_a_figure():
-    from pe_eval_core.scenarios.behaviour import hallucination_check
+    from pe_eval_core.scenarios.scoring.behaviour import hallucination_check
     from pe_eval_core.scenarios.trace import ToolTrace, TraceCall
 
     trace = ToolTrace(calls=[TraceCall(tool="list_invoices", result_excerpt='[{"amount": 40}]')])
@@ -351,4 +357,4 @@ def test_the_pronoun_one_is_not_a_figure():
     ok = hallucination_check("The last one, $40, is overdue; no one paid it.", trace, s)
     assert ok.satisfied and ok.method == "trace", ok.detail
     bad = hallucination_check("Three invoices, $40 each, are overdue.", trace, s)
-    assert not bad.satisfied and bad.findings == ["Three"]
+    assert not bad.satisfied and unfounded(bad.findings) == ["Three"]

@@ -10,7 +10,6 @@ import asyncio
 import json
 
 import pytest
-from scenario_helpers import MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.scenarios import (
     AnthropicJudge,
@@ -19,8 +18,13 @@ from pe_eval_core.scenarios import (
     TargetResponse,
     score_response,
 )
-from pe_eval_core.scenarios.judge import enforce_evidence, numbers_missing_from_evidence
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
+from pe_eval_core.scenarios.scoring.judge import (
+    JudgeBase,
+    enforce_evidence,
+    numbers_missing_from_evidence,
+)
+from tests.helpers.scenario_helpers import MockAnthropic, make_scenario, message_json
 
 RESPONSE = (
     "Last week we lost 4820 dollars of MRR (about $4.8k), 15 customers in all.\n"
@@ -130,7 +134,7 @@ def test_recorded_judge_planted_quote_fails_closed(tmp_path):
     assert "addresses the grader" in real.note
 
 
-class _Inner:
+class _Inner(JudgeBase):
     """A judge that must not be called (every verdict comes from the cache)."""
 
     model = "m"
@@ -148,7 +152,7 @@ def test_cached_planted_verdict_is_downgraded_on_a_hit(tmp_path):
     assert v.cached and v.verdict == "missed" and outcome.calls == 0
 
 
-class _Obedient:
+class _Obedient(JudgeBase):
     """A custom judge that returns the planted verdict without any evidence check."""
 
     model = "obedient"

@@ -12,10 +12,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.errors import TargetConfigError
 from pe_eval_core.scenarios import HttpTarget, TargetResponse
+from tests.helpers.scenario_helpers import make_scenario
 
 
 class Agent(BaseHTTPRequestHandler):

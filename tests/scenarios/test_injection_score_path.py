@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx2
 import pytest
-from scenario_helpers import message_json
-from test_injection_corpus import CLEAN, FACTS, INJECTED
 
 from pe_eval_core.scenarios import AnthropicJudge, CachedJudge, TargetResponse, score_response
-from pe_eval_core.scenarios.evidence import injection_markers
 from pe_eval_core.scenarios.models import Scenario
+from pe_eval_core.scenarios.scoring.evidence import injection_markers
+from tests.helpers.scenario_helpers import message_json
+from tests.scenarios.test_injection_corpus import CLEAN, FACTS, INJECTED
 
 _PHRASES = "Expected phrases (a JSON list; index from 0):\n"
 

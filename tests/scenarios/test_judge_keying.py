@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios import (
@@ -20,14 +19,16 @@ from pe_eval_core.scenarios import (
     load_recorded,
     score_response,
 )
-from pe_eval_core.scenarios.judge import (
+from pe_eval_core.scenarios.models import JudgeVerdict
+from pe_eval_core.scenarios.options import run_options
+from pe_eval_core.scenarios.run.setup import CacheOnlyJudge, choose_judge
+from pe_eval_core.scenarios.scoring.judge import (
     FALLBACK_JUDGE_MODEL,
     JUDGE_PROMPT_VERSION,
     response_sha256,
     stamp_recorded_verdicts,
 )
-from pe_eval_core.scenarios.models import JudgeVerdict
-from pe_eval_core.scenarios.setup import CacheOnlyJudge, choose_judge
+from tests.helpers.scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 RESPONSE = "Eight failed charges: 4 cards expired. The other 4 bounced."
 EDITED = "Eight failed charges. It is NOT the case that 4 cards expired."
@@ -160,10 +161,12 @@ def test_empty_judge_answer_is_never_cached(tmp_path):
 def test_choose_judge_default_differs_from_the_target(no_key, monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
     s = tmp_path / "s.json"
-    assert choose_judge(scenarios_path=s).model == "claude-opus-4-5"  # type: ignore[union-attr]
-    opus = choose_judge(scenarios_path=s, target_model="claude-opus-4-5")
+    assert choose_judge(scenarios_path=s).model == "claude-opus-5-5"  # type: ignore[union-attr]
+    opus = choose_judge(scenarios_path=s, target_model="claude-opus-5-5")
     assert opus is not None and opus.model == FALLBACK_JUDGE_MODEL
-    explicit = choose_judge(scenarios_path=s, target_model="x", judge_model="claude-opus-4-5")
+    explicit = choose_judge(
+        scenarios_path=s, target_model="x", options=run_options(judge_model="claude-opus-4-5")
+    )
     assert explicit is not None and explicit.model == "claude-opus-4-5"
     offline = choose_judge(scenarios_path=s, allow_live=False, cache=tmp_path / "c")
     assert isinstance(offline, CacheOnlyJudge) and offline.db_path == tmp_path / "c"
@@ -203,7 +206,7 @@ def test_cli_passes_the_target_model_to_the_judge_policy(no_key, monkeypatch):
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
     args = build_parser().parse_args(
-        ["scenarios", "run", "--target", "anthropic", "--model", "claude-opus-4-5"]
+        ["scenarios", "run", "--target", "anthropic", "--model", "claude-opus-5-5"]
     )
     judge = cli_scenarios._judge(args)
     assert judge is not None and judge.model == FALLBACK_JUDGE_MODEL  # never the target's model

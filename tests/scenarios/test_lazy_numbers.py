@@ -11,7 +11,6 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.numbers import iter_number_values, number_values
 from pe_eval_core.scenarios import (
@@ -23,7 +22,8 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
-from pe_eval_core.scenarios.report import run_from_json, run_to_json
+from pe_eval_core.scenarios.run.report import run_from_json, run_to_json
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 TEXT = "Lost $4,820 (15 customers) on 2026-04-29; then (1,200), $1.2-1.5M and 4.8%."
 
@@ -93,7 +93,7 @@ def test_validated_results_read_numbers_lazily_too():
 
 def test_the_scorers_working_records_become_plain_validated_results():
     from pe_eval_core.scenarios.models import ExpectationResult
-    from pe_eval_core.scenarios.scoring import strict_check
+    from pe_eval_core.scenarios.scoring.steps import strict_check
 
     found = strict_check(["a", "b"], "x A")
     hit = ExpectationResult(text="a", method="strict", satisfied=True, evidence="A")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from scenario_helpers import DEMO, REPO
 
 from pe_eval_core.scenarios import (
     AnthropicJudge,
@@ -14,6 +13,7 @@ from pe_eval_core.scenarios import (
     load_scenarios,
     run_scenarios_sync,
 )
+from tests.helpers.scenario_helpers import DEMO, REPO
 
 pytestmark = [
     pytest.mark.live,

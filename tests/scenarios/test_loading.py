@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO
 
 from pe_eval_core.errors import (
     DuplicateScenarioError,
@@ -19,6 +18,7 @@ from pe_eval_core.errors import (
     ScenariosNotFoundError,
 )
 from pe_eval_core.scenarios import load_recorded, load_scenarios
+from tests.helpers.scenario_helpers import DEMO
 
 ONE = {
     "name": "smoke-total",

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_eval_core.numbers import extract_numbers
-from pe_eval_core.scenarios import paraphrase as P
-from pe_eval_core.scenarios.paraphrase import (
+from pe_eval_core.scenarios.scoring import paraphrase as P
+from pe_eval_core.scenarios.scoring.paraphrase import (
     RULE_FUNCTION_WORDS,
     RULE_NUMBER,
     RULE_PUNCTUATION,

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import pytest
 
-from pe_eval_core.scenarios.range_reader import (
+from pe_eval_core.scenarios.scoring.range_reader import (
     Kind,
     Range,
     Reason,

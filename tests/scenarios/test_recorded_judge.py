@@ -6,7 +6,6 @@ import asyncio
 import json
 
 import pytest
-from scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 from pe_eval_core.errors import (
     JudgeError,
@@ -25,6 +24,7 @@ from pe_eval_core.scenarios import (
     run_scenarios_sync,
     score_response,
 )
+from tests.helpers.scenario_helpers import DEMO, MockAnthropic, make_scenario, message_json
 
 
 def verdict_file(tmp_path, verdicts, **top):

@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from scenario_helpers import DEMO, make_scenario
 
 from pe_eval_core.scenarios import (
     RecordedJudge,
@@ -26,6 +25,8 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
+from pe_eval_core.scenarios.agent.protocol import TargetBase
+from tests.helpers.scenario_helpers import DEMO, make_scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_report.md"
 FIXED = datetime(2026, 4, 29, 9, 0, tzinfo=UTC)
@@ -93,6 +94,8 @@ def test_json_has_everything_and_round_trips(demo_run):
         "failed": 3,
         "errors": 1,
         "pass_rate": pytest.approx(15 / 18),  # the error is left out of the denominator
+        "pass_rate_text": "83.3%",  # as every surface shows it (pe_eval_core.rates)
+        "tally_text": "15/18 (83.3%)",
         "ran": 18,
         "error_summary": "1 error: agent error",
     }
@@ -114,6 +117,7 @@ def test_json_has_everything_and_round_trips(demo_run):
         "note": "number format",
         "judge_model": None,
         "judge_prompt_version": None,
+        "judge_source": None,
     }
     back = run_from_json(run_to_json(demo_run))
     assert render_markdown_report(back) == render_markdown_report(demo_run)
@@ -153,7 +157,7 @@ def test_junit_one_testsuite_per_tier(demo_run):
 
 
 def _one_result_run(name: str, text: str, error: str | None = None) -> ScenarioRun:
-    class T:
+    class T(TargetBase):
         name, live, model = "t", False, None
 
         async def respond(self, scenario):

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from scenario_helpers import DEMO, make_scenario, message_json
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.errors import LiveRunNotConfirmedError, TargetUnreachableError
@@ -30,10 +29,12 @@ from pe_eval_core.scenarios import (
     run_to_json,
     run_to_junit_xml,
 )
-from pe_eval_core.scenarios.judge import AnthropicJudge
-from pe_eval_core.scenarios.judge_cache import CachedJudge
-from pe_eval_core.scenarios.runner import count_paid_calls_sync, infrastructure_error
-from pe_eval_core.scenarios.targets import HttpTarget
+from pe_eval_core.scenarios.agent.protocol import TargetBase
+from pe_eval_core.scenarios.agent.targets import HttpTarget
+from pe_eval_core.scenarios.run.runner import count_paid_calls_sync, infrastructure_error
+from pe_eval_core.scenarios.scoring.judge import AnthropicJudge
+from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from tests.helpers.scenario_helpers import DEMO, make_scenario, message_json
 
 # --- helpers --------------------------------------------------------------------------------
 
@@ -148,7 +149,7 @@ def test_the_runner_marks_the_stop_and_the_typed_error_names_the_cause(refusing_
     assert run.ran == 0 and run.pass_rate == 0.0
 
 
-class Flaky:
+class Flaky(TargetBase):
     """Live-like target: ``s0`` unreachable on the first call only, the rest answer."""
 
     name = "flaky"
@@ -211,7 +212,7 @@ def test_the_conclusion_names_only_facts_of_scenarios_that_ran():
 # --- 2. repeats and statistics --------------------------------------------------------------
 
 
-class Alternating:
+class Alternating(TargetBase):
     """A live-ish agent whose answer to ``s1`` is right on odd calls only."""
 
     name = "alt"
@@ -305,7 +306,7 @@ def test_cli_repeat_on_the_demo_writes_statistics_everywhere(tmp_path, capsys):
         report
     )
     assert (
-        "- adversarial: 9/15 = 60.0%, 95% CI [25.7%, 86.7%] (Wilson on effective n=6.2 from 4"
+        "- adversarial: 9/15 = 60.0%, 95% CI [23.1%, 88.2%] (Wilson on effective n=5.0 from 4"
         in (report)
     )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -348,7 +349,7 @@ class JudgeApi:
     def judge(self, cache: Path) -> CachedJudge:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
         return CachedJudge(
-            AnthropicJudge("claude-opus-4-5", api_key="test", http_client=client), cache
+            AnthropicJudge("claude-opus-4-8", api_key="test", http_client=client), cache
         )
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pe_eval_core.cli.main import main
 from pe_eval_core.scenarios import RecordedJudge, load_scenarios, render_markdown_report
-from pe_eval_core.scenarios.runner import run_scenarios_sync, run_warnings
-from pe_eval_core.scenarios.targets import RecordedTarget
+from pe_eval_core.scenarios.agent.targets import RecordedTarget
+from pe_eval_core.scenarios.run.runner import run_scenarios_sync, run_warnings
 
 SCENARIO = {
     "name": "mrr",

@@ -7,7 +7,6 @@ import asyncio
 import threading
 
 import pytest
-from scenario_helpers import make_scenario
 
 from pe_eval_core.errors import LiveRunNotConfirmedError, PeEvalError
 from pe_eval_core.scenarios import (
@@ -17,14 +16,16 @@ from pe_eval_core.scenarios import (
     run_scenarios,
     run_scenarios_sync,
 )
-from pe_eval_core.scenarios.runner import CANCELLED
+from pe_eval_core.scenarios.agent.protocol import TargetBase
+from pe_eval_core.scenarios.run.runner import CANCELLED
+from tests.helpers.scenario_helpers import make_scenario
 
 
 def scenarios(n: int) -> list:
     return [make_scenario(f"s{i}", response_contains=[f"fact {i}"]) for i in range(n)]
 
 
-class FakeTarget:
+class FakeTarget(TargetBase):
     """Answers ``fact <i>`` after a delay; records how many calls were in flight at once."""
 
     name = "fake"

@@ -14,9 +14,9 @@ import json
 import anthropic
 import httpx2
 import pytest
-from scenario_helpers import MockAnthropic
 
 from scripts.mimic_stack import MimicStack, missing_prerequisites
+from tests.helpers.scenario_helpers import MockAnthropic
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -24,8 +24,8 @@ _reason = missing_prerequisites()
 if _reason:
     pytest.skip(f"Mimic stack unavailable: {_reason}", allow_module_level=True)
 
-from pe_eval_core.scenarios.agent_loop import McpToolbox, check_servers, run_agent  # noqa: E402
-from pe_eval_core.scenarios.mcp_config import load_mcp_config  # noqa: E402
+from pe_eval_core.scenarios.agent.loop import McpToolbox, check_servers, run_agent  # noqa: E402
+from pe_eval_core.scenarios.agent.mcp_config import load_mcp_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")

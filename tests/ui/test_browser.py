@@ -419,7 +419,7 @@ def _record_demo_runs(home: Path) -> tuple[int, str, int]:
     from pe_eval_core.history.store import RunStore
     from pe_eval_core.memo import grade_memo, resolve_pair
     from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
-    from pe_eval_core.scenarios.setup import choose_judge, make_target
+    from pe_eval_core.scenarios.run.setup import choose_judge, make_target
 
     scenarios = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
     run = run_scenarios_sync(

@@ -5,7 +5,6 @@ memo trends grouped by file, and corrupt rows shown as warnings instead of break
 from __future__ import annotations
 
 import sqlite3
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,16 +12,14 @@ from typing import Any
 import pytest
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "history"))
-
-from history_builders import (  # noqa: E402
+from pe_eval_core.history.store import RunStore
+from tests.helpers.history_builders import (
     make_memo_evaluation,
     make_result,
     make_scenario_run,
 )
 
-from pe_eval_core.history.store import RunStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 from ui.state import History as K  # noqa: E402
 
 PAGE = "app_pages/run_history.py"

@@ -56,7 +56,7 @@ def grade(portco: str, audience: str):
 def recorded_demo_run(repeat: int = 1):
     """The demo scenario run (recorded responses and verdicts, no network)."""
     from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
-    from pe_eval_core.scenarios.setup import choose_judge, make_target
+    from pe_eval_core.scenarios.run.setup import choose_judge, make_target
 
     target = make_target("recorded", scenarios_path=DEMO_SCENARIOS)
     judge = choose_judge(scenarios_path=DEMO_SCENARIOS, recorded_target=True)
@@ -214,7 +214,7 @@ def test_history_row_click_reopens_a_memo_run_as_graded(store):
 
 
 def test_memo_record_rebuilds_the_evaluation_exactly(store):
-    from ui.views.run_view import memo_from_record
+    from pe_eval_core.history.rebuild import memo_from_record
 
     ev = grade("southeast_lender", "board")
     rebuilt = memo_from_record(store.get_run(store.record_memo_evaluation(ev)))
@@ -227,8 +227,8 @@ def test_memo_record_rebuilds_the_evaluation_exactly(store):
 
 
 def test_scenario_record_rebuilds_the_run_view_exactly(store):
-    from ui.views import scenarios
-    from ui.views.run_view import scenario_run_from_record
+    from pe_eval_core.history.rebuild import scenario_run_from_record
+    from ui.views import scenario_results as scenarios
 
     run = recorded_demo_run()
     rebuilt = scenario_run_from_record(store.get_run(store.record_scenario_run(run)))
@@ -259,7 +259,7 @@ def test_run_link_with_a_scenario_opens_its_drill_down(store):
 def test_run_link_to_a_repeated_scenario_opens_its_first_failing_run(store):
     run = recorded_demo_run(repeat=2)
     rid = store.record_scenario_run(run)
-    from ui.views.run_view import scenario_run_from_record
+    from pe_eval_core.history.rebuild import scenario_run_from_record
 
     assert scenario_run_from_record(store.get_run(rid)).repeats == 2  # restored from the record
     name = next(r.name for r in run.results if r.status != "pass")
@@ -323,3 +323,27 @@ def test_drill_down_honours_the_table_filters():
     offered = at.selectbox(key=SN.FAILURE).options
     expected = failing[failing["Tier"] == tier]["Scenario"].tolist()
     assert offered == expected
+
+
+def test_a_cli_recorded_run_shows_its_judge(store, _isolated_home, capsys):
+    """The CLI records the judge with the run; the reopened run names it (was: not recorded)."""
+    from pe_eval_core.cli.main import main
+
+    assert main(["scenarios", "score", "--db", str(_isolated_home / "history.sqlite")]) == 1
+    capsys.readouterr()
+    recorded = store.get_run("latest")
+    assert recorded.summary.scores["judge"] == "recorded:claude-sonnet-4-5"
+    at = open_link(run="latest")
+    assert not at.exception
+    caption = next(unescape(c.value) for c in at.caption if "Target " in c.value)
+    assert "judge recorded:claude-sonnet-4-5" in caption and "not recorded" not in caption
+    # a run recorded before the judge was kept: read from its verdicts
+    scores = {k: v for k, v in recorded.summary.scores.items() if k != "judge"}
+    old = recorded.model_copy(
+        update={"summary": recorded.summary.model_copy(update={"scores": scores})}
+    )
+    from pe_eval_core.history.rebuild import scenario_run_from_record
+
+    assert scenario_run_from_record(old).judge == (
+        "recorded:claude-sonnet-4-5 (from the recorded verdicts)"
+    )

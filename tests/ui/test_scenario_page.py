@@ -179,7 +179,7 @@ def test_judge_without_a_key_is_shown_as_cache_only(app, http_agent):
 
 
 def test_judge_with_a_key_is_on_and_differs_from_the_target_model(app, monkeypatch):
-    from pe_eval_core.scenarios.judge import DEFAULT_JUDGE_MODEL
+    from pe_eval_core.scenarios.scoring.judge import DEFAULT_JUDGE_MODEL
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-local-only")
     monkeypatch.delenv("PE_EVAL_JUDGE_MODEL", raising=False)
@@ -265,6 +265,7 @@ def metric_value(at, label: str) -> str:
 
 def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     from pe_eval_core.scenarios import ScenarioRun
+    from pe_eval_core.wording import fmt_interval
 
     at = app(SCENARIOS)
     at.button(key=SN.RUN).click().run()
@@ -272,7 +273,7 @@ def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     table = at.table[0].value
     for t in run.tier_stats():
         row = table.loc[t.tier]
-        assert row["95% interval"] == f"{t.low:.0%}–{t.high:.0%}"
+        assert row["95% interval"] == fmt_interval(t.low, t.high)  # as the chart labels it
         assert row["Method"] == t.method
         assert row["Pass rate"].startswith(f"{t.passes}/{t.runs} ")
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
@@ -284,7 +285,7 @@ def test_tier_table_and_chart_carry_the_cores_95_percent_interval(app):
     (rows,) = built["datasets"].values()
     labels = {r["tier"]: r["label"] for r in rows}
     for t in run.tier_stats():
-        assert labels[t.tier].endswith(f"95% CI {t.low:.0%}–{t.high:.0%}")
+        assert labels[t.tier].endswith(f"95% CI {fmt_interval(t.low, t.high)}")
 
 
 def test_repeat_runs_each_scenario_k_times_and_marks_flaky_scenarios(app, tmp_path):
@@ -361,14 +362,19 @@ def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_
     first = at.session_state[SN.HISTORY_ID]
     at.button(key=SN.RUN).click().run()
     assert "No regression vs baseline" in texts(at.success)
-    assert "previous run on this target" in texts(at.success)
-    # Judge off loses the judge's paraphrases: regressions against the first run, pinned.
+    assert "previous run with the same setup" in texts(at.success)
+    # Pinned, the first run is the baseline of a run made the same way ...
     RunStore(_isolated_home / "history.sqlite").pin_baseline(first)
+    at.button(key=SN.RUN).click().run()
+    assert "pinned baseline" in texts(at.success) and f"run={first}" in texts(at.success)
+    # ... but judge off is another setup (it loses the judge's paraphrases): the pinned run
+    # is not used as its baseline, and the page says why instead of listing "regressions".
     at.toggle(key=SN.JUDGE).set_value(False).run()
     at.button(key=SN.RUN).click().run()
-    verdict = texts(at.error)
-    assert "vs baseline" in verdict and "regression" in verdict
-    assert "pinned baseline" in verdict and f"run={first}" in verdict
+    assert "vs baseline" not in texts(at.error)
+    warning = texts(at.warning)
+    assert f"The pinned baseline, run #{first}, was not used" in warning
+    assert "Not like for like: judge recorded:claude-sonnet-4-5 vs none" in warning
 
 
 # --- 4. the agent's response, sanitised -----------------------------------------------------
@@ -419,7 +425,7 @@ def test_hostile_response_renders_as_safe_markdown_with_a_raw_toggle(app, tmp_pa
     ],
 )
 def test_safe_markdown_fetches_nothing_and_runs_nothing(response, forbidden, kept):
-    from ui.views.scenarios import safe_markdown
+    from ui.views.scenario_failure import safe_markdown
 
     out = safe_markdown(response)
     for text in forbidden:

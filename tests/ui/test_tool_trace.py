@@ -6,7 +6,7 @@ TIMEOUT = 120  # seconds, as tests/ui/conftest.py
 
 
 def _page() -> None:
-    from ui.views.scenarios import render_tool_trace
+    from ui.views.scenario_failure import render_tool_trace
 
     render_tool_trace(
         {

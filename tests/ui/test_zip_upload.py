@@ -14,8 +14,8 @@ import streamlit as st
 
 from pe_eval_core.errors import InputLimitError, UploadArchiveError
 from pe_eval_core.history.store import RunStore
+from pe_eval_core.memo.archive import extract_zip
 from ui import state
-from ui.uploads import extract_zip
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DATA = ROOT / "finance_output"

@@ -20,11 +20,13 @@ from pe_eval_core.history.compare import (
     ScenarioChange,
     ScenarioComparison,
     compare_runs,
+    not_like_for_like,
     render_comparison_markdown,
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
+from pe_eval_core.rates import tally_text
 from pe_eval_core.redact import redact, redact_data
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_ratio, tier_order
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, tier_order
 from ui import access, glossary, links
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
@@ -71,7 +73,7 @@ def runs_frame(runs: list[RunSummary], pinned: frozenset[int] = frozenset()) -> 
                 "subject": r.subject,
                 **{RUN_SCORES.get(d, d): getattr(r, d) for d in DIMENSIONS},
                 "pass rate": r.pass_rate,
-                "passed": None if r.n_total is None else f"{r.n_passed}/{r.n_total}",
+                "passed": None if r.n_total is None else f"{r.n_passed}/{r.ran}",
                 "errors": r.n_errors,
                 "model": r.model,
                 "from": r.origin,
@@ -131,8 +133,8 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
         rows, columns=["id", "created_at", "tier", "passed", "total", "pass_rate", "target"]
     )
     frame["when"] = pd.to_datetime(frame["created_at"], utc=True)
-    frame["label"] = [
-        fmt_ratio(int(p), int(t)) for p, t in zip(frame["passed"], frame["total"], strict=True)
+    frame["label"] = [  # "total": the runs of the tier with a verdict (errors left out)
+        tally_text(int(p), int(t)) for p, t in zip(frame["passed"], frame["total"], strict=True)
     ]
     tiers = tier_order(frame["tier"])
     return (
@@ -214,7 +216,7 @@ def render_filters(store: RunStore) -> RunFilters:
         # stays the filter's key, so the query still matches it
         picked = col.selectbox(label, choices, key=key, format_func=redact)
         values[column] = None if picked == ALL else picked
-    return RunFilters(**values)
+    return RunFilters.model_validate(values)  # the kind column's values are RunKind names
 
 
 def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
@@ -226,11 +228,9 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
             if getattr(r, d) is not None
         )
     else:
-        lead = (
-            f"{fmt_ratio(r.n_passed or 0, r.n_total)} passed"
-            if r.n_total
-            else "no scenarios scored"
-        ) + (f", {r.n_errors} errored" if r.n_errors else "")
+        lead = (f"{r.tally_text} passed" if r.n_total else "no scenarios scored") + (
+            f", {r.n_errors} errored (not in the rate)" if r.n_errors else ""
+        )
     mark = run_mark(r, pinned)
     return Card(
         title=f"#{r.id} · {r.kind} · {r.subject}" + (f" · {mark}" if mark else ""),
@@ -337,7 +337,9 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
         st.info("Pick two different runs.")
         return
     with guarded(stop=False):
-        cmp = compare_runs(store, a, b)
+        # both runs picked by hand: compared even when made with different setups, and
+        # the comparison says so first
+        cmp = compare_runs(store, a, b, allow_unlike=True)
         if isinstance(cmp, ScenarioComparison):
             render_scenario_comparison(cmp)
         else:
@@ -353,6 +355,9 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
 
 
 def render_scenario_comparison(cmp: ScenarioComparison) -> None:
+    lead = not_like_for_like(cmp)
+    if lead:
+        st.warning(md_escape(lead), icon=":material/warning:")
     cols = st.columns(5)
     for col, (label, n) in zip(
         cols,
@@ -390,8 +395,8 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
             [
                 {
                     "tier": t.tier,
-                    "A": f"{t.a_passed}/{t.a_total}",
-                    "B": f"{t.b_passed}/{t.b_total}",
+                    "A": t.a_tally,
+                    "B": t.b_tally,
                     "A rate": t.a_rate,
                     "B rate": t.b_rate,
                     "delta (pts)": None if t.delta is None else round(t.delta * 100, 1),

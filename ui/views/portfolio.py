@@ -74,8 +74,11 @@ def render() -> None:
     folder = state.data_dir()
     st.caption(f"Every memo pair in {md_code(folder)}, graded against its source.")
     glossary.render("portfolio")
+    from ui.views.scorecard import verdict_thresholds
+
+    thresholds = verdict_thresholds()
     with guarded():
-        rows, skipped = data.portfolio_and_skipped(folder)
+        rows, skipped = data.portfolio_and_skipped(folder, thresholds)
     render_skipped(skipped)
     if not rows:
         st.warning("No memo pairs in this folder. Change the data folder in the sidebar.")
@@ -86,7 +89,11 @@ def render() -> None:
     cols = st.columns(3)
     cols[0].metric("Memos scored", f"{len(scored)}/{len(rows)}", border=True)
     cols[1].metric(
-        "Clean on all four", sum(1 for r in scored if r["lowest_dimension"] == "none"), border=True
+        "Ready to circulate",
+        sum(1 for r in scored if r["ready"]),
+        border=True,
+        help="Memos whose verdict is ready under: " + "; ".join(thresholds.describe()) + ". "
+        "Change the thresholds on the scorecard page.",
     )
     cols[2].metric("Findings", sum(r["findings"] for r in scored), border=True)
     if worst is not None:
@@ -147,7 +154,8 @@ def memo_card(row: dict[str, Any]) -> Card:
     return Card(
         title=f"{row['portco']} · {row['audience']}",
         lead=str(row.get("error") or row.get("biggest_finding") or ""),
-        details=[
+        details=([("verdict", str(row["verdict"]))] if scored else [])
+        + [
             (DIMENSION_LABELS[f], fmt_pct(row[f]))
             for f in DIMENSIONS
             if scored and row.get(f) is not None
@@ -166,6 +174,7 @@ def render_table(rows: list[dict[str, Any]]) -> None:
     columns = [
         "portco",
         "audience",
+        "verdict",
         "biggest_finding",
         *DIMENSIONS,
         "findings",
@@ -194,6 +203,9 @@ def render_table(rows: list[dict[str, Any]]) -> None:
             selection_mode="single-row",
             column_config={
                 **scores,
+                "verdict": st.column_config.TextColumn(
+                    "verdict", help="Ready to circulate, or not ready and how many issues"
+                ),
                 "biggest_finding": st.column_config.TextColumn("biggest finding", width="large"),
             },
         ),

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.memo.explain import lowest_dimension
@@ -81,11 +84,18 @@ def band_legend_md() -> str:
     return " · ".join(f"**{b.value}**: {BAND_LEGEND[b]}" for b in Band)
 
 
+def verdict_spec() -> str:
+    """The thresholds spec typed on this page; kept under a plain key too, so Portfolio and a
+    later visit use it after Streamlit drops the input's own state."""
+    ss = st.session_state
+    return str(ss.get(K.VERDICT_SPEC, ss.get(K.VERDICT_SPEC_KEPT, "")) or "")
+
+
 def verdict_thresholds() -> VerdictThresholds:
-    """The thresholds the user set on this page (the gate's spec), else the pass band."""
-    spec = st.session_state.get(K.VERDICT_SPEC, "") or ""
+    """The thresholds the user set (the gate's spec), else the pass band: the verdict on the
+    page, in its downloads, in the files it writes and on Portfolio."""
     try:
-        return VerdictThresholds.from_spec(spec)
+        return VerdictThresholds.from_spec(verdict_spec())
     except PeEvalError as err:
         show_error(err)
         return VerdictThresholds()
@@ -102,12 +112,16 @@ def render_verdict(ev: MemoEvaluation) -> Verdict:
         box.error(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
     box.caption("Thresholds: " + "; ".join(verdict.thresholds.describe()) + ".")
     with box.expander("Change the thresholds"):
-        st.text_input(
+        kept = st.session_state.get(K.VERDICT_SPEC_KEPT, "")
+        if K.VERDICT_SPEC not in st.session_state:  # seed a dropped input from the kept spec
+            st.session_state[K.VERDICT_SPEC] = kept
+        st.session_state[K.VERDICT_SPEC_KEPT] = st.text_input(
             "Thresholds (the gate's spec)",
             key=K.VERDICT_SPEC,
             placeholder="citation=1.0,coverage=90%,hallucination=0.05",
             help="Same syntax as `pe-eval gate --memo-thresholds`. Blank: every dimension "
-            "must be perfect (the green band).",
+            "must be perfect (the green band). Also used by the downloads, the written files "
+            "and the Portfolio page.",
         )
     return verdict
 
@@ -418,7 +432,7 @@ def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
     ]
 
 
-FINDING_COLUMNS = {
+FINDING_COLUMNS: dict[str, ColumnConfig | str | None] = {
     # column: its header (the table's reading order: the why and the nearest value first)
     # the first six widths (px) sum to the table's width at 1440 px (980), so "why", "source
     # field" and "belongs to" are on screen without scrolling sideways
@@ -596,21 +610,42 @@ def findings_csv(ev: MemoEvaluation, run_id: int | None) -> str:
     )
 
 
+def scorecard_html(ev: MemoEvaluation, thresholds: VerdictThresholds) -> str:
+    """The HTML download: the core's scorecard, its verdict under the page's thresholds."""
+    from pe_eval_core.memo import render_scorecard_html
+
+    return render_scorecard_html(ev, thresholds)
+
+
+def scorecard_json(ev: MemoEvaluation, thresholds: VerdictThresholds) -> str:
+    """The JSON download: the sidecar ``write_outputs`` writes, with the same verdict."""
+    from pe_eval_core.memo import evaluation_to_json, with_verdict
+
+    return evaluation_to_json(with_verdict(ev, thresholds))
+
+
 def render_downloads(ev: MemoEvaluation, uploaded: bool, run_id: int | None = None) -> None:
-    """HTML / JSON / CSV through the core serializers, and a button writing files by the memo."""
-    from pe_eval_core.memo import evaluation_to_json, render_scorecard_html, write_outputs
+    """HTML / JSON / CSV through the core serializers, and a button writing files by the memo;
+    the HTML and JSON state the verdict under the page's thresholds, as the page does."""
+    from pe_eval_core.memo import write_outputs
 
     stem = f"eval_{ev.portco_id}_{ev.audience}"
     cols = st.columns(4)
-    downloads = (
-        ("Scorecard HTML", render_scorecard_html, f"{stem}.html", "text/html"),
-        ("Scorecard data (JSON)", evaluation_to_json, f"{stem}.json", "application/json"),
-        ("Findings CSV", lambda e: findings_csv(e, run_id), f"{stem}_findings.csv", "text/csv"),
+    thresholds = verdict_thresholds()
+    downloads: tuple[tuple[str, Callable[[], str], str, str], ...] = (
+        ("Scorecard HTML", partial(scorecard_html, ev, thresholds), f"{stem}.html", "text/html"),
+        (
+            "Scorecard data (JSON)",
+            partial(scorecard_json, ev, thresholds),
+            f"{stem}.json",
+            "application/json",
+        ),
+        ("Findings CSV", partial(findings_csv, ev, run_id), f"{stem}_findings.csv", "text/csv"),
     )
     for col, (label, serialise, file_name, mime) in zip(cols, downloads, strict=False):
         col.download_button(
             label,
-            data=lambda serialise=serialise: serialise(ev),
+            data=serialise,
             file_name=file_name,
             mime=mime,
             on_click="ignore",
@@ -627,7 +662,7 @@ def render_downloads(ev: MemoEvaluation, uploaded: bool, run_id: int | None = No
         else f"Writes {stem}.html and {stem}.json into {target}",
     ):
         try:
-            paths = write_outputs(ev)
+            paths = write_outputs(ev, thresholds=thresholds)
         except PeEvalError as err:
             show_error(err)
         except OSError as err:

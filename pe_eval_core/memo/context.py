@@ -1,0 +1,302 @@
+"""What a figure's wording licenses: shares of a loss, of the quarters, of the total, sums
+(roles on the ``Figure``), and the quantity it claims (``Figure.claim``, from
+``pe_eval_core.grading.roles``)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from pe_eval_core.grading.roles import claim_of
+from pe_eval_core.memo.config import TemplateConstant
+from pe_eval_core.memo.prose_names import EntityMention
+from pe_eval_core.numbers import Figure, FigureKind, extract_figures
+
+
+def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
+    """The figures read from digits plus those read from words that overlap none of them,
+    sorted by start (``5 of 9 quarters`` is read once, from its digits)."""
+    if not words:
+        return figures
+    taken = [(f.start, f.end) for f in figures]
+    extra = [w for w in words if not any(s < w.end and w.start < e for s, e in taken)]
+    return sorted([*figures, *extra], key=lambda f: f.start) if extra else figures
+
+
+_OF_LOSS_AFTER = re.compile(
+    r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
+        (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LOSS_OBJECT = re.compile(  # "halves the loss"
+    r"""[ \t]+(?:the|today's|its|this|current)[ \t]+(?:[\w'’-]+[ \t]+){0,2}?
+        (?:loss|losses|leakage|write-offs?|shortfall)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_QUARTERS = re.compile(r"[ \t]+of[ \t]+(?:the[ \t]+)?(?:[\w-]+[ \t]+)?quarters\b", re.I)
+_OF_TOTAL = re.compile(
+    r"""[ \t]*(?:of|in)[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+)?(?:[\w'’-]+[ \t]+){0,2}?
+        (?:total|programme|program|portfolio|EBITDA|opportunit(?:y|ies))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OF_LOSS_BEFORE = re.compile(
+    r"(?:loss|losses|leakage|write-offs?|shortfall)[ \t]+(?:in|by)[ \t]+$", re.IGNORECASE
+)
+
+# "a gain of $1.08M (40%)": a percent alone in brackets right after a USD figure, in a
+# sentence about a loss, is that figure as a share of the loss (a recovery ratio)
+_BRACKETED_AFTER_USD = re.compile(r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm)?[ \t]*\($")
+_LOSS_WORD = re.compile(r"\b(?:loss|losses|leakage|write-offs?|shortfall)\b", re.IGNORECASE)
+
+
+_SUM_WORDS = re.compile(
+    r"\b(?:together|combined|add(?:s|ing)?|make[s]?[ \t]+up|between[ \t]+them"
+    r"|in[ \t]+total|sum[ \t]+of)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.;!?\n](?:\s|$)")
+
+
+def with_context(text: str, figures: list[Figure]) -> list[Figure]:
+    """Wording that licenses a derivation, as roles: a percent worded as a share of a loss
+    gets ``of_loss`` (it may be a recovery ratio, impact / loss: "40% of the cohort's
+    loss", "a quarter of the write-off", "cut the loss in half", "halves the loss"); a fraction
+    word followed by "of the quarters" gets ``of_quarters`` (k / m of the quarters pair);
+    a percent in brackets right after a USD figure in a sentence about a loss ("a gain of
+    $1.08M (40%)") gets ``of_loss`` too; a percent "of the total", "of EBITDA", "of the
+    programme" gets ``of_total`` (a share:
+    its own derivations are tried before another opportunity's field); a USD or percent figure
+    in a sentence that says it adds things up ("together", "combined", "add(s)", "make
+    up", "between them", "in total", "sum of") gets ``sum`` (it may add two opportunities'
+    impacts). Other wording leaves the figure as it is.
+
+    >>> from pe_eval_core.numbers import extract_figures, extract_word_figures
+    >>> text = "recovers 40% of the cohort's loss, cuts the loss in half, 7% of EBITDA"
+    >>> figs = merge_figures(extract_figures(text), extract_word_figures(text))
+    >>> [(f.raw, f.role) for f in with_context(text, figs)]
+    [('40%', 'of_loss'), ('half', 'fraction of_loss'), ('7%', 'of_total')]
+    >>> text = "it halves the loss; the signal appeared in half of the quarters observed"
+    >>> [(f.raw, f.role) for f in with_context(text, extract_word_figures(text))]
+    [('halves', 'fraction of_loss'), ('half', 'fraction of_quarters')]
+    >>> text = "improves the outcome to $1.6M of loss, a gain of $1.08M (40%)."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.6M', ''), ('$1.08M', ''), ('40%', 'of_loss')]
+    >>> text = "Revenue reached $1.08M (40%) this year; $2M (4% of EBITDA) of loss."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.08M', ''), ('40%', ''), ('$2M', ''), ('4%', 'of_total')]
+    >>> text = "Revenue reached $1.08M (40%) this year."  # no loss in the sentence
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$1.08M', ''), ('40%', '')]
+    >>> text = "Plus $2.6M of relief. Together, these two are worth $7.6M (77% of the total)."
+    >>> [(f.raw, f.role) for f in with_context(text, extract_figures(text))]
+    [('$2.6M', ''), ('$7.6M', 'sum'), ('77%', 'of_total sum')]
+    """
+    out = figures
+    sentences = _Sentences(text)
+    for j, f in enumerate(figures):
+        if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
+            continue
+        if f.kind is FigureKind.USD:
+            claim = claim_of(text, f.start, f.end)
+            if claim.value != "any":
+                if out is figures:
+                    out = list(figures)
+                out[j] = f = replace(f, claim=claim.value)
+        roles = _licensing(text, f, sentences)
+        if sentences.says(_SUM_WORDS, f.start, f.end):
+            roles.append("sum")
+        if roles:
+            if out is figures:
+                out = list(figures)
+            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
+    return out
+
+
+def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
+    """The one derivation ``f``'s wording licenses, as a role (see ``with_context``)."""
+    percent = f.kind is FigureKind.PERCENT
+    if percent and _of_loss(text, f, sentences):
+        return ["of_loss"]
+    if "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+        return ["of_quarters"]
+    if percent and (base := _of_stated(text, f.end)) is not None:
+        return [f"of_usd={base:g}"]
+    if percent and _OF_TOTAL.match(text, f.end) is not None:
+        return ["of_total"]
+    if f.kind is FigureKind.USD and (n := _run_rate(text, f.start, f.end)) is not None:
+        return [f"rate:{n}"]
+    return []
+
+
+def _of_loss(text: str, f: Figure, sentences: _Sentences) -> bool:
+    """A percent worded as a share of a loss ("40% of the cohort's loss", "halves the
+    loss", "a gain of $1.08M (40%)" in a sentence about a loss)."""
+    return (
+        _OF_LOSS_AFTER.match(text, f.end) is not None
+        or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+        or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
+        or (
+            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
+            and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
+            and sentences.says(_LOSS_WORD, f.start, f.end)
+        )
+    )
+
+
+_OF_STATED = re.compile(
+    r"[ \t]*of[ \t]+(?:the[ \t]+|our[ \t]+|its[ \t]+|that[ \t]+|this[ \t]+)?"
+    r"(?:(?:total|combined|annual|identified|overall)[ \t]+)?(?=[$\u2013-]|US\$|USD)"
+)
+_PER_PERIOD_AFTER = re.compile(
+    r"[ \t]*(?:(?:a|per|each|every)[ \t]+(?P<unit>quarter|month|week)"
+    r"|/[ \t]*(?P<abbr>q(?:tr)?|mo|wk)\b)",
+    re.IGNORECASE,
+)
+_PER_PERIOD_BEFORE = re.compile(
+    r"\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
+    r"(?:of[ \t]+|is[ \t]+|at[ \t]+)?"
+    r"(?:about[ \t]+|roughly[ \t]+|~)?$",
+    re.IGNORECASE,
+)
+_PERIODS = {"quarter": 4, "quarterly": 4, "q": 4, "qtr": 4, "month": 12, "monthly": 12, "mo": 12,
+            "week": 52, "weekly": 52, "wk": 52}  # fmt: skip
+
+
+def _of_stated(text: str, end: int) -> float | None:
+    """The dollar value a percent is worded as a share of ("41% of the $15.0M")."""
+    m = _OF_STATED.match(text, end)
+    if m is None:
+        return None
+    stated = extract_figures(text[m.end() : m.end() + 24])
+    if stated and stated[0].start == 0 and stated[0].kind is FigureKind.USD:
+        return abs(stated[0].value) or None
+    return None
+
+
+def _run_rate(text: str, start: int, end: int) -> int | None:
+    """Periods a year of a dollar figure worded as a run-rate ("$1.6M a quarter",
+    "$520K per month", "a quarterly loss of $1.6M"), else None."""
+    m = _PER_PERIOD_AFTER.match(text, end)
+    if m is None:
+        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 40), start)
+    if m is None:
+        return None
+    return _PERIODS[(m["unit"] or m.groupdict().get("abbr") or "").lower()]
+
+
+_PLAN = re.compile(
+    r"(?i)\b(?:control(?:[ \t-]+(?:group|cell|arm|sample|cohort))?|hold-?outs?|"
+    r"hold[ \t]+(?:back|out)|"
+    r"(?:test|treatment|pilot|challenger|canary)[ \t-]+(?:group|cell|arm|sample|cohort|batch|book)|"
+    r"sample[ \t]+(?:of|size)|randomi[sz]e[ds]?|a/b[ \t]+test|pilot[ \t]+(?:of|on|with))\b"
+)
+_PLAN_REACH = 40
+
+
+def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
+    """Drop the counts and percents that size a test the memo proposes ("a control group of
+    500 loans", "hold out 10%", "a 2,000-account pilot cohort"): parameters of a plan, not
+    claims about the source.
+
+    >>> t = "Hold out 10% as a control group of 500 loans; the cohort has 13,436 loans."
+    >>> [f.raw for f in without_plan_parameters(t, extract_figures(t))]
+    ['13,436 loans']
+    """
+    if not figures or _PLAN.search(text) is None:
+        return figures
+    keep = []
+    for f in figures:
+        if f.kind is FigureKind.COUNT or f.kind is FigureKind.PERCENT:
+            lo = max(0, f.start - _PLAN_REACH)
+            window = text[lo : f.end + _PLAN_REACH]
+            cut = [
+                i for i in (window.find(";", f.end - lo), window.find(". ", f.end - lo)) if i >= 0
+            ]
+            window = window[: min(cut)] if cut else window
+            head = max(window.rfind(";", 0, f.start - lo), window.rfind(". ", 0, f.start - lo))
+            if _PLAN.search(window[head + 1 :]) is not None:
+                continue
+        keep.append(f)
+    return keep
+
+
+def _outside_names(figures: list[Figure], names: list[EntityMention]) -> list[Figure]:
+    """Drop the counts whose number is the tail of a source name written in the prose
+    ("route Tier 3 applications": "3 applications" is part of "Tier 3", not a count)."""
+    spans = [(m.start, m.end) for m in names if m.key is None]
+    if not spans:
+        return figures
+    return [
+        f
+        for f in figures
+        if f.kind is not FigureKind.COUNT or not any(s < f.start < e for s, e in spans)
+    ]
+
+
+class _Sentences:
+    """The sentences of one text (split on . ; ! ? and newlines), found in one pass, so
+    looking up the sentence of each of a block's figures stays linear in the block."""
+
+    def __init__(self, text: str):
+        self.text = text
+        bounds = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)]
+        self._starts = [b[0] for b in bounds]
+        self._ends = [b[1] for b in bounds]
+
+        self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
+
+    def around(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the sentence holding ``text[start:end]``.
+
+        >>> t = "One. Two $5M here; three."
+        >>> t.__getitem__(slice(*_Sentences(t).around(9, 12)))
+        'Two $5M here'
+        """
+        i = bisect.bisect_right(self._ends, start)  # boundaries ending at or before start
+        begin = self._ends[i - 1] if i else 0
+        j = bisect.bisect_left(self._starts, end)  # the first boundary at or after end
+        stop = self._starts[j] if j < len(self._starts) else len(self.text)
+        return begin, stop
+
+    def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
+        sentence is searched once per pattern (a block of one long "sentence" of thousands of
+        figures stays linear)."""
+        begin, stop = self.around(start, end)
+        key = (pattern, begin, stop)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
+        return found
+
+
+_Spans = list[tuple[int, int, str]]
+"""Template-constant matches in a block: (start, end, matched phrase)."""
+
+
+def template_regex(constants: tuple[TemplateConstant, ...]) -> re.Pattern[str] | None:
+    """One case-insensitive alternation of all template constants (whitespace-flexible).
+
+    >>> rx = template_regex((TemplateConstant(phrase="throttle to ~5% of  current"),))
+    >>> bool(rx.search("Then Throttle to ~5% of\\ncurrent volume."))
+    True
+    """
+    alternatives = []
+    for c in constants:
+        if c.regex:
+            alternatives.append(f"(?:{c.phrase})")
+        else:
+            words = c.phrase.split()
+            if words:
+                alternatives.append(r"\s+".join(re.escape(w) for w in words))
+    if not alternatives:
+        return None
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+def _inside(spans: _Spans, start: int, end: int) -> str | None:
+    for s, e, text in spans:  # a handful of template matches per block at most
+        if s <= start and end <= e:
+            return text
+    return None

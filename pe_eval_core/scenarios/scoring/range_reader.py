@@ -1,0 +1,521 @@
+"""Numbers read with their meaning: does a response satisfy a ``numeric_range``?
+
+The seed reads every digit run as a number and asks whether any lies in ``[min, max]``. A
+careful reader does more: it knows a loss written ``-$4,820`` or ``($4,820)`` is a loss of
+4,820, that ``$4,820`` is 482,000 cents, that ``15%`` and ``0.15`` are one rate, that
+``eight`` and "No fraud cases" are counts, and that ``2026``, ``INV-4821``, ``#12345`` and
+``+1 415 555 4820`` are not quantities at all. This module is that reader, as data: every
+number it saw, its raw text, its value, and why it was accepted or rejected.
+
+Digits are read by ``pe_eval_core.numbers.extract_numbers`` (its public API only); this module
+adds number words, classifies what is not a quantity, and tries the readings a field allows.
+
+Decision rules (each is a row of ``tests/scenarios/test_range_reader.py``):
+
+1. **Signed value.** A number whose signed value lies in ``[min, max]`` (inclusive, with a
+   relative 1e-9 slack for float error) satisfies the range.
+2. **Magnitude when the sign is written.** A negative number written with a sign (``-``,
+   U+2212) or accounting brackets (``($4,820)``) satisfies a range whose ``min >= 0`` by its
+   magnitude: a non-negative range names an amount ("mrr lost"), and the sign only says which
+   way it went. Not on a *signed field* (one whose name has a token ``change``, ``delta``,
+   ``net``, ``growth``, ``gain``, ``diff``, ``variance``, ``balance``, ``profit``, ``pnl``,
+   ``return``): there the sign is the fact, and ``-$4,820`` contradicts ``[4338, 5302]``.
+3. **Sign carried by words.** A positive number preceded, within the same sentence and at
+   most 40 characters before it, by a loss word (``lost``, ``loss``, ``down``, ``decline``,
+   ``dropped``, ``fell``, ``churned``, ``leaked``, ``shortfall``, ``deficit``, ``decrease``,
+   ``reduction``, ``minus``, ``negative``...) satisfies a range whose ``max <= 0`` by its
+   negation: "lost $4,820" against ``mrr_change`` in ``[-5302, -4338]``.
+4. **Cents.** On a *cents field* (a name token ``cents``), an amount written with a currency
+   (``$4,820``, ``4,820 USD``) is read only as cents, x100 (a careful reader does not take
+   ``$4,820`` for 4,820 cents); other numbers are read as written. On any other field a
+   number followed by ``cents``/``cent``/``¢`` is read /100 (as dollars).
+5. **Rates.** On a *rate field* (a name token ``pct``, ``percent``, ``percentage``, ``rate``),
+   a percent (``15%``, ``15 percent``) is also read /100 and a bare number of magnitude at
+   most 1 (``0.15``) also x100, so one rate in either form matches a fraction range
+   (``[0.1, 0.2]``) or a percentage-point range (``[10, 20]``).
+6. **Brackets.** Parentheses around a figure (``($920)``, ``(1,200)``) make it negative
+   only in an accounting context (``accounting_brackets``): alone in a markdown table cell
+   (``| Refunds | ($920) |``), alone after a label (``Net change: ($920)``, ``Refunds
+   ($920)`` after a tab or two spaces, a line of leader dots), or alone on its line. In
+   running prose brackets are an aside: "we refunded the duplicate ($920) on Friday" states
+   +920. ``$(920)``, brackets inside the currency, is accounting notation wherever it is.
+7. **Separators.** A thin space U+2009, narrow no-break space U+202F or no-break space
+   U+00A0 between exact thousands groups is a thousands separator (``4\u2009820`` = 4820).
+8. **Number words.** ``zero`` to ``twenty`` (whole words, not hyphenated: ``twenty-one`` and
+   ``one-time`` are not read), ``none``, and ``no`` as a quantifier (followed by a word, not
+   ``no more/less/fewer/longer/later/sooner/further/doubt/matter/way``) are numbers: "No
+   fraud cases" is 0 and satisfies ``[0, 0]``.
+9. **Never quantities.** Rejected with their reason, whatever the range:
+
+   * ``year``: a bare integer 1900-2100 (no currency, sign, separator, decimals or percent),
+     unless the next word is a count noun (``2026 customers``);
+   * ``date``/``time``: ISO dates, clock times, month-name dates (skipped by the scanner);
+   * ``id``: a number glued to letters or ``_`` (``cus_GL007``, ``in_quill_apr2``), after
+     ``#`` (``#12345``), or a bare integer right after an identifier noun (``invoice 4820``,
+     ``order #4820``, ``ticket no. 4820``, ``INV-4821``);
+   * ``phone``: every number inside a phone-number shape (``+1 415 555 4820``,
+     ``(415) 555-0123``, ``415-555-0123``, ``555-0123``).
+
+>>> rng = Range(field="total_mrr_lost", min=4338, max=5302)
+>>> [n.reason for n in read_range("Invoice INV-4821: lost -$4,820 in 2026", rng).numbers]
+['magnitude in range (sign written, non-negative range)', 'year']
+>>> read_range("$4,820", Range(field="total_mrr_lost_cents", min=481000, max=483000)).satisfied
+True
+>>> read_range("No fraud cases", Range(field="fraud_case_count", min=0, max=0)).matched.raw
+'No'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Protocol
+
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, extract_numbers
+
+__all__ = [
+    "Kind",
+    "NumberRead",
+    "Range",
+    "RangeLike",
+    "RangeRead",
+    "Reason",
+    "accounting_brackets",
+    "is_cents_field",
+    "is_rate_field",
+    "is_signed_field",
+    "normalize_separators",
+    "prose_value",
+    "range_satisfied",
+    "read_numbers",
+    "read_range",
+]
+
+
+class RangeLike(Protocol):
+    """Anything with ``field``, ``min`` and ``max`` (e.g. ``models.NumericRange``)."""
+
+    @property
+    def field(self) -> str: ...
+    @property
+    def min(self) -> float: ...
+    @property
+    def max(self) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A numeric range on its own (tests and callers without the pydantic model)."""
+
+    field: str
+    min: float
+    max: float
+
+
+class Kind(StrEnum):
+    """What a number in the text is, before any range is considered."""
+
+    QUANTITY = "quantity"
+    """An amount, count or rate: the only kind that can satisfy a range."""
+    YEAR = "year"
+    ID = "id"
+    PHONE = "phone"
+
+
+class Reason(StrEnum):
+    """Why a number was accepted for a range, or rejected."""
+
+    SIGNED = "signed value in range"
+    MAGNITUDE = "magnitude in range (sign written, non-negative range)"
+    LOSS_WORD = "negated by a loss word, in a non-positive range"
+    CENTS_FROM_AMOUNT = "amount x100 in a cents range"
+    DOLLARS_FROM_CENTS = "cents /100 in range"
+    PERCENT_AS_FRACTION = "percent /100 in a rate range"
+    FRACTION_AS_PERCENT = "fraction x100 in a rate range"
+    OUT_OF_RANGE = "out of range"
+    YEAR = "year"
+    ID = "id"
+    PHONE = "phone"
+
+
+@dataclass(frozen=True, slots=True)
+class NumberRead:
+    """One number as read from the text (and, inside a ``RangeRead``, judged for a range)."""
+
+    raw: str
+    """The text as written (``text[start:end]``)."""
+    start: int
+    end: int
+    value: float
+    """Signed value as written (``-$4,820`` -> -4820.0; ``15%`` -> 15.0; ``No`` -> 0.0)."""
+    kind: Kind
+    currency: str | None = None
+    percent: bool = False
+    word: bool = False
+    """True for a number word (``eight``, ``none``, ``no``)."""
+    sign_written: bool = False
+    """True when a minus sign or accounting brackets make it negative."""
+    cents_marked: bool = False
+    """True when ``cents``/``cent``/``¢`` follows it."""
+    loss_word: str | None = None
+    """The loss word before it in the same sentence (rule 3), if any."""
+    accepted: bool = False
+    """Set by ``read_range``: this number satisfies the range."""
+    read_as: float | None = None
+    """Set by ``read_range``: the value that fell in the range (after rules 2-5)."""
+    reason: str = ""
+    """Set by ``read_range``: a ``Reason`` value (why accepted, or why rejected)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RangeRead:
+    """A range decided against a response, with every number read along the way."""
+
+    field: str
+    min: float
+    max: float
+    satisfied: bool
+    numbers: tuple[NumberRead, ...]
+    """Every number in text order, each with ``accepted``, ``read_as`` and ``reason``."""
+
+    @property
+    def matched(self) -> NumberRead | None:
+        """The first accepted number."""
+        return next((n for n in self.numbers if n.accepted), None)
+
+    @property
+    def nearest(self) -> float | None:
+        """When unsatisfied, the quantity (as written) closest to the range, else None."""
+        values = [n.value for n in self.numbers if n.kind is Kind.QUANTITY]
+        if self.satisfied or not values:
+            return None
+        return min(values, key=lambda v: self.min - v if v < self.min else v - self.max)
+
+
+# --- field names ------------------------------------------------------------------------------
+
+_SIGNED_TOKENS = frozenset(
+    {"change", "delta", "net", "growth", "gain", "diff", "variance", "balance", "profit"}
+    | {"pnl", "return", "returns"}
+)
+_RATE_TOKENS = frozenset({"pct", "percent", "percentage", "rate"})
+
+
+def _field_tokens(field: str) -> set[str]:
+    return {t for t in re.split(r"[^a-z0-9]+", field.lower()) if t}
+
+
+def is_cents_field(field: str) -> bool:
+    """``total_mrr_lost_cents`` is; ``percent`` or ``recents`` are not.
+
+    >>> is_cents_field("total_mrr_lost_cents"), is_cents_field("mrr_lost")
+    (True, False)
+    """
+    return "cents" in _field_tokens(field)
+
+
+def is_rate_field(field: str) -> bool:
+    """A name token ``pct``/``percent``/``percentage``/``rate`` (``churn_rate``, ``win_pct``).
+
+    >>> is_rate_field("churn_rate"), is_rate_field("refund_pct"), is_rate_field("rated_count")
+    (True, True, False)
+    """
+    return bool(_field_tokens(field) & _RATE_TOKENS)
+
+
+def is_signed_field(field: str) -> bool:
+    """A field whose sign is the fact (rule 2 does not apply).
+
+    >>> is_signed_field("mrr_change"), is_signed_field("net_revenue"), is_signed_field("mrr_lost")
+    (True, True, False)
+    """
+    return bool(_field_tokens(field) & _SIGNED_TOKENS)
+
+
+# --- text -------------------------------------------------------------------------------------
+
+_GROUPED = re.compile(
+    r"""
+    (?<![\d,.])                 # the start of a number
+    \d{1,3}                     # its leading group
+    (?:[\u2009\u202f\u00a0]\d{3})+   # thousands groups after a thin / narrow / no-break space
+    (?![\u2009\u202f\u00a0]?\d)   # and nothing more of it ("12 345 6" is not grouped)
+    """,
+    re.VERBOSE,
+)
+
+
+def normalize_separators(text: str) -> str:
+    """Thousands separated by U+2009, U+202F or U+00A0 become commas; same length, same spans.
+
+    >>> normalize_separators("$4\u2009820 and 1\u202f234\u00a0567")
+    '$4,820 and 1,234,567'
+    >>> normalize_separators("12\u2009345\u20096") == "12\u2009345\u20096"
+    True
+    """
+    return _GROUPED.sub(lambda m: re.sub(r"[\u2009\u202f\u00a0]", ",", m.group()), text)
+
+
+# fmt: off
+_UNITS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty",
+)
+# fmt: on
+_WORD_VALUES = {w: float(i) for i, w in enumerate(_UNITS)}
+_WORD_VALUES["none"] = 0.0
+
+_NOT_QUANTIFIER = r"more|less|fewer|longer|later|sooner|further|doubt|matter|way"
+
+_NUMBER_WORD = re.compile(
+    rf"""
+    (?<![\w\-\u2010\u2011])            # a whole word, not the tail of "thirty-five"
+    (?:
+        (?P<w>{"|".join(_WORD_VALUES)})
+      | (?P<no>no)(?=[ \t\u00a0]+(?!(?:{_NOT_QUANTIFIER})\b)[^\W\d_])   # "no fraud cases"
+    )
+    (?![\w\-\u2010\u2011])             # not "one-time", "twenty-one", "someone"
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+_PHONE = re.compile(
+    r"""
+    (?<![\w.,])
+    (?:
+        \+\d{1,3}(?:[ .\-]?\(?\d{1,4}\)?){2,5}          # +1 415 555 4820, +44 20 7946 0958
+      | \(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}                # (415) 555-0123
+      | \d{3}[.\-]\d{3}[.\-]\d{4}                       # 415-555-0123, 415.555.0123
+      | \d{3}-\d{4}                                     # 555-0123
+    )
+    (?![\w,]|\.\d)
+    """,
+    re.VERBOSE,
+)
+
+_ID_NOUNS = (
+    r"invoice|inv|order|ticket|case|id|ref|reference|account|acct|customer|cus|cust|charge"
+    r"|subscription|sub|receipt|transaction|txn|po|number|no|item|record|row|user|member"
+)
+# An identifier noun right before a bare integer: "invoice 4820", "order #4820", "ticket no. 7".
+_ID_BEFORE = re.compile(
+    rf"(?:\b(?:{_ID_NOUNS})\.?[ \t\u00a0]*(?:(?:no\.?|number|nr\.?|id)[ \t\u00a0]*)?#?"
+    rf"|#)[ \t\u00a0]*$",
+    re.IGNORECASE,
+)
+
+_LOSS_WORDS = (
+    r"lost|lose|loses|losing|loss|losses|down|declined?|declining|drop|dropped|fell|fall"
+    r"|churned|leaked|leak|leakage|shortfall|deficit|decrease[sd]?|reduction|reduced|minus"
+    r"|negative|shrank|shrunk|wiped|owed|write-?off|written off"
+)
+_LOSS_BEFORE = re.compile(rf"\b({_LOSS_WORDS})\b[^.!?;\n]{{0,40}}$", re.IGNORECASE)
+
+_COUNT_WORDS = frozenset(w.lower() for w in DEFAULT_COUNT_NOUNS) | frozenset(
+    {"cards", "card", "users", "user", "charges", "charge", "subscriptions", "subscription"}
+    | {"seats", "seat", "orders", "order", "people", "employees", "items", "tickets"}
+    | {"refunds", "refund", "disputes", "dispute", "retries", "attempts", "emails", "failures"}
+)
+_NEXT_WORD = re.compile(r"[ \t\u00a0]+([^\W\d_]+)")
+_CENTS_AFTER = re.compile(r"[ \t\u00a0]*(?:¢|cents?\b)", re.IGNORECASE)
+
+
+def _is_year(m: NumberMention, text: str) -> bool:
+    raw = m.raw
+    if not (raw.isdigit() and len(raw) == 4 and 1900 <= m.value <= 2100):
+        return False
+    nxt = _NEXT_WORD.match(text, m.end)
+    return not (nxt and nxt.group(1).lower() in _COUNT_WORDS)
+
+
+_HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
+
+
+def _is_id(m: NumberMention, text: str) -> bool:
+    before = text[max(0, m.start - 30) : m.start]
+    if before and (before[-1].isalnum() or before[-1] == "_"):
+        return True  # glued to letters: "cus_GL007" (the scanner already drops most)
+    prefix = _HYPHEN_PREFIX.search(before)
+    if prefix is not None and not prefix.group(1)[0].isdigit():
+        return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
+    bare = m.currency is None and not m.percent and m.raw.replace(",", "").isdigit()
+    return bare and _ID_BEFORE.search(before) is not None
+
+
+def _phone_spans(text: str) -> list[tuple[int, int]]:
+    return [p.span() for p in _PHONE.finditer(text)]
+
+
+_LABEL_BEFORE = re.compile(r"(?:[:=]|\t| {2,}|\.{3,}|…)[ \t*_]*$")
+_ALONE_AFTER = re.compile(r"[ \t*_]*[.;,]?[ \t*_]*$")
+
+
+def accounting_brackets(text: str, start: int, end: int) -> bool:
+    """Whether the bracketed figure ``text[start:end]`` (``(920)``, ``($920)``) stands in an
+    accounting context (rule 6): alone in a table cell, alone after a label, alone on its
+    line.
+
+    >>> t = "| Refunds | ($920) |"; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "Net change: ($920)."; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "We refunded the duplicate ($920) on Friday."; accounting_brackets(t, 26, 32)
+    False
+    >>> t = "| Refunds | issued ($920) on Friday |"; accounting_brackets(t, 19, 25)
+    False
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    if before.lstrip().startswith("|"):
+        cell_before = before[before.rfind("|") + 1 :]
+        cell_after = after.split("|", 1)[0]
+        return not cell_before.strip(" \t*_") and not cell_after.strip(" \t*_")
+    if not _ALONE_AFTER.fullmatch(after):
+        return False
+    return bool(_LABEL_BEFORE.search(before)) or not before.strip(" \t*_->•")
+
+
+def prose_value(m: NumberMention, text: str) -> float:
+    """``m.value`` with rule 6: brackets in running prose do not negate.
+
+    >>> from pe_eval_core.numbers import extract_numbers
+    >>> t = "Refunded ($920) today"; prose_value(extract_numbers(t)[0], t)
+    920.0
+    """
+    raw = m.raw
+    bracketed = raw.startswith("(") and raw.endswith(")") and "-" not in raw and "−" not in raw
+    if m.value < 0 and bracketed and not accounting_brackets(text, m.start, m.end):
+        return -m.value
+    return m.value
+
+
+def read_numbers(text: str) -> list[NumberRead]:
+    """Every number in ``text`` (digits and number words), classified, in text order.
+
+    >>> [(n.raw, n.value, n.kind.value) for n in read_numbers("eight of 2026's #12345 cards")]
+    [('eight', 8.0, 'quantity'), ('2026', 2026.0, 'year'), ('12345', 12345.0, 'id')]
+    """
+    norm = normalize_separators(text)
+    phones = _phone_spans(norm)
+    out: list[NumberRead] = []
+    for m in extract_numbers(norm):
+        if any(s <= m.start and m.end <= e for s, e in phones):
+            kind = Kind.PHONE
+        elif _is_id(m, norm):
+            kind = Kind.ID
+        elif m.currency is None and not m.percent and _is_year(m, norm):
+            kind = Kind.YEAR
+        else:
+            kind = Kind.QUANTITY
+        value = prose_value(m, norm)
+        out.append(
+            NumberRead(
+                raw=text[m.start : m.end],
+                start=m.start,
+                end=m.end,
+                value=value,
+                kind=kind,
+                currency=m.currency,
+                percent=m.percent,
+                sign_written=value < 0,  # the scanner negates only for a sign or brackets
+                cents_marked=_CENTS_AFTER.match(norm, m.end) is not None,
+                loss_word=_loss_word(norm, m.start),
+            )
+        )
+    taken = [(n.start, n.end) for n in out]
+    for w in _NUMBER_WORD.finditer(norm):
+        if any(s < w.end() and w.start() < e for s, e in taken):
+            continue
+        value = 0.0 if w.group("no") else _WORD_VALUES[w.group("w").lower()]
+        out.append(
+            NumberRead(
+                raw=text[w.start() : w.end()],
+                start=w.start(),
+                end=w.end(),
+                value=value,
+                kind=Kind.QUANTITY,
+                word=True,
+                loss_word=_loss_word(norm, w.start()),
+            )
+        )
+    out.sort(key=lambda n: n.start)
+    return out
+
+
+def _loss_word(text: str, start: int) -> str | None:
+    m = _LOSS_BEFORE.search(text[max(0, start - 60) : start])
+    return m.group(1).lower() if m else None
+
+
+# --- the decision -----------------------------------------------------------------------------
+
+
+def _within(x: float, lo: float, hi: float) -> bool:
+    slack = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    return lo - slack <= x <= hi + slack
+
+
+_REJECTED = {Kind.YEAR: Reason.YEAR, Kind.ID: Reason.ID, Kind.PHONE: Reason.PHONE}
+
+
+def _readings(n: NumberRead, field: str, lo: float, hi: float) -> list[tuple[float, Reason]]:
+    """The values a number may stand for on this field, each with the rule that allows it."""
+    cents_field = is_cents_field(field)
+    if cents_field and n.currency is not None:
+        base = [(n.value * 100, Reason.CENTS_FROM_AMOUNT)]  # rule 4: "$4,820" is 482,000 cents
+    elif not cents_field and n.cents_marked:
+        base = [(n.value / 100, Reason.DOLLARS_FROM_CENTS)]
+    else:
+        base = [(n.value, Reason.SIGNED)]
+    if is_rate_field(field):  # rule 5
+        if n.percent:
+            base.append((n.value / 100, Reason.PERCENT_AS_FRACTION))
+        elif abs(n.value) <= 1 and not n.word:
+            base.append((n.value * 100, Reason.FRACTION_AS_PERCENT))
+    out = list(base)
+    for value, reason in base:
+        if value < 0 and n.sign_written and lo >= 0 and not is_signed_field(field):
+            out.append((-value, Reason.MAGNITUDE if reason is Reason.SIGNED else reason))
+        if value > 0 and n.loss_word and hi <= 0:
+            out.append((-value, Reason.LOSS_WORD if reason is Reason.SIGNED else reason))
+    return out
+
+
+def read_range(text: str, rng: RangeLike, numbers: list[NumberRead] | None = None) -> RangeRead:
+    """Decide ``rng`` against ``text``; ``numbers`` (from ``read_numbers``) avoids re-reading.
+
+    >>> r = read_range("Churn hit 15% in Q3", Range(field="churn_rate", min=0.1, max=0.2))
+    >>> r.satisfied, r.matched.read_as, r.matched.reason
+    (True, 0.15, 'percent /100 in a rate range')
+    """
+    field, lo, hi = rng.field, float(rng.min), float(rng.max)
+    judged: list[NumberRead] = []
+    for n in read_numbers(text) if numbers is None else numbers:
+        if n.kind is not Kind.QUANTITY:
+            judged.append(replace(n, reason=_REJECTED[n.kind].value))
+            continue
+        hit = next(((v, r) for v, r in _readings(n, field, lo, hi) if _within(v, lo, hi)), None)
+        if hit is None:
+            judged.append(replace(n, reason=Reason.OUT_OF_RANGE.value))
+        else:
+            judged.append(replace(n, accepted=True, read_as=hit[0], reason=hit[1].value))
+    return RangeRead(
+        field=field,
+        min=lo,
+        max=hi,
+        satisfied=any(n.accepted for n in judged),
+        numbers=tuple(judged),
+    )
+
+
+def range_satisfied(text: str, rng: RangeLike) -> bool:
+    """``read_range(text, rng).satisfied``.
+
+    >>> range_satisfied("Call +1 415 555 4820", Range(field="mrr_lost", min=4338, max=5302))
+    False
+    """
+    return read_range(text, rng).satisfied

@@ -1,0 +1,1 @@
+"""Builders and stand-ins shared by the test folders (import as ``tests.helpers.<module>``)."""
