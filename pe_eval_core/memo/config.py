@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GRADER_VERSION = "2.0.0"
+GRADER_VERSION = "2.1.0"
 """Bumped whenever a change could move a score on unchanged inputs. 2.0.0 (issue 19): figures
 matched by role, ``wrong_quantity`` and ``empty_placeholder`` findings, durations and plan
-parameters are not figures, cohort pieces are segment values."""
+parameters are not figures, cohort pieces are segment values. 2.1.0 (issue 23): prose read
+normalised (hidden and look-alike characters, HTML references), ``unreadable_figure``; clean
+prose grades exactly as in 2.0.0."""
 
 
 class TemplateConstant(BaseModel):

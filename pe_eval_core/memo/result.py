@@ -72,6 +72,9 @@ class FindingKind(StrEnum):
     """A sibling memo that could not be read; named, not counted."""
     PORTCO_MISMATCH = "portco_mismatch"
     """The memo's ``portco_id`` differs from the source's: probably the wrong source file."""
+    UNREADABLE_FIGURE = "unreadable_figure"
+    """A figure written with more digits than any value holds (hundreds): no source field can
+    ground it; counted as a figure not cited, never passed over."""
     FILE_NAME_MISMATCH = "file_name_mismatch"
     """The memo's ``portco_id`` differs from the company its file is named for
     (``explain_Zzz_board.json`` saying ``MortgageCo``): its outputs are named from the file."""

@@ -1,12 +1,17 @@
 """Per-opportunity tallies of one grading pass, the memo-level findings (phantom, dropped,
-duplicate, case, portco, empty slot) and the totals, scores and rows built from them."""
+duplicate, case, portco, empty slot, unreadable figure) and the totals, scores and rows built
+from them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pe_eval_core.memo.result import Finding, FindingKind, OpportunityRow, Scores, Totals
+
+if TYPE_CHECKING:
+    from pe_eval_core.numbers import Figure
 
 
 @dataclass
@@ -34,6 +39,20 @@ def _placeholder(opp_id: str, name: str, slot: re.Match[str]) -> Finding:
         raw=slot.group(),
         message=f"'{slot.group()}' in {opp_id} {name} is an empty value where the prose "
         "expects one (a template slot the producer left unfilled, e.g. a missing action).",
+    )
+
+
+def _unreadable_figure(opp_id: str, name: str, fig: Figure) -> Finding:
+    digits = sum(c.isdigit() for c in fig.raw)
+    return Finding(
+        kind=FindingKind.UNREADABLE_FIGURE,
+        opportunity_id=opp_id,
+        field=name,
+        start=fig.start,
+        end=fig.end,
+        raw=fig.raw if len(fig.raw) <= 40 else f"{fig.raw[:18]}…{fig.raw[-18:]}",
+        message=f"A figure written with {digits:,} digits in {opp_id} {name} is too long to "
+        "read as a number: no source value can ground it, so it counts as not cited.",
     )
 
 

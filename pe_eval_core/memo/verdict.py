@@ -57,6 +57,7 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
     FindingKind.WRONG_QUANTITY: "Figure of another quantity",
     FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
+    FindingKind.UNREADABLE_FIGURE: "Figure too long to read",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -65,13 +66,19 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
-ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER})
+ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER, FindingKind.UNREADABLE_FIGURE})
 """Findings that keep a memo from circulating whatever the thresholds: an empty template slot
-(``the action — __ —``) scores in no dimension, but no reader should receive it."""
+(``the action — __ —``) scores in no dimension, and a figure too long to read can be checked
+by no one (it lowers citation accuracy too); no reader should receive either."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
-        {FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH, FindingKind.WRONG_QUANTITY}
+        {
+            FindingKind.UNGROUNDED_FIGURE,
+            FindingKind.SIGN_MISMATCH,
+            FindingKind.WRONG_QUANTITY,
+            FindingKind.UNREADABLE_FIGURE,
+        }
     ),
     "hallucination_rate": frozenset({FindingKind.UNGROUNDED_ENTITY}),
     "coverage": frozenset({FindingKind.DROPPED_OPPORTUNITY}),
@@ -322,6 +329,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
         failures.append(f"{DIMENSION_LABELS[dim]} {value} is {op} {bound}")
         behind = [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]]
         issues.extend(behind or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
+    listed = {k for dim in failed for k in DIMENSION_KINDS[dim]}
     misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
     if len(misattributed) > t.max_misattributed:
         failures.append(
@@ -329,7 +337,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
             f"{t.max_misattributed}"
         )
         issues.extend(issue_sentence(f, ids) for f in misattributed)
-    issues.extend(issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING)
+    issues.extend(issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING - listed)
     return Verdict(
         ready=not issues,
         issues=issues,
