@@ -37,6 +37,12 @@ The hierarchy::
         ├── InvalidNameError            a name that could walk a path
         ├── PathOutsideRootError        a path outside the allowed folders
         ├── EmptyMemoError
+        ├── DocumentError               a PE document (exit pack, DDQ, red flags) to grade
+        │   ├── DocumentNotFoundError
+        │   ├── MalformedDocumentError
+        │   ├── DocumentSchemaError
+        │   ├── DocumentSourceError     the source a document names is missing or unusable
+        │   └── DocumentKindError       a file that is no gradable document kind
         ├── ThresholdSpecError          a threshold spec that cannot be read
         ├── UsageError                  memo options that do not fit together
         ├── OutputWriteError            the scorecard could not be written
@@ -96,6 +102,8 @@ INPUT_LABELS: dict[str, str] = {
     "agent_header": "agent request header",
     "allow_tool": "tools allowed by name",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
+    "document": "document file",
+    "document_kind": "document kind",
     "as_of": "analysis date",
     "allow_unlike": "comparison of runs made with different setups",
     "timeout": "call timeout",
@@ -622,3 +630,50 @@ class AgentBoundsError(PeEvalError):
     diagnosis = "A bound of the agent's tool-use loop is not a positive number"
     fix = "Use positive whole numbers for the turn, tool-call and token limits."
     input = "agent_bounds"
+
+
+# --- other PE documents (exit proof packs, DDQ responses, red flags) -------------------------
+
+
+class DocumentError(PeEvalError):
+    """A PE document pe-eval was asked to grade could not be graded."""
+
+    diagnosis = "The document could not be graded"
+    fix = "Check the document named in the message."
+    input = "document"
+
+
+class DocumentNotFoundError(InputNotFoundError, DocumentError):
+    diagnosis = "Document JSON not found: the path passed doesn't exist"
+    fix = "Check the path, or list the documents in the folder."
+    input = "document"
+
+
+class MalformedDocumentError(MalformedJSONError, DocumentError):
+    diagnosis = "Document JSON is malformed: the file got corrupted"
+    fix = "Regenerate the document with the tool that produced it."
+    input = "document"
+
+
+class DocumentSchemaError(SchemaMismatchError, DocumentError):
+    diagnosis = "Document JSON does not match its kind's schema"
+    fix = "Regenerate the document with the tool that produced it, or fix the named field."
+    input = "document"
+
+
+class DocumentSourceError(InputNotFoundError, DocumentError):
+    diagnosis = "The source the document was drawn from is missing or unusable"
+    fix = (
+        "Put the source file (OpportunityMap, knowledge-base folder or filing) where the "
+        "document names it, beside the document, or name it explicitly."
+    )
+    input = "source"
+
+
+class DocumentKindError(DocumentError):
+    diagnosis = "The file is not a document kind pe-eval grades"
+    fix = (
+        "Pass an explain_*, exit_proof_pack_*, ddq_response_* or cim_redflags_* JSON file, "
+        "or name its kind."
+    )
+    input = "document_kind"

@@ -129,6 +129,7 @@ from pe_eval_core.numtext.figures import (
     extract_figures,
     scan_figures,
 )
+from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.mentions import (
     NumberMention,
     extract_numbers,
@@ -145,6 +146,7 @@ __all__ = [
     "FigureKind",
     "NumberMention",
     "extract_figures",
+    "extract_labelled_figures",
     "extract_numbers",
     "extract_word_figures",
     "iter_number_values",

@@ -27,12 +27,16 @@ the characters that change are visited, so the cost follows them, not the text's
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeVar
+
+_Item = TypeVar("_Item")
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)")
 _SUSPECT = re.compile(r"[^\x00-\x7f]|&")
@@ -205,3 +209,24 @@ def shown(raw: str) -> str:
         f"<U+{ord(c):04X}>" if unicodedata.category(c) in ("Cf", "Mn", "Me", "Cc") else c
         for c in raw
     )
+
+
+def moved(item: _Item, norm: Normalized) -> _Item:
+    """``item`` (a dataclass or named tuple with ``start``/``end`` in ``norm.text``) with its
+    span moved to the text as written: how a reader of the normalised text reports a span.
+
+    >>> from pe_eval_core.numbers import extract_numbers
+    >>> n = normalize("lost \\uff04241 today")
+    >>> m = moved(extract_numbers(n.text)[0], n)
+    >>> m.raw, m.start, m.end
+    ('$241', 5, 9)
+    """
+    if not norm.changed:
+        return item
+    got: Any = item
+    start, end = norm.span(got.start, got.end)
+    if dataclasses.is_dataclass(got) and not isinstance(got, type):
+        out: Any = dataclasses.replace(got, start=start, end=end)
+    else:
+        out = got._replace(start=start, end=end)
+    return out

@@ -48,6 +48,8 @@ CLI_FLAGS: dict[str, str] = {
     "agent_header": "--agent-header NAME=VALUE",
     "allow_tool": "--allow-tool NAME",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
+    "document": "PATH",
+    "document_kind": "--kind",
     "as_of": "--as-of",
     "allow_unlike": "--allow-unlike",
     "timeout": "--timeout / --judge-timeout",

@@ -25,14 +25,19 @@ from pathlib import Path
 from pe_eval_core import limits
 from pe_eval_core.limits import exceeded
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig
-from pe_eval_core.memo.consistency import assess_consistency, consistency_score
+from pe_eval_core.memo.consistency import (
+    assess_consistency,
+    consistency_score,
+    header_findings,
+)
 from pe_eval_core.memo.context import _inside, template_regex
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.pairs import named_portco
 from pe_eval_core.memo.placeholders import find_placeholders
-from pe_eval_core.memo.prose_names import EntityMention, PlainNames, bold_count
+from pe_eval_core.memo.plain_names import PlainNames, refers_to_others
+from pe_eval_core.memo.prose_names import EntityMention, bold_count
 from pe_eval_core.memo.reading import ProseReader, Reading, written
 from pe_eval_core.memo.result import (
     Finding,
@@ -153,7 +158,10 @@ class _Run:
         for mention in names:
             if any(a < mention.end and mention.start < b for a, b in taken):
                 continue  # read as a bold name or a figure already
-            found = self.entities.lookup(mention.key or mention.text, own, SEGMENT_VALUE)
+            category = mention.category or SEGMENT_VALUE
+            found = self.entities.lookup(mention.key or mention.text, own, category)
+            if found[0] == "misattributed" and refers_to_others(text, mention.start, mention.end):
+                continue  # "in parallel with the Affiliate_B cohorts": other cohorts, named
             if found[0] != "grounded":
                 self._entity(opp_id, name, mention, found, t)
 
@@ -505,6 +513,8 @@ def grade_memo(
         run._finding(None, _portco_mismatch(memo.portco_id, source.portco_id))
     if not named_portco(Path(memo_path).name, memo.portco_id):
         run._finding(None, _file_name_mismatch(Path(memo_path).name, memo.portco_id))
+    for finding in header_findings(memo, source, config):
+        run._finding(None, finding)
     phantoms = _grade_opportunities(run, memo, tallies)
     for oid, t in tallies.items():
         if not t.has_prose:

@@ -60,9 +60,17 @@ def output_paths(
     # walk a path is refused all the same (they reach the history, links and source lookups).
     safe_name(evaluation.portco_id, "portco_id")
     safe_name(evaluation.audience, "audience")
-    folder = Path(out_dir) if out_dir is not None else Path(evaluation.memo_path).parent
-    check_path_text(folder, "out_dir")
     stem = output_stem(evaluation.memo_path)
+    return pair_paths(stem, Path(evaluation.memo_path).parent, out_dir)
+
+
+def pair_paths(
+    stem: str, beside: Path, out_dir: str | os.PathLike[str] | None = None
+) -> tuple[Path, Path]:
+    """``<stem>.html`` and ``<stem>.json`` in ``out_dir`` (default: ``beside``, the graded
+    document's folder): the scorecard pair of any document kind."""
+    folder = Path(out_dir) if out_dir is not None else beside
+    check_path_text(folder, "out_dir")
     # The folder is resolved, the file names never are: a symlinked output is refused when
     # written (``files.refuse_symlink``), not followed.
     try:
@@ -112,23 +120,30 @@ def write_outputs(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    html = utf8(
-        render_scorecard_html(stamped, thresholds)
-    )  # a lone surrogate as its \\udcff escape
+    # a lone surrogate is written as its \\udcff escape (``files.utf8``), never a crash
+    html = utf8(render_scorecard_html(stamped, thresholds))
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
     body = utf8(evaluation_to_json(stamped))
+    commit_pair(html_path, html, json_path, body, chosen=out_dir is not None)
+    return html_path, json_path
+
+
+def commit_pair(
+    html_path: Path, html: bytes, json_path: Path, body: bytes, *, chosen: bool
+) -> None:
+    """Write a scorecard and its sidecar as one pair (``write_pair``), an OS failure as an
+    ``OutputWriteError`` naming the folder (and, when the user ``chosen`` it, what to do)."""
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
         message = f"cannot write {json_path.parent}: {exc.strerror or exc}"
-        if out_dir is None:
+        if not chosen:
             raise OutputWriteError(message) from exc
         raise OutputWriteError(
             message,
             diagnosis="The scorecard could not be written to the chosen scorecard folder",
             fix="Make that folder writable (or creatable), or choose another scorecard folder.",
         ) from exc
-    return html_path, json_path
 
 
 def _digest(data: bytes) -> str:

@@ -18,21 +18,15 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from math import isfinite
 from typing import NamedTuple
 
-from pe_eval_core.memo.context import (
-    _outside_names,
-    _Spans,
-    merge_figures,
-    with_context,
-    without_plan_parameters,
-)
-from pe_eval_core.memo.prose_names import EntityMention, PlainNames, extract_entities
+from pe_eval_core.memo.context import _outside_names, _Spans, read_figures
+from pe_eval_core.memo.plain_names import PlainNames
+from pe_eval_core.memo.prose_names import EntityMention, extract_entities
 from pe_eval_core.memo.source_names import SEGMENT_VALUE
-from pe_eval_core.numbers import Figure, extract_word_figures, scan_figures
+from pe_eval_core.numbers import Figure
 from pe_eval_core.text_norm import Normalized, normalize, shown
-
-_DIGIT = re.compile(r"\d")
 
 
 class Reading(NamedTuple):
@@ -63,17 +57,16 @@ class ProseReader:
         """``text``'s figures, names and template spans (module docstring)."""
         norm = normalize(text)
         read = norm.text
-        figures, unreadable = (
-            scan_figures(read, self.count_nouns) if _DIGIT.search(read) else ([], [])
-        )
-        figures = merge_figures(figures, extract_word_figures(read))
-        figures = with_context(read, without_plan_parameters(read, figures))
+        figures = read_figures(read, self.count_nouns)  # digits, words, labels, table cells
         names = self.plain.mentions(read) if self.plain is not None else []
         if figures and names:
             figures = _outside_names(figures, names)
         mentions = extract_entities(read, figures, self.section_markers)
         if figures and mentions:  # a figure inside a cohort label is a segment value
             figures = _outside_cohorts(figures, mentions)
+        unreadable = [f for f in figures if not isfinite(f.value)]
+        if unreadable:
+            figures = [f for f in figures if isfinite(f.value)]
         exempt = self._templates(read) if figures else None
         reading = Reading(figures, mentions, exempt, names, unreadable)
         return _as_written(reading, norm) if norm.changed else reading

@@ -9,7 +9,9 @@ the default is the *pass* band: perfect scores.
 
 Every surface (CLI text and ``--json``, ``memo --all``, the HTML scorecard, the JSON sidecar,
 the gate, the MCP server, the dashboard's scorecard, downloads and Portfolio) calls
-:func:`memo_verdict`, so they agree; thresholds a surface is given (``--fail-under``,
+:func:`memo_verdict`, so they agree. The rule itself is :func:`decide_verdict`, which the
+other document kinds' verdict (``pe_eval_core.documents.verdict.document_verdict``) calls
+too, with the same thresholds; thresholds a surface is given (``--fail-under``,
 ``--max-hallucination``, the gate's ``--memo-thresholds``) go into :class:`VerdictThresholds`
 and nowhere else. The exit status of ``pe-eval memo`` is 1 exactly when the verdict is *not
 ready*. Template constants and unreadable siblings are shown elsewhere but never counted here.
@@ -18,11 +20,11 @@ ready*. Template constants and unreadable siblings are shown elsewhere but never
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from pe_eval_core.memo.result import Finding, FindingKind, VerdictSummary
+from pe_eval_core.memo.result import Finding, FindingKind, Scores, VerdictSummary
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
@@ -36,6 +38,14 @@ from pe_eval_core.wording import (
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
+
+
+class Scored(Protocol):
+    """Anything graded on the four dimensions (a memo's or another document's evaluation)."""
+
+    @property
+    def scores(self) -> Scores: ...
+
 
 READY = "Ready to circulate"
 EPS = 1e-12
@@ -57,6 +67,7 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
     FindingKind.WRONG_QUANTITY: "Figure of another quantity",
     FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
+    FindingKind.HEADER_MISMATCH: "Memo header disagrees with the source",
     FindingKind.UNREADABLE_FIGURE: "Figure too long to read",
 }
 """What each finding kind is called on every human-facing surface."""
@@ -66,10 +77,13 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
-ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER, FindingKind.UNREADABLE_FIGURE})
+ALWAYS_BLOCKING = frozenset(
+    {FindingKind.EMPTY_PLACEHOLDER, FindingKind.HEADER_MISMATCH, FindingKind.UNREADABLE_FIGURE}
+)
 """Findings that keep a memo from circulating whatever the thresholds: an empty template slot
-(``the action — __ —``) scores in no dimension, and a figure too long to read can be checked
-by no one (it lowers citation accuracy too); no reader should receive either."""
+(``the action — __ —``) or a header figure that disagrees with the source (the EBITDA
+baseline) scores in no dimension, and a figure too long to read can be checked by no one (it
+lowers citation accuracy too); no reader should receive any of them."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
@@ -218,7 +232,7 @@ class Verdict:
         """More mis-attributed figures or names than the thresholds allow."""
         return len(self.misattributed) > self.thresholds.max_misattributed
 
-    def summary(self, ev: MemoEvaluation) -> VerdictSummary:
+    def summary(self, ev: Scored) -> VerdictSummary:
         """The verdict as data (the JSON sidecar's, ``memo --json``'s and the gate's), with the
         four scores as every surface prints them."""
         scores = ev.scores.model_dump()
@@ -274,6 +288,8 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
     if kind is FindingKind.EMPTY_PLACEHOLDER:
         where = f" ({f.field})" if f.field else ""
         return f"{opp}{where} has an empty value where the prose expects one: '{f.raw}'."
+    if kind is FindingKind.HEADER_MISMATCH or kind is FindingKind.HEADLINE_MISMATCH:
+        return _header_sentence(f, label)
     if kind is FindingKind.SIGN_MISMATCH:
         return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.MISATTRIBUTED_FIGURE:
@@ -286,18 +302,21 @@ def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
         return f"'{f.raw}' in {opp} belongs to {other}, not {opp}."
     if kind is FindingKind.DROPPED_OPPORTUNITY:
         return f"{opp} is in the source but the memo leaves it out."
-    if kind is FindingKind.HEADLINE_MISMATCH:
-        path = f.nearest_path or ""
-        if ".json:" in path:
-            sibling = path.split(":", 1)[0]
-            return (
-                f"The headline {f.raw} disagrees with the other memo {sibling}, "
-                f"which states {_value('$', f.nearest_value)}."
-            )
-        return (
-            f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
-        )
     return f.message
+
+
+def _header_sentence(f: Finding, label: str) -> str:
+    """A memo-level figure (the headline, a restated header field) that disagrees."""
+    if f.kind is FindingKind.HEADER_MISMATCH:
+        return f"The memo's {label} is {f.raw}; its source states {_value('$', f.nearest_value)}."
+    path = f.nearest_path or ""
+    if ".json:" in path:
+        sibling = path.split(":", 1)[0]
+        return (
+            f"The headline {f.raw} disagrees with the other memo {sibling}, "
+            f"which states {_value('$', f.nearest_value)}."
+        )
+    return f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
@@ -309,14 +328,27 @@ def verdict_lines(verdict: Verdict) -> list[str]:
     ]
 
 
-def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
-    """Ready only when every dimension meets its threshold and mis-attributions are within
-    bound; the issues are the findings behind each failing dimension, then the
-    mis-attributions (a failing dimension with no finding behind it is its own issue)."""
+def decide_verdict(
+    scores: Mapping[str, float],
+    behind: Callable[[str], list[str]],
+    misattributed: Sequence[tuple[str, str]],
+    thresholds: VerdictThresholds | None = None,
+    blocking: Sequence[str] = (),
+) -> Verdict:
+    """The one verdict rule, for a memo and for every other document kind: ready only when
+    every dimension meets its threshold and mis-attributions are within bound. ``behind(dim)``
+    gives the issue sentences of the counted findings that lower ``dim``; ``misattributed``
+    is (raw text, issue sentence) per mis-attributed figure or name; ``blocking`` the issue
+    sentences of findings that block whatever the thresholds (a memo's ``ALWAYS_BLOCKING``).
+    The issues are the findings behind each failing dimension, then the mis-attributions,
+    then the blocking ones (a failing dimension with no finding behind it is its own issue).
+
+    >>> v = decide_verdict({"citation_accuracy": 0.5, "hallucination_rate": 0.0,
+    ...     "coverage": 1.0, "consistency": 1.0}, lambda d: ["$2M is wrong."], [])
+    >>> v.headline, v.failures
+    ('Not ready: 1 issue', ['Citation accuracy 50% is below the required 100%'])
+    """
     t = thresholds or VerdictThresholds()
-    scores = ev.scores.model_dump()
-    counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
-    ids = [o.id for o in ev.opportunities if o.in_source]
     issues: list[str] = []
     failed: list[str] = []
     failures: list[str] = []
@@ -327,22 +359,33 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
         op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
         value, bound = fmt_pct(scores[dim]), fmt_pct(t.bound(dim))
         failures.append(f"{DIMENSION_LABELS[dim]} {value} is {op} {bound}")
-        behind = [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]]
-        issues.extend(behind or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
-    listed = {k for dim in failed for k in DIMENSION_KINDS[dim]}
-    misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
+        issues.extend(behind(dim) or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
     if len(misattributed) > t.max_misattributed:
         failures.append(
             f"Mis-attributed figures or names {len(misattributed)} is above the allowed "
             f"{t.max_misattributed}"
         )
-        issues.extend(issue_sentence(f, ids) for f in misattributed)
-    issues.extend(issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING - listed)
+        issues.extend(sentence for _, sentence in misattributed)
+    issues.extend(s for s in blocking if s not in issues)  # listed once, under its dimension
     return Verdict(
         ready=not issues,
         issues=issues,
         thresholds=t,
         failed_dimensions=failed,
         failures=failures,
-        misattributed=[f.raw for f in misattributed],
+        misattributed=[raw for raw, _ in misattributed],
+    )
+
+
+def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
+    """A memo's verdict by :func:`decide_verdict`: the findings behind a dimension are those of
+    its kinds (``DIMENSION_KINDS``), mis-attributions are counted against their own bound."""
+    counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    return decide_verdict(
+        ev.scores.model_dump(),
+        lambda dim: [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]],
+        [(f.raw, issue_sentence(f, ids)) for f in counted if f.kind in MISATTRIBUTED],
+        thresholds,
+        [issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING],
     )

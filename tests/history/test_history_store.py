@@ -420,5 +420,5 @@ def test_a_record_built_in_memory_has_the_counts_the_store_computes(db: str) -> 
 
 
 def test_record_or_warn_takes_results_not_look_alikes(db: str) -> None:
-    with pytest.raises(TypeError, match="not a MemoEvaluation or ScenarioRun"):
+    with pytest.raises(TypeError, match="not a MemoEvaluation, DocumentEvaluation or ScenarioRun"):
         record_or_warn({"results": []}, origin="cli", db=db)  # type: ignore[arg-type]

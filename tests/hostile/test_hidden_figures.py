@@ -211,3 +211,48 @@ def test_no_hallucination_sees_a_hidden_invented_figure(name):
     check = hallucination_check(f"MRR fell $241; we also lost {hidden}.", ToolTrace(calls=[call]),
                                 scenario)  # fmt: skip
     assert check.satisfied is False and any(seen in f for f in check.findings), check.findings
+
+
+# --- documents (exit proof pack, DDQ response, red flags): their prose is read the same way --
+
+DOCUMENTS = {
+    "exit_proof_pack_MortgageCo.json": ("provenance_ledger", 0, "methodology_note", "$-440.7M"),
+    "ddq_response_Bolnet_Capital_Partners_I.json": ("answers", None, "answer", "$-990.9M"),
+    "cim_redflags_harbor_ridge_10k.json": ("flags", 0, "excerpt", "$42.0 million"),
+}
+
+
+@pytest.mark.parametrize("name", list(DOCUMENTS))
+def test_a_document_figure_disguised_is_graded_as_shown(name, tmp_path):
+    """The figure changed to a fabricated one, written plainly and written disguised: the
+    document's grading finds the same thing at the same field, read as shown, marked where
+    it is written."""
+    from pe_eval_core.documents import grade_document
+
+    shutil.copytree(REPO / "tests" / "corpus" / "producer_run", tmp_path / "run")
+    path = tmp_path / "run" / "finance_output" / name
+    original = path.read_text(encoding="utf-8")
+    section, index, key, figure = DOCUMENTS[name]
+    doc = json.loads(original)
+    if index is None:
+        index = next(i for i, a in enumerate(doc[section]) if figure in a.get(key, ""))
+    fake = figure.replace("4", "7", 1).replace("9", "7", 1)
+
+    def graded(written: str) -> tuple[set[tuple[str, str | None, str]], dict[str, str]]:
+        edited = json.loads(original)
+        edited[section][index][key] = edited[section][index][key].replace(figure, written, 1)
+        path.write_text(json.dumps(edited, ensure_ascii=False), encoding="utf-8")
+        text = edited[section][index][key]
+        ev = grade_document(path)
+        at = f"{section}[{index}].{key}"
+        spans = {f.raw: text[f.start : f.end] for f in ev.findings if f.field == at and f.start}
+        found = {(f.kind.value, f.field, f.raw if f.start is not None else "") for f in ev.findings}
+        return found, spans  # prose figures by their reading; whole-field findings by place
+
+    plain, _ = graded(fake)
+    assert any(raw == fake for _, _, raw in plain), plain  # the fabricated figure is caught
+    for written in (fake.replace("$", "$\u200b"), fake.replace("$", "\uff04"),
+                    fake.replace("$", "&#36;"), fake.replace("7", "\uff17")):  # fmt: skip
+        found, spans = graded(written)
+        assert found == plain, (written, found ^ plain)
+        assert spans[fake] == written, written  # marked over the characters as written
