@@ -8,8 +8,10 @@ pages (AppTest): each names every unreadable file, grades the rest, never crashe
 MortgageCo's scorecard is never overwritten by another file's grading. Then: a memo named for
 one company and saying another is a finding; a killed writer's temp file is cleaned; a FIFO
 swapped in never hangs a read; ``source_opportunity_map`` is confined and never quoted; MCP
-errors do not reveal where a link outside the roots leads; a link in ``./.pe_eval`` does not
-redirect a write; a 5,000-character upload name does not break the scorecard page."""
+errors do not reveal where a link outside the roots leads; a memo or its folder swapped for
+a link after the MCP tool's path check reads and writes nothing outside; a link in
+``./.pe_eval`` does not redirect a write; a 5,000-character upload name does not break the
+scorecard page."""
 
 from __future__ import annotations
 
@@ -262,3 +264,64 @@ def test_planted_memo_is_a_finding_and_writes_its_own_scorecard(folder):
     assert "file_name_mismatch" in kinds
     html, sidecar = write_outputs(ev)
     assert (html.name, sidecar.name) == ("eval_Zzz_board.html", "eval_Zzz_board.json")
+
+
+def _swap_in_link(path: Path, to: Path) -> None:
+    """What the racing attacker did between pe-eval's path check and its open."""
+    path.rename(path.with_name(path.name + ".was"))
+    path.symlink_to(to)
+
+
+def test_a_swap_after_the_mcp_path_check_cannot_read_outside(tmp_path, monkeypatch):
+    """The campaign's race (6 of 35 MCP calls read outside the root), made deterministic: the
+    memo passes the tool's path check, then is swapped for a link leading out before it is
+    opened. The open is checked as opened, so the grade is refused and nothing outside is read."""
+    from pe_eval_core.errors import PathOutsideRootError
+    from pe_eval_core.mcp_server import PeEvalTools
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    for name in (MEMO, SOURCE):
+        shutil.copy(DATA / name, root / name)
+        shutil.copy(DATA / name, outside / name)
+    tools = PeEvalTools([root], record=False)
+    checked = PeEvalTools._file
+
+    def check_then_swap(path: Path, given: str, error: type) -> None:
+        checked(path, given, error)
+        if path.name == MEMO:
+            _swap_in_link(path, outside / MEMO)
+
+    monkeypatch.setattr(PeEvalTools, "_file", staticmethod(check_then_swap))
+    with pytest.raises(PathOutsideRootError) as err:
+        tools.eval_pe_output(str(root / MEMO), str(root / SOURCE))
+    assert "outside" not in str(err.value).replace("outside the allowed", "")
+    assert not list(root.glob("eval_*")) and not list(outside.glob("eval_*"))
+
+
+def test_a_folder_swapped_before_the_mcp_write_cannot_lead_out(tmp_path, monkeypatch):
+    """The write side of the race: the memo is read inside the root, then its folder is
+    swapped for a link to a folder outside before the scorecard pair is written. The folder
+    is checked as opened: refused, nothing written outside."""
+    import pe_eval_core.memo as memo_api
+    from pe_eval_core.errors import PathOutsideRootError
+    from pe_eval_core.mcp_server import PeEvalTools
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "data").mkdir(parents=True)
+    outside.mkdir()
+    for name in (MEMO, SOURCE):
+        shutil.copy(DATA / name, root / "data" / name)
+    real_grade = memo_api.grade_memo
+
+    def grade_then_swap(*args, **kwargs):
+        result = real_grade(*args, **kwargs)
+        _swap_in_link(root / "data", outside)
+        return result
+
+    monkeypatch.setattr(memo_api, "grade_memo", grade_then_swap)
+    tools = PeEvalTools([root], record=False)
+    with pytest.raises(PathOutsideRootError):
+        tools.eval_pe_output(str(root / "data" / MEMO), str(root / "data" / SOURCE))
+    assert list(outside.iterdir()) == []
