@@ -12,14 +12,13 @@ import re
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
+from pe_eval_core.file_sets import commit_files, write_temp
 from pe_eval_core.files import (
     SAFE_NAME,
     check_path_text,
-    commit_files,
     csv_text,
     safe_name,
     utf8,
-    write_temp,
 )
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
@@ -168,7 +167,7 @@ _write_temp = write_temp  # and for the temp writes
 
 def write_pair(files: list[tuple[Path, bytes]]) -> None:
     """Write every file or none of them: a scorecard never lands without its sidecar
-    (``files.commit_files``). The commit point is the last file, the JSON sidecar, which
+    (``file_sets.commit_files``). The commit point is the last file, the JSON sidecar, which
     carries the HTML's sha256 (a manifest inside the pair, so no third file): a process killed
     between the two renames leaves a new HTML beside the old sidecar, which
     ``pair_is_committed`` reports, so a reader never takes a mismatched pair as one."""

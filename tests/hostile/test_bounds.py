@@ -5,7 +5,8 @@ variable (``pe_eval_core.limits``), reached in bounded time and memory.
 Surfaces: ``scenarios run --target http`` (a CLI subprocess, its peak memory measured) against
 an agent trickling one byte every 1.5 s and one replying with 150,000 tool calls; the agent
 loop (a model reply with too many ``tool_use`` blocks, a 3 MB MCP tool result over Streamable
-HTTP); the scenario loader (phrases per scenario) and the scorer (phrases x characters)."""
+HTTP and over stdio; the stdio relay alone under a 300 MB reply with its address space capped);
+the scenario loader (phrases per scenario) and the scorer (phrases x characters)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import pytest
 from pe_eval_core.errors import InputLimitError
 from pe_eval_core.scenarios import load_scenarios
 from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox, run_agent
-from pe_eval_core.scenarios.agent.mcp_config import HttpServerConfig
+from pe_eval_core.scenarios.agent.mcp_config import HttpServerConfig, StdioServerConfig
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.models import Scenario, TargetResponse
 from pe_eval_core.scenarios.scoring.score import score_response
@@ -178,6 +179,67 @@ def test_a_huge_tool_result_is_cut_while_streaming_and_the_session_lives(
     big, small = result.trace.calls
     assert big.is_error and "PE_EVAL_MAX_TOOL_RESULT_BYTES" in (big.result_excerpt or "")
     assert not small.is_error and "paid twice" in (small.result_excerpt or "")
+
+
+def test_a_huge_stdio_tool_result_is_discarded_as_it_streams_and_the_session_lives(monkeypatch):
+    """The SDK's stdio transport reads a reply line whole; behind ``stdio_cap`` a reply over
+    the limit becomes an error naming it, and the next call on the same server works."""
+    monkeypatch.setenv("PE_EVAL_MAX_TOOL_RESULT_BYTES", str(1024 * 1024))
+    api = MockAnthropic(
+        reply(use("mimic-stripe__dump_big", {}, id="a")),
+        reply(use("mimic-stripe__list_invoices", {"customer": "c"}, id="b")),
+        reply("done"),
+    )
+    code = (
+        "from tests.helpers.hostile_kit import hostile_server; "
+        "hostile_server('mimic-stripe').run('stdio')"
+    )
+    server = StdioServerConfig(
+        name="mimic-stripe", command=sys.executable, args=["-c", code], cwd=str(REPO)
+    )
+
+    async def go():
+        client = anthropic.AsyncAnthropic(api_key="k", http_client=api.client(), max_retries=0)
+        async with McpToolbox([server], ToolPolicy(allow=("dump_big",))) as box:
+            return await run_agent(client, "m", "s", "q", box)
+
+    result = asyncio.run(go())
+    big, small = result.trace.calls
+    assert big.is_error and "PE_EVAL_MAX_TOOL_RESULT_BYTES" in (big.result_excerpt or "")
+    assert not small.is_error and "paid twice" in (small.result_excerpt or "")
+
+
+def test_the_stdio_relay_never_holds_a_300_mb_reply():
+    """The relay alone, its address space (and its server's) capped at 300 MB: a 300 MB reply
+    line is answered with an error for its request id, and the relay stays within the cap."""
+    from pe_eval_core.scenarios.agent import stdio_cap
+
+    big = (
+        "import sys; sys.stdin.readline(); w = sys.stdout.buffer; "
+        'w.write(b\'{"jsonrpc":"2.0","id":7,"result":{"text":"\'); '
+        "[w.write(b'a' * 1048576) for _ in range(300)]; w.write(b'\"}}\\n'); w.flush(); "
+        "sys.stdin.readline(); "
+        'w.write(b\'{"jsonrpc":"2.0","id":8,"result":{}}\\n\'); w.flush()'
+    )
+    command, args = stdio_cap.relay_command(sys.executable, ["-c", big])
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (300 * 1024 * 1024, 300 * 1024 * 1024))
+
+    started = time.monotonic()
+    proc = subprocess.run(
+        [command, *args],
+        input=b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}\n'
+        b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}}\n',
+        capture_output=True,
+        preexec_fn=cap,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    first, second = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert first["id"] == 7 and "PE_EVAL_MAX_TOOL_RESULT_BYTES" in first["error"]["message"]
+    assert second == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert time.monotonic() - started < 60
 
 
 def test_expected_phrases_and_scoring_work_are_bounded(tmp_path, monkeypatch):

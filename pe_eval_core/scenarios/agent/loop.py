@@ -40,17 +40,21 @@ import json
 import re
 import time
 from collections.abc import Iterable, Sequence
-from contextlib import AsyncExitStack, suppress
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
 from pe_eval_core.limits import TOOL_CALLS, over_limit_text
 from pe_eval_core.redact import redact
-from pe_eval_core.scenarios.agent.mcp_config import (
-    HttpServerConfig,
-    McpConfig,
-    ServerConfig,
+from pe_eval_core.scenarios.agent.mcp_config import McpConfig, ServerConfig
+from pe_eval_core.scenarios.agent.sessions import check_servers as check_servers  # re-exported
+from pe_eval_core.scenarios.agent.sessions import (
+    close_quietly,
+    list_all_tools,
+    open_session,
+    reason_of,
+    servers_of,
 )
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.llm.pricing import call_cost_usd
@@ -198,7 +202,7 @@ def _failure_text(tool: str, exc: BaseException) -> str:
     which limit and which variable (the SDK's event-size words do not)."""
     from pe_eval_core.limits import TOOL_RESULT_BYTES
 
-    reason = _reason(exc)
+    reason = reason_of(exc)
     if _SSE_TOO_BIG.search(reason) or TOOL_RESULT_BYTES.env in reason:
         return (
             f"Tool {tool!r} returned more than the {TOOL_RESULT_BYTES.what} limit of "
@@ -206,96 +210,6 @@ def _failure_text(tool: str, exc: BaseException) -> str:
             f"{TOOL_RESULT_BYTES.env}). Narrow the request (filters, limit, offset)."
         )
     return f"Tool {tool!r} failed: {reason}"
-
-
-def _reason(exc: BaseException) -> str:
-    """The innermost useful message of an exception (task groups wrap them in groups)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-async def _open_session(stack: AsyncExitStack, server: ServerConfig, timeout_s: float) -> Any:
-    from mcp import ClientSession
-
-    if isinstance(server, HttpServerConfig):
-        from mcp.client.streamable_http import streamable_http_client
-
-        from pe_eval_core.limits import TOOL_RESULT_BYTES
-        from pe_eval_core.scenarios.agent.capped_http import capped_client
-
-        # replies streamed and abandoned past the tool result size limit, never read whole
-        http = await stack.enter_async_context(
-            capped_client(headers=server.headers, timeout_s=timeout_s)
-        )
-        read, write = await stack.enter_async_context(
-            streamable_http_client(
-                server.url, http_client=http, max_sse_event_size=TOOL_RESULT_BYTES.value()
-            )
-        )
-    else:
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=server.command, args=server.args, env=server.env or None, cwd=server.cwd
-        )
-        read, write = await stack.enter_async_context(stdio_client(params))
-    session = await stack.enter_async_context(
-        ClientSession(read, write, read_timeout_seconds=timeout_s)
-    )
-    await session.initialize()
-    return session
-
-
-async def _list_all_tools(session: Any) -> list[Any]:
-    from mcp import types
-
-    tools: list[Any] = []
-    cursor = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-
-
-async def _close_quietly(stack: AsyncExitStack) -> None:
-    """Close what was opened so far; the transports re-raise the failure already reported."""
-    with suppress(Exception):
-        await stack.aclose()
-
-
-def _servers(config: McpConfig | Sequence[ServerConfig]) -> list[ServerConfig]:
-    return list(config.servers.values()) if isinstance(config, McpConfig) else list(config)
-
-
-async def check_servers(
-    config: McpConfig | Sequence[ServerConfig], *, timeout_s: float = 10.0
-) -> dict[str, int]:
-    """Connect to each server, list its tools and disconnect: ``{name: tool count}``.
-
-    The first server that cannot be reached raises :class:`McpServerUnreachableError` (its
-    URL or command, and the reason) within about ``timeout_s``: call this before any scenario.
-    """
-    import anyio
-
-    counts: dict[str, int] = {}
-    for server in _servers(config):
-        try:
-            with anyio.fail_after(timeout_s):
-                async with AsyncExitStack() as stack:
-                    session = await _open_session(stack, server, timeout_s)
-                    counts[server.name] = len(await _list_all_tools(session))
-        except TimeoutError:
-            raise McpServerUnreachableError(
-                server.name, server.where, f"no MCP answer within {timeout_s:g}s"
-            ) from None
-        except Exception as exc:
-            raise McpServerUnreachableError(server.name, server.where, _reason(exc)) from None
-    return counts
 
 
 class McpToolbox:
@@ -315,7 +229,7 @@ class McpToolbox:
         connect_timeout_s: float = 10.0,
         max_concurrent_calls: int = 8,
     ):
-        self.servers = _servers(config)
+        self.servers = servers_of(config)
         self.policy = policy or ToolPolicy()
         self.connect_timeout_s = connect_timeout_s
         self._max_concurrent = max_concurrent_calls
@@ -337,17 +251,18 @@ class McpToolbox:
         """
         own = AsyncExitStack()
         try:
-            session = await _open_session(own, server, self.connect_timeout_s)
-            return own, session, await _list_all_tools(session)
+            session = await open_session(own, server, self.connect_timeout_s)
+            return own, session, await list_all_tools(session)
         except BaseException as first:
             try:
                 await own.aclose()
             except Exception as second:
                 raise McpServerUnreachableError(
-                    server.name, server.where, _reason(second)
+                    server.name, server.where, reason_of(second)
                 ) from None
             if isinstance(first, Exception):
-                raise McpServerUnreachableError(server.name, server.where, _reason(first)) from None
+                where, why = server.where, reason_of(first)
+                raise McpServerUnreachableError(server.name, where, why) from None
             raise
 
     async def __aenter__(self) -> McpToolbox:
@@ -372,7 +287,7 @@ class McpToolbox:
         except BaseException:
             self._sessions.clear()
             self.tools.clear()
-            await _close_quietly(stack)
+            await close_quietly(stack)
             raise
         self._stack = stack
         return self
@@ -588,7 +503,7 @@ async def run_agent(
                 None, "api_error", f"HTTP {exc.status_code} from Anthropic: {bounded(body, 300)}"
             )
         except anthropic.APIError as exc:
-            return done(None, "api_error", f"Anthropic call failed: {_reason(exc)}")
+            return done(None, "api_error", f"Anthropic call failed: {reason_of(exc)}")
         loop.tokens = loop.tokens + TokenUsage.from_api(reply.usage)
         loop.model = reply.model or loop.model
         text = "".join(b.text for b in reply.content if getattr(b, "type", None) == "text")

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from pe_eval_core.files import commit_files
+from pe_eval_core.file_sets import commit_files
 
 MANIFEST = "report-set.json"
 """The commit point of an ``--out`` folder: ``{"run_id", "files": {name: sha256}}``."""
