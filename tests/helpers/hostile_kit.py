@@ -151,3 +151,24 @@ def rendered_text(at: Any) -> str:
             parts.append(str(getattr(el, "value", "")))
             parts.extend(str(o) for o in getattr(el, "options", []) or [])
     return "\n".join(parts)
+
+
+def database_text(target: str | None = None) -> str:
+    """Everything a history database holds, as text: every row of every table, and every
+    blob unpacked (responses and verdict details are stored compressed, so grepping the file
+    would miss them). ``target``: a SQLite path or a database URL (default: the current one)."""
+    from sqlalchemy import select
+
+    from pe_eval_core.db import schema as sch
+    from pe_eval_core.db.engine import Database
+    from pe_eval_core.history.blobs import get_blobs
+
+    db = Database(target)
+    parts: list[str] = []
+    with db.read() as conn:
+        for table in sch.METADATA.sorted_tables:
+            parts += [repr(tuple(row)) for row in conn.execute(table.select())]
+        shas = [sha for (sha,) in conn.execute(select(sch.blobs.c.sha256))]
+        blobs = get_blobs(conn, shas, skip=lambda why: parts.append(why))
+    parts += [data.decode("utf-8", "replace") for data in blobs.values()]
+    return "\n".join(parts)

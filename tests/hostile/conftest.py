@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ import anthropic
 import pytest
 import uvicorn
 
-from tests.helpers.hostile_kit import RAN, free_port, hostile_server, reply
+from tests.helpers.hostile_kit import RAN, REPO, free_port, hostile_server, reply
 from tests.helpers.scenario_helpers import MockAnthropic
 
 
@@ -59,3 +60,21 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Mock
 
     monkeypatch.setattr(anthropic, "AsyncAnthropic", patched)
     return tmp_path, api
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Any]:
+    """A real PostgreSQL server for this module (scripts/local_postgres.py), else skip."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from local_postgres import LocalPostgres, PostgresUnavailable
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    try:
+        server = LocalPostgres().start()
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL not available: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -12,10 +12,8 @@ for all (three recorders, a collector deleting everything) ends with every run w
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,23 +24,6 @@ from pe_eval_core.history.store import RunStore
 pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[2]
 RESPONSE = "The cohort's loss is $4,820 per month across 15 accounts. " * 30
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Any]:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        from local_postgres import LocalPostgres, PostgresUnavailable
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    try:
-        server = LocalPostgres().start()
-    except PostgresUnavailable as exc:
-        pytest.skip(f"PostgreSQL not available: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

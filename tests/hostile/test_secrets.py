@@ -7,7 +7,8 @@ with an ``.mcp.json`` header secret and a tool that echoes it and a bearer token
 history CLI with a PostgreSQL URL whose password the connection error would quote; the
 History page (AppTest) on a run recorded with credentials in its target. After each: stdout,
 stderr, every file under the report folder and ``$PE_EVAL_HOME`` (saved responses, the SQLite
-history) are grepped for every secret."""
+history) are grepped for every secret; and both history databases (SQLite and a real
+PostgreSQL) are read back whole, every row and every blob unpacked, and grepped."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.hostile_kit import (
+    database_text,
     grep_tree,
     rendered_text,
     reply,
@@ -103,6 +105,40 @@ def test_http_agent_credentials_reach_no_output(project, echo_agent, capsys, mon
     for argv in (("history", "list"), ("history", "show", "latest")):
         _, out, err = run_cli(capsys, *argv)
         _all_clean(out, err, roots=(), secrets=secrets)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_no_secret_in_either_history_database(
+    backend, project, echo_agent, capsys, monkeypatch, request
+):
+    """Both databases read back whole: every row of every table and every blob unpacked (the
+    responses are stored compressed, so a grep of the file alone would not see them)."""
+    root, _ = project
+    target = None
+    if backend == "postgresql":
+        import uuid
+
+        import psycopg
+
+        server = request.getfixturevalue("postgres")
+        name = f"pe_eval_secrets_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        target = server.url.rsplit("/", 1)[0] + "/" + name
+        monkeypatch.setenv("PE_EVAL_DATABASE_URL", target)
+    monkeypatch.setenv("AGENT_AUTH", HEADER)
+    url = f"http://bot:{URL_PASSWORD}@127.0.0.1:{echo_agent}/chat?token={URL_TOKEN}"
+    scenarios = write_scenarios(root, scenario("answers"), scenario("fails"))
+    code, _, err = run_cli(
+        capsys,
+        "scenarios", "run", "--target", "http", "--agent-url", url, "--scenarios",
+        str(scenarios), "--agent-header", "Authorization=env:AGENT_AUTH", "--no-judge", "--yes",
+    )  # fmt: skip
+    assert code == 1, err
+    stored = database_text(target)
+    assert "MRR fell $241.00" in stored and "bot:[redacted]@" in stored  # the run is there
+    for secret in (URL_PASSWORD, URL_TOKEN, HEADER.split()[1]):
+        assert secret not in stored, f"{secret[:10]}... stored in the {backend} history"
 
 
 def test_mcp_header_and_bearer_tokens_in_tool_results_reach_no_output(
