@@ -18,8 +18,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import links, responsive, state
-from ui.errors import md_code
+from pe_eval_core.errors import AccessDeniedError
+from ui import access, links, responsive, state
+from ui.errors import md_code, show_error
 
 
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
@@ -36,6 +37,16 @@ def persisted_text_input(label: str, store: str, widget: str, default: str, help
     return value
 
 
+def shared_path(store: str, widget: str, default: str, what: str) -> None:
+    """Keep a member's sidebar path inside the shared folders: a path outside them is refused
+    (the error says why) and the default is used instead (``ui.access.require_path``)."""
+    try:
+        access.require_path(state.resolve(st.session_state.get(store) or default), what)
+    except AccessDeniedError as err:
+        show_error(err)
+        st.session_state[store] = default
+
+
 def render_sidebar() -> None:
     """Data folder, scenarios file and a reload button, shared by every page."""
     with st.sidebar:
@@ -48,12 +59,24 @@ def render_sidebar() -> None:
             "Folder holding explain_<portco>_<audience>.json memos and "
             "dx_report_<portco>.json sources. Relative paths start at the repository root.",
         )
+        shared_path(
+            state.Sidebar.DATA_DIR,
+            state.Sidebar.DATA_DIR_INPUT,
+            state.default_data_dir(),
+            "data folder",
+        )
         persisted_text_input(
             "Scenarios file",
             state.Sidebar.SCENARIOS_FILE,
             state.Sidebar.SCENARIOS_FILE_INPUT,
             state.default_scenarios_file(),
             "A Mimic scenarios export (JSON array or {'scenarios': [...]}).",
+        )
+        shared_path(
+            state.Sidebar.SCENARIOS_FILE,
+            state.Sidebar.SCENARIOS_FILE_INPUT,
+            state.default_scenarios_file(),
+            "scenarios file",
         )
         reload = st.button(
             "Reload data",
@@ -118,6 +141,7 @@ FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
 
 st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
 responsive.page_css()
+access.gate()  # a dashboard served to others shows nothing before a login
 render_sidebar()
 page = build_navigation()
 links.route(on_landing_page=page.title == "Memo scorecard")

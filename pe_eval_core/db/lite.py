@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pe_eval_core.db.location import sqlite_error
 from pe_eval_core.errors import HistoryError, HistorySchemaTooNewError
+from pe_eval_core.redact import redact
 
 SCHEMA_VERSION = 4
 """The schema version this code writes (:mod:`.schema` migrates older databases to it)."""
@@ -268,6 +269,7 @@ def write_transaction(path: Path, lock_timeout: float) -> Iterator[sqlite3.Conne
         raise  # a race the caller retries
     except sqlite3.Error as exc:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        detail = redact(detail)
         typed = sqlite_error(detail, location, path, lock_timeout)
         raise (typed or HistoryError(f"history database {location}: {detail}")) from exc
     finally:

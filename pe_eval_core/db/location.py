@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.errors import HistoryError, HistoryLockedError
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 
 DB_FILENAME = "history.sqlite"
 DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"
@@ -25,7 +25,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def default_db_path() -> Path:
     """``$PE_EVAL_HOME/history.sqlite`` if set, else ``./.pe_eval/history.sqlite``."""
-    return pe_eval_home() / DB_FILENAME
+    return home_path(DB_FILENAME)
 
 
 def lock_timeout_s() -> float:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from pe_eval_core import rates
 from pe_eval_core.history.memo_rows import (
@@ -26,6 +26,7 @@ from pe_eval_core.history.memo_rows import (
     resolved_path,
     sha_if_file,
 )
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.wording import DIMENSIONS
 
 __all__ = [
@@ -154,6 +155,10 @@ class RunSummary(BaseModel):
     scores: dict[str, Any] = Field(default_factory=dict)
     """The run's full scores/totals as recorded (memo: ``scores`` and ``totals``)."""
 
+    # Read back through the redaction choke point: a run recorded before credentials were
+    # redacted (an agent URL with ``user:password@``, a token query) never shows them.
+    _redact = field_validator("target", "note", "scenarios_path", "model")(redact)
+
     @property
     def subject(self) -> str:
         """A short label: ``MortgageCo/board`` or ``mimic-scenarios.json @ target``."""
@@ -222,6 +227,9 @@ class ScenarioResultRow(BaseModel):
     error: str | None = None
     response: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+
+    _redact = field_validator("error", "response")(redact)
+    _redact_detail = field_validator("detail")(redact_data)
 
 
 @dataclass(slots=True)

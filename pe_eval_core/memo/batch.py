@@ -230,7 +230,7 @@ def grade_and_write(
     """Grade ``pairs`` (all in ``index``'s folder) and write each scorecard pair, on ``jobs``
     processes, in order. Outputs go to ``out_dir`` (default: each memo's folder); ``keep``
     takes what else the caller needs from each evaluation, in the worker."""
-    from pe_eval_core.memo.outputs import remove_stale_leftovers
+    from pe_eval_core.files import remove_stale_temps
 
     total = len(pairs)
     jobs = default_jobs() if jobs is None else max(1, jobs)
@@ -238,7 +238,7 @@ def grade_and_write(
     out = Path(out_dir) if out_dir is not None else None
     index.load_all()
     for folder, names in _output_names(pairs, out).items():
-        remove_stale_leftovers(folder, names)  # once per run and folder
+        remove_stale_temps(folder, names)  # once per run and folder
     args = (index, config, out, thresholds, keep)
     if jobs <= 1:
         return [_write_one(pair, *args) for pair in pairs]
@@ -251,18 +251,17 @@ def grade_and_write(
 
 
 def _output_names(pairs: Sequence[MemoPair], out_dir: Path | None) -> dict[Path, set[str]]:
-    """The folders the pairs' scorecards go to, each with the file names written there."""
-    from pe_eval_core.files import SAFE_NAME
+    """The folders the pairs' scorecards go to, each with the file names written there (as
+    ``outputs.output_stem`` names them: from each memo's file name)."""
+    from pe_eval_core.memo.outputs import output_stem
 
     folders: dict[Path, set[str]] = {}
     for pair in pairs:
-        if not (SAFE_NAME.fullmatch(pair.portco_id) and SAFE_NAME.fullmatch(pair.audience)):
-            continue  # refused when written, with its error
         folder = out_dir if out_dir is not None else pair.memo_path.parent
         try:
             folder = folder.resolve()
         except (OSError, RuntimeError):
             continue
-        stem = f"eval_{pair.portco_id}_{pair.audience}"
+        stem = output_stem(pair.memo_path)
         folders.setdefault(folder, set()).update({f"{stem}.html", f"{stem}.json"})
     return folders

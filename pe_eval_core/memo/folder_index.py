@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.errors import MalformedJSONError, PeEvalError
-from pe_eval_core.files import parse_json_text
+from pe_eval_core.files import parse_json_text, read_bytes, shown_path
 from pe_eval_core.limits import check_file_size
 
 MEMO_GLOB = "explain_*.json"
@@ -113,9 +113,10 @@ class FolderIndex:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
         if not self.complete:
             raise ValueError("digest() needs a full scan (FolderIndex.scan without memos_only)")
-        h = hashlib.sha256(str(self.folder.resolve()).encode())
+        h = hashlib.sha256(str(self.folder.resolve()).encode("utf-8", "surrogateescape"))
         for s in self.files:
-            h.update(f"\0{s.name}\0{s.size}\0{s.mtime_ns}\0{int(s.is_file)}".encode())
+            line = f"\0{s.name}\0{s.size}\0{s.mtime_ns}\0{int(s.is_file)}"
+            h.update(line.encode("utf-8", "surrogateescape"))  # a name that is not UTF-8
         return h.hexdigest()
 
     def memo_names(self) -> list[str]:
@@ -193,7 +194,12 @@ class FolderIndex:
         """
         got = self._entries.get(name)
         if got is None:
-            if self._outside(name):
+            from pe_eval_core.memo.pairs import name_problem
+
+            problem = name_problem(name)
+            if problem is not None:  # never read: it cannot be named in any output
+                got = MemoEntry(path=self.folder / name, error=problem)
+            elif self._outside(name):
                 got = MemoEntry(path=self.folder / name, error=OUTSIDE_FOLDER)
             else:
                 stamp = self._stamp(name)
@@ -214,7 +220,9 @@ class FolderIndex:
         got = self._entries.get(name)
         if got is not None:
             return got
-        if self._outside(name):
+        from pe_eval_core.memo.pairs import name_problem
+
+        if name_problem(name) is not None or self._outside(name):
             return None
         stamp = self._stamp(name)
         seen = _SEEN.get(stamp) if stamp is not None else None
@@ -226,7 +234,7 @@ class FolderIndex:
         path = self.folder / name
         try:
             check_file_size(path, input="memo")
-            raw = path.read_bytes()
+            raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
         except (PeEvalError, OSError):
             return None
         if json.dumps(portco_id).encode() not in raw:
@@ -267,7 +275,7 @@ class FolderIndex:
             path = str(self.folder / name)
             if e.error is not None:
                 if by_name:
-                    out.append(SiblingHeadline(path=path, error=e.error))
+                    out.append(SiblingHeadline(path=shown_path(path), error=e.error))
                 continue
             portco = e.portco_id if e.data_ok else None
             if not isinstance(portco, str):
@@ -318,9 +326,9 @@ def _read_entry(path: Path) -> MemoEntry:
     except PeEvalError as exc:
         return MemoEntry(path=path, error=error_reason(exc))
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return MemoEntry(path=path, error=f"unreadable ({type(exc).__name__})")
+        raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+    except PeEvalError as exc:
+        return MemoEntry(path=path, error=f"unreadable ({exc.message.rpartition(': ')[2]})")
     return _entry_from_bytes(path, raw)
 
 

@@ -139,15 +139,17 @@ def test_cold_live_judge_over_20_calls_shows_the_count_and_needs_confirmation(
 
 
 def test_repeats_multiply_the_count_past_the_threshold(app, http_agent):
-    """19 scenarios on a live agent with the judge off need no confirmation; × 2 they do."""
+    """Every paid run is confirmed for its count: 19 calls, then × 2, then × 3, each anew."""
     url, _ = http_agent
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: f"{url}/agent", SN.JUDGE: False})
-    assert not [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE]
+    assert "I confirm 19 paid calls" in at.checkbox(key=SN.CONFIRM_LIVE).label
     assert "Paid calls: 19 target + at most 0 judge" in captions(at)
+    assert at.button(key=SN.RUN).disabled
+    at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
     at.number_input(key=SN.REPEAT).set_value(2).run()
     assert "Paid calls: 38 target" in captions(at)
-    assert at.checkbox(key=SN.CONFIRM_LIVE)
+    assert not at.checkbox(key=SN.CONFIRM_LIVE).value  # a confirmation is for its count
     assert at.button(key=SN.RUN).disabled
     at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
@@ -218,6 +220,8 @@ def scenario(name: str, tier: str = "functional", **expect: Any) -> dict[str, An
 
 def run_page(app, path: Path, **state_: Any):
     at = app(SCENARIOS, **{state.Sidebar.SCENARIOS_FILE: str(path), SN.JUDGE: False, **state_})
+    if [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE]:  # a live target: confirm the count
+        at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     at.button(key=SN.RUN).click().run()
     assert not at.exception
     return at

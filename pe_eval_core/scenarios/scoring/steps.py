@@ -20,6 +20,7 @@ from pe_eval_core.scenarios.scoring.behaviour import Behaviour, claim_unjudged
 from pe_eval_core.scenarios.scoring.checks import failure_reasons, passes
 from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
 from pe_eval_core.scenarios.scoring.range_reader import Kind, judge, nearest, readings
+from pe_eval_core.text_norm import normalize
 
 
 @dataclass(slots=True)
@@ -167,6 +168,7 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
     them (a max at most 0)."""
     if not ranges:
         return []
+    text = normalize(text).text  # a figure hidden by look-alike or invisible characters is read
     numbers = readings(text, loss_words=any(float(r.max) <= 0 for r in ranges))
     quantity = Kind.QUANTITY
     quantities = [n.value for n in numbers if n.kind is quantity]
