@@ -65,7 +65,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pe_eval_core.scenarios.scoring.inflections import word_forms
@@ -175,35 +175,51 @@ _BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
 _END_PUNCT = frozenset(".!?;")
 
 
-@dataclass(frozen=True, slots=True)
 class _TextIndex:
     """A response's sentence breaks and negation cues, found once per text.
 
     Every occurrence of every phrase asks for its sentence and the cues in it; scanning the
     text again for each (as this module first did) made scoring quadratic: a one-word phrase
     150,000 times in a 900,000-character response ran for more than five minutes. With the
-    positions found once, each question is a binary search."""
+    positions found once, each question is a binary search. Each kind of position is found
+    the first time it is asked for: most responses never ask for cues or clause breaks (no
+    hit of a phrase, or none near a cue), and scanning for them costs as much as the breaks."""
 
-    break_starts: list[int]
-    break_ends: list[int]
-    cues: list[Negation]
-    cue_starts: list[int]
-    clause_breaks: list[tuple[int, int]]
-    complementizers: list[tuple[int, int]]
+    def __init__(self, text: str):
+        self.text = text
+
+    @cached_property
+    def _breaks(self) -> list[tuple[int, int]]:
+        return [m.span() for m in _BREAK.finditer(self.text)]
+
+    @cached_property
+    def break_starts(self) -> list[int]:
+        return [b[0] for b in self._breaks]
+
+    @cached_property
+    def break_ends(self) -> list[int]:
+        return [b[1] for b in self._breaks]
+
+    @cached_property
+    def cues(self) -> list[Negation]:
+        return [Negation(m.group(), m.start(), m.end()) for m in _CUES.finditer(self.text)]
+
+    @cached_property
+    def cue_starts(self) -> list[int]:
+        return [c.start for c in self.cues]
+
+    @cached_property
+    def clause_breaks(self) -> list[tuple[int, int]]:
+        return [m.span() for m in _CLAUSE_BREAK.finditer(self.text)]
+
+    @cached_property
+    def complementizers(self) -> list[tuple[int, int]]:
+        return [m.span() for m in _COMPLEMENTIZER.finditer(self.text)]
 
 
 @lru_cache(maxsize=8)
 def _index(text: str) -> _TextIndex:
-    breaks = [m.span() for m in _BREAK.finditer(text)]
-    cues = [Negation(m.group(), m.start(), m.end()) for m in _CUES.finditer(text)]
-    return _TextIndex(
-        [b[0] for b in breaks],
-        [b[1] for b in breaks],
-        cues,
-        [c.start for c in cues],
-        [m.span() for m in _CLAUSE_BREAK.finditer(text)],
-        [m.span() for m in _COMPLEMENTIZER.finditer(text)],
-    )
+    return _TextIndex(text)
 
 
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
