@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from pe_eval_core import rates
 from pe_eval_core.files import sha256_file
-from pe_eval_core.wording import DIMENSIONS
+from pe_eval_core.wording import DIMENSIONS, target_words
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
@@ -119,7 +119,7 @@ class RunSummary(BaseModel):
         if self.kind == "memo":
             return f"{self.portco_id}/{self.audience}"
         name = Path(self.scenarios_path or "?").name
-        return f"{name} @ {self.target or '?'}"
+        return f"{name} @ {target_words(self.target)}"
 
     @property
     def ran(self) -> int:

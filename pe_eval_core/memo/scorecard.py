@@ -18,9 +18,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from pe_eval_core.memo.explain import lowest_dimension
+from pe_eval_core.memo.plain import nearest_text
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.memo.verdict import KIND_LABELS, VerdictThresholds, memo_verdict
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band, fmt_pct, fmt_usd
+from pe_eval_core.tone import dimension_tone
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_usd
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,7 @@ def _environment() -> Environment:
     )
     env.filters["pct"] = fmt_pct
     env.filters["usd"] = fmt_usd
+    env.filters["nearest"] = nearest_text
     return env
 
 
@@ -213,12 +216,14 @@ def render_scorecard_html(
     findings, consistency table and the prose with every figure and entity marked."""
     ev = evaluation
     scores = ev.scores.model_dump()
+    verdict = memo_verdict(ev, thresholds)
     tiles = [
         {
             "name": d,
             "label": DIMENSION_LABELS[d],
             "value": scores[d],
-            "band": band(d, scores[d]).value,
+            # coloured by the verdict's rule (a dimension that misses its bound is red)
+            "tone": dimension_tone(d, scores[d], verdict.thresholds).value,
             "context": ev.score_context(d),
             "lower_is_better": d == "hallucination_rate",
         }
@@ -249,7 +254,6 @@ def render_scorecard_html(
     prose = Markup("".join(parts))
     rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
     lowest_name, lowest_sentence = lowest_dimension(ev)
-    verdict = memo_verdict(ev, thresholds)
     return (
         _environment()
         .get_template("scorecard.html.j2")

@@ -21,6 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pe_eval_core.memo.plain import (
+    Cohorts,
+    cohort_names,
+    nearest_text,
+    opportunity_name,
+    shown_raw,
+)
 from pe_eval_core.memo.result import Finding, FindingKind, VerdictSummary
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 from pe_eval_core.wording import (
@@ -220,61 +227,78 @@ class Verdict:
         )
 
 
-def _value(raw: str, value: float | str | None) -> str:
-    if isinstance(value, int | float) and "$" in raw:
-        return fmt_usd(value)
-    return fmt_number(value)
-
-
-def _owner(path: str | None, opp: str, source_ids: list[str]) -> str:
-    """``its`` when the source field belongs to ``opp``, else ``opp_02's`` (by path index)."""
+def _owner(path: str | None, opp: str, source_ids: list[str], cohorts: Cohorts) -> str:
+    """``its`` when the source field belongs to ``opp``; else that opportunity by name."""
     m = _INDEXED.match(path or "")
     if m and int(m.group(1)) < len(source_ids) and source_ids[int(m.group(1))] != opp:
-        return f"{source_ids[int(m.group(1))]}'s"
-    return "its"
+        return f"the {{label}} of {opportunity_name(source_ids[int(m.group(1))], cohorts)}"
+    return "its {label}"
 
 
-def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
-    """One finding as a plain sentence: what is wrong, where, and the nearest source value.
+def issue_sentence(
+    f: Finding, source_ids: list[str] | None = None, cohorts: Cohorts | None = None
+) -> str:
+    """One finding as a plain sentence: what is wrong, where (the cohort, its id second), and
+    the nearest source value in the figure's own format (``plain.nearest_text``).
 
     >>> from pe_eval_core.memo.result import Finding
-    >>> issue_sentence(Finding(kind="ungrounded_figure", opportunity_id="opp_02", raw="$6.8M",
+    >>> print(issue_sentence(Finding(kind="ungrounded_figure", opportunity_id="opp_02", raw="$6.8M",
     ...     message="", nearest_value=4236000.0,
-    ...     nearest_path="opportunities[1].projected_impact_usd_annual"))
-    '$6.8M in opp_02 matches no source figure; the nearest is its projected impact, $4.2M.'
+    ...     nearest_path="opportunities[1].projected_impact_usd_annual"),
+    ...     ["opp_01", "opp_02"], {"opp_02": "C × 60 months"}))
+    $6.8M in C × 60 months (opp_02) matches no source figure; the nearest is its projected
+    impact, $4.2M.
+    >>> print(issue_sentence(Finding(kind="misattributed_figure", opportunity_id="opp_01",
+    ...     raw="$-7.9M", message="", nearest_value=-7912000.0, other_opportunity_id="opp_02",
+    ...     nearest_path="opportunities[1].outcome_total_usd_annual"), ["opp_01", "opp_02"],
+    ...     {"opp_01": "GA × Branch", "opp_02": "C × 60 months"}))
+    −$7.9M in GA × Branch (opp_01) is the annual outcome of C × 60 months (opp_02), −$7.9M,
+    not of GA × Branch.
     """
+    names = cohorts or {}
     opp = f.opportunity_id or "the memo"
-    near = _value(f.raw, f.nearest_value)
+    place = opportunity_name(f.opportunity_id, names)
+    own = names.get(opp, opp)
+    raw = shown_raw(f.raw)
+    near = nearest_text(f)
     label = field_label(f.nearest_path)
     kind = f.kind
     if kind is FindingKind.UNGROUNDED_FIGURE:
-        owner = _owner(f.nearest_path, opp, source_ids or [])
-        tail = f"; the nearest is {owner} {label}, {near}" if near else ""
-        return f"{f.raw} in {opp} matches no source figure{tail}."
+        owner = _owner(f.nearest_path, opp, source_ids or [], names).format(label=label)
+        tail = f"; the nearest is {owner}, {near}" if near else ""
+        return f"{raw} in {place} matches no source figure{tail}."
     if kind is FindingKind.SIGN_MISMATCH:
-        return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
+        return f"{raw} in {place} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.MISATTRIBUTED_FIGURE:
-        other = f.other_opportunity_id or "another opportunity"
-        return f"{f.raw} in {opp} is {other}'s {label} ({near}), not {opp}'s."
+        other = opportunity_name(f.other_opportunity_id, names)
+        if not f.other_opportunity_id:
+            other = "another opportunity"
+        return f"{raw} in {place} is the {label} of {other}, {near}, not of {own}."
     if kind is FindingKind.UNGROUNDED_ENTITY:
-        return f"'{f.raw}' in {opp} names nothing in the source."
+        column = (f.nearest_path or "").rsplit(".", 1)[-1].replace("_", " ") or label
+        tail = f"; the source's {column} for this cohort is {near}" if near else ""
+        return f"'{f.raw}' in {place} names nothing in the source{tail}."
     if kind is FindingKind.MISATTRIBUTED_ENTITY:
-        other = f.other_opportunity_id or "another opportunity"
-        return f"'{f.raw}' in {opp} belongs to {other}, not {opp}."
+        other = opportunity_name(f.other_opportunity_id, names)
+        if not f.other_opportunity_id:
+            other = "another opportunity"
+        return f"'{f.raw}' in {place} belongs to {other}, not to {own}."
     if kind is FindingKind.DROPPED_OPPORTUNITY:
-        return f"{opp} is in the source but the memo leaves it out."
+        return f"{place} is in the source but the memo leaves it out."
     if kind is FindingKind.HEADLINE_MISMATCH:
         path = f.nearest_path or ""
         if ".json:" in path:
             sibling = path.split(":", 1)[0]
             return (
-                f"The headline {f.raw} disagrees with the other memo {sibling}, "
-                f"which states {_value('$', f.nearest_value)}."
+                f"The headline {raw} disagrees with the other memo {sibling}, "
+                f"which states {_money(f.nearest_value)}."
             )
-        return (
-            f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
-        )
+        return f"The headline {raw} disagrees with the source total, {_money(f.nearest_value)}."
     return f.message
+
+
+def _money(value: float | str | None) -> str:
+    return fmt_usd(value) if isinstance(value, int | float) else fmt_number(value)
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
@@ -294,6 +318,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
     scores = ev.scores.model_dump()
     counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
     ids = [o.id for o in ev.opportunities if o.in_source]
+    names = cohort_names(ev)
     issues: list[str] = []
     failed: list[str] = []
     failures: list[str] = []
@@ -304,7 +329,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
         op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
         value, bound = fmt_pct(scores[dim]), fmt_pct(t.bound(dim))
         failures.append(f"{DIMENSION_LABELS[dim]} {value} is {op} {bound}")
-        behind = [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]]
+        behind = [issue_sentence(f, ids, names) for f in counted if f.kind in DIMENSION_KINDS[dim]]
         issues.extend(behind or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
     misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
     if len(misattributed) > t.max_misattributed:
@@ -312,7 +337,7 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
             f"Mis-attributed figures or names {len(misattributed)} is above the allowed "
             f"{t.max_misattributed}"
         )
-        issues.extend(issue_sentence(f, ids) for f in misattributed)
+        issues.extend(issue_sentence(f, ids, names) for f in misattributed)
     return Verdict(
         ready=not issues,
         issues=issues,

@@ -40,7 +40,7 @@ def test_list_prints_newest_first_with_headline_numbers(
     assert main(["history", "list", "--db", str(db)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["ID", "CREATED", "(UTC)", "KIND", "SUBJECT", "RESULT"]
-    assert lines[1].startswith("3 ") and "mimic-scenarios.json @ recorded:" in lines[1]
+    assert lines[1].startswith("3 ") and "mimic-scenarios.json @ recorded responses " in lines[1]
     # the rate as every surface writes it (pe_eval_core.rates.rate_text), errors left out
     assert "1/1 passed (100%; 1 error apart)  model claude-sonnet-4-5" in lines[1]
     assert "HMDA_GA/operator" in lines[2]

@@ -109,16 +109,47 @@ class PaidCalls:
     judge_measured: bool = False
     usd: float | None = None
     """Estimated cost of the judge calls plus the target calls (None: a price is unknown)."""
+    local_target: bool = False
+    """The target is an agent on this machine (loopback): its calls are calls, not billed."""
 
     @property
     def total(self) -> int:
         return self.target + self.judge
 
     def line(self) -> str:
-        """``"Paid calls: 40 target + at most 38 judge; estimated $1.23"``."""
+        """``"Paid calls: 40 target + at most 38 judge (estimated cost $1.23)"``; for an agent on
+        this machine ``"Calls: 19 to the local agent + at most 19 paid judge (...)"``.
+
+        >>> PaidCalls(19, 19, local_target=True).line()
+        'Calls: 19 to the local agent + at most 19 paid judge (estimated cost unknown)'
+        """
         how = "" if self.judge_measured else "at most "
         cost = "unknown" if self.usd is None else f"${self.usd:.2f}"
+        if self.local_target:
+            return (
+                f"Calls: {self.target} to the local agent + {how}{self.judge} paid judge "
+                f"(estimated cost {cost})"
+            )
         return f"Paid calls: {self.target} target + {how}{self.judge} judge (estimated cost {cost})"
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"})
+
+
+def is_local_agent(label: str) -> bool:
+    """True for an HTTP agent on this machine (``http:http://127.0.0.1:8000/agent``).
+
+    >>> is_local_agent("http:http://127.0.0.1:8000/a"), is_local_agent("http:https://x.io/a")
+    (True, False)
+    >>> is_local_agent("anthropic:claude-sonnet-4-5"), is_local_agent("http:http://[::1]:9/a")
+    (False, True)
+    """
+    from urllib.parse import urlparse
+
+    if not label.startswith("http:"):
+        return False
+    host = urlparse(label.removeprefix("http:")).hostname or ""
+    return host in LOOPBACK_HOSTS or host.startswith("127.")
 
 
 def judge_cost_usd(model: str | None, calls: int, *, batch: bool = False) -> float | None:
