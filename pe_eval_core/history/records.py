@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -432,6 +433,40 @@ def grading_key(record: RunRecord) -> str | None:
         [(f.kind, f.opportunity_id, f.field, f.raw, f.start) for f in record.findings],
     ]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def scenario_run_key(
+    summary: RunSummary,
+    statuses: Sequence[tuple[str, str]],
+    detail_sha256: str,
+    response_sha256s: Sequence[str | None],
+) -> str:
+    """What makes two scenario runs the same run: the scenarios file's content, the target and
+    model, the run's statistics (repeats, the target's label, the judge), and every verdict
+    with its response and detail (checks, judge verdicts, numbers, trace, latency), never the
+    run's id or times. A re-score of the same responses, or the same recorded run recorded
+    again, has the same key; a live re-run measures new latencies, so it is a new run.
+
+    >>> s = RunSummary(id=0, uid="u", kind="scenarios", created_at="t", recorded_at="t",
+    ...                origin="cli", scenarios_sha256="abc", target="recorded:r.json")
+    >>> later = s.model_copy(update={"uid": "v", "created_at": "t2", "origin": "dashboard"})
+    >>> k = scenario_run_key(s, [("a", "pass")], "d", ["r"])
+    >>> k == scenario_run_key(later, [("a", "pass")], "d", ["r"])
+    True
+    >>> k == scenario_run_key(s, [("a", "fail")], "d", ["r"])
+    False
+    """
+    parts = [
+        "scenarios",
+        summary.scenarios_sha256,
+        summary.target,
+        summary.model,
+        summary.scores,
+        list(statuses),
+        detail_sha256,
+        list(response_sha256s),
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def scores_json(summary: RunSummary) -> str:
