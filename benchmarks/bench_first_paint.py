@@ -17,9 +17,11 @@ first load on a server that has served another page (imports paid, this page's c
 server's caches and the browser's HTTP cache warm). The history
 holds the demo scenario run and the demo memos, so every page has something to show.
 
-Run: ``python3 benchmarks/bench_first_paint.py [--repeat 3]`` (needs /usr/bin/chromium and
-playwright, like ``tests/ui/test_browser.py``). Targets from issue 21: warm ``title`` and
-``progress`` under 1.5 s; cold ``progress`` visible while the page loads.
+Run: ``python3 benchmarks/bench_first_paint.py [--repeat 3] [--root DIR ...]`` (needs
+/usr/bin/chromium and playwright, like ``tests/ui/test_browser.py``). Each ``--root`` is a
+checkout whose ``app.py`` is served (default: this one); several roots are measured in turns,
+repeat by repeat, so before and after share the machine's load. Targets from issue 21: warm
+``title`` and ``progress`` under 1.5 s; cold ``progress`` visible while the page loads.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def record_history(home: Path) -> None:
 
 
 class Server:
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, root: Path = ROOT):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, PE_EVAL_HOME=str(home))
@@ -114,7 +116,7 @@ class Server:
                 "--browser.gatherUsageStats",
                 "false",
             ],
-            cwd=ROOT,
+            cwd=root,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -157,43 +159,63 @@ def load(context: Any, url: str, key: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="fresh servers (median)")
+    parser.add_argument(
+        "--root", action="append", type=Path, help="a checkout to serve (repeatable)"
+    )
     args = parser.parse_args(argv)
+    roots: list[Path] = args.root or [ROOT]
     from playwright.sync_api import sync_playwright
 
-    results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    results: dict[tuple[str, str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-paint-") as tmp, sync_playwright() as pw:
         home = Path(tmp) / "home"
         record_history(home)
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             for _ in range(args.repeat):
-                server = Server(home)
-                # one browser profile per server: its HTTP cache is cold on the first load
-                context = browser.new_context(viewport={"width": 1440, "height": 900})
-                try:
-                    for i, (label, path, key) in enumerate(PAGES):
-                        first = "cold" if i == 0 else "first visit"
-                        results.setdefault((label, first), []).append(
-                            load(context, server.url + path, key)
-                        )
-                        results.setdefault((label, "warm"), []).append(
-                            load(context, server.url + path, key)
-                        )
-                finally:
-                    context.close()
-                    server.stop()
+                for root in roots:
+                    measure(browser, home, root, results)
         finally:
             browser.close()
 
     print(f"median of {args.repeat}, seconds from navigation start (Chromium, 1440x900)")
-    print(f"{'page':<22}{'load':<13}{'html':>9}{'progress':>9}{'title':>9}{'settled':>9}")
-    for (label, kind), runs in results.items():
+    print(
+        f"{'tree':<12}{'page':<22}{'load':<13}{'html':>7}{'progress':>9}{'title':>7}{'settled':>9}"
+    )
+    for (tree, label, kind), runs in sorted(results.items(), key=_order):
         cells = [
             statistics.median(r.get(m, float("nan")) for r in runs)
             for m in ("dom", "progress", "title", "settled")
         ]
-        print(f"{label:<22}{kind:<13}" + "".join(f"{c:>9.2f}" for c in cells))
+        print(f"{tree[:11]:<12}{label:<22}{kind:<13}" + "".join(f"{c:>8.2f}" for c in cells))
     return 0
+
+
+def _order(item: tuple[tuple[str, str, str], Any]) -> tuple[int, str, int]:
+    (tree, label, kind), _ = item
+    return ([p[0] for p in PAGES].index(label), tree, kind == "warm")
+
+
+def measure(
+    browser: Any, home: Path, root: Path, results: dict[tuple[str, str, str], list[Any]]
+) -> None:
+    """One fresh server of ``root``: every page's first load, then its warm load."""
+    server = Server(home, root)
+    # one browser profile per server: its HTTP cache is cold on the first load
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    tree = root.name
+    try:
+        for i, (label, path, key) in enumerate(PAGES):
+            first = "cold" if i == 0 else "first visit"
+            results.setdefault((tree, label, first), []).append(
+                load(context, server.url + path, key)
+            )
+            results.setdefault((tree, label, "warm"), []).append(
+                load(context, server.url + path, key)
+            )
+    finally:
+        context.close()
+        server.stop()
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ class Scorecard:
     ZIP_PICK = "scorecard.zip_pick"  # which of the zip's memos the page shows
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
+    FINDINGS_TABLE = "scorecard.findings_table"  # click a finding: its full text under the table
     PROSE_OPP = "scorecard.prose_opp"
     PROSE_FOR = "scorecard.prose_for"  # the memo PROSE_OPP was picked for (reset on a switch)
     WRITE = "scorecard.write"

@@ -25,6 +25,7 @@ from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import LIVE_CONFIRM_THRESHOLD
 from ui import data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.views.scenario_failure import choose
 from ui.views.scenario_results import build_view, current_view, render_results, view_key
 
 if TYPE_CHECKING:
@@ -57,7 +58,13 @@ def load_inputs() -> tuple[Callable[[], list[Scenario]], dict[str, Any]] | None:
     """
     mode = st.radio("Scenarios from", [SIDEBAR_FILE, UPLOAD], key=K.MODE, horizontal=True)
     if mode == UPLOAD:
-        up = st.file_uploader("Scenarios file (JSON)", type=["json"], key=K.UPLOAD)
+        up = st.file_uploader(
+            "Scenarios file (JSON)",
+            type=["json"],
+            key=K.UPLOAD,
+            max_upload_size=data.upload_limit_mb(),
+            help=data.upload_help(),
+        )
         if up is None:
             st.info("Upload a Mimic scenarios export, or switch back to the sidebar file.")
             return None
@@ -385,6 +392,7 @@ def count_paid(
             "judge": paid.judge,
             "judge_measured": paid.judge_measured,
             "usd": paid.usd,
+            "local_target": paid.local_target,
         },
     }
     return paid
@@ -491,28 +499,86 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
 
 
 def render() -> None:
-    """The whole page."""
+    """The whole page: the run it opens on (a link's, this session's, else the latest
+    recorded) answered on the first screen, the run form one click away, then the details."""
     st.title("Scenario evaluation")
-    links.sync("scenarios")
-    st.caption(
-        "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
-        "LLM judge on the remaining misses, and numeric ranges."
-    )
-    glossary.render("scenarios")
-    loaded = load_inputs()
-    if loaded is None:
-        return
-    load, origin = loaded
-    st.markdown(summary_line(origin))
-    render_controls(load, origin)
+    scroll_to = open_run()
     v = current_view()
-    if v is not None:
-        render_results(
-            v,
-            st.session_state[K.RESULT],
-            st.session_state.get(K.RESULT_SOURCE, "?"),
-            history_id=st.session_state.get(K.HISTORY_ID),
+    history_id = st.session_state.get(K.HISTORY_ID)
+    if v is None:
+        links.sync("scenarios")
+        st.caption(
+            "No scenario run recorded yet: run the scenarios below (the demo replays recorded "
+            "responses offline, no key needed)."
         )
+        render_run_form(expanded=True)
+        return
+    picked = render_results(
+        v,
+        st.session_state[K.RESULT],
+        st.session_state.get(K.RESULT_SOURCE, "?"),
+        history_id=history_id,
+        page="scenarios",
+        scroll_to=scroll_to,
+        after_lead=lambda: render_run_form(expanded=bool(st.session_state.get(K.RUNNING))),
+    )
+    links.sync("scenarios", run=history_id, scenario=picked)
+
+
+def render_run_form(*, expanded: bool) -> None:
+    """The inputs, target, judge, cost guard and Run button, in an expander (one click away
+    from the run on screen; open when there is no run yet)."""
+    with st.expander("Run an evaluation", expanded=expanded, icon=":material/play_arrow:"):
+        st.caption(
+            "Mimic scenarios run against an agent, scored by strict substring, paraphrase "
+            "rules, an LLM judge on the remaining misses, and numeric ranges."
+        )
+        loaded = load_inputs()
+        if loaded is None:
+            return
+        load, origin = loaded
+        st.markdown(summary_line(origin))
+        render_controls(load, origin)
+    glossary.render("scenarios")
+
+
+def open_run() -> str | None:
+    """Put the run the page opens on in the session: a link's (``?page=scenarios&run=ID``,
+    its ``scenario`` drilled into), else this session's last, else the latest recorded
+    scenario run. Returns the scenario a new link asked for (to scroll to)."""
+    if links.is_new("scenarios"):
+        params = links.current()
+        ref = links.run_ref(params)
+        if ref is not None and show_recorded(ref):
+            scenario = params.get("scenario")
+            if scenario:
+                choose(K, scenario)  # a bare name opens its first non-passing run
+            return scenario
+    if st.session_state.get(K.RESULT) is None:
+        show_recorded(None)
+    return None
+
+
+def show_recorded(ref: str | None) -> bool:
+    """Make recorded run ``ref`` (None: the latest) the page's run; False when there is none
+    or it cannot be opened (said on the page; the session's run stays)."""
+    try:
+        opened = data.recorded_scenario_run(ref)
+    except PeEvalError as err:
+        show_error(
+            err,
+            fix="Open a run from the History page; the link may name a run recorded in "
+            "another history database.",
+        )
+        return False
+    if opened is None:
+        return False
+    st.session_state[K.RESULT] = opened["run_json"]
+    st.session_state[K.RESULT_VIEW] = opened["view"]
+    st.session_state[K.RESULT_SOURCE] = opened["source"]
+    st.session_state[K.HISTORY_ID] = opened["id"]
+    st.session_state[K.STOPPED] = False
+    return True
 
 
 def render_agent_tools(target: Target) -> None:
