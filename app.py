@@ -5,13 +5,38 @@ Run with ``python3 -m streamlit run app.py``; it opens on the bundled demo data 
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import data, links, responsive, state
-from ui.errors import md_code
+# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
+# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
+st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
+
+# The first page a fresh server serves loads the grader, pandas and the charts (seconds on a
+# busy machine): say so in the main area at once instead of leaving it blank. Warm runs find
+# the modules loaded and draw nothing here.
+BOOT = st.empty()
+COLD = "ui.views" not in sys.modules
+if COLD:
+    BOOT.info(
+        "Starting pe-eval: loading the grader and the charts…", icon=":material/hourglass_top:"
+    )
+
+from ui import data, links, responsive, state  # noqa: E402 (after the first paint)
+from ui.errors import md_code  # noqa: E402
+
+# Each page's view module: loaded under the start-up notice on a fresh server.
+VIEWS = {
+    "Memo scorecard": "ui.views.scorecard",
+    "Portfolio": "ui.views.portfolio",
+    "Scenario evaluation": "ui.views.scenarios",
+    "History": "ui.views.history",
+}
 
 
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
@@ -76,14 +101,13 @@ def build_navigation() -> StreamlitPage:
     return st.navigation(pages)
 
 
-# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
-# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
-FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
-
-st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
 responsive.page_css()
 render_sidebar()
 page = build_navigation()
 links.route(on_landing_page=page.title == "Memo scorecard")
 responsive.close_sidebar_on_phone(page.title)
+if page.title in VIEWS and VIEWS[page.title] not in sys.modules:
+    BOOT.info(f"Loading the {page.title} page…", icon=":material/hourglass_top:")
+    importlib.import_module(VIEWS[page.title])
+BOOT.empty()
 page.run()

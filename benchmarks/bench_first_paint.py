@@ -44,10 +44,11 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 
 PAGES = (
-    # (label, path, a text the settled page shows)
+    # (label, path, a text the settled page shows; alternatives split by "|")
     ("memo scorecard", "/", "Biggest finding"),
     ("portfolio", "/portfolio", "Weakest memo"),
-    ("scenario evaluation", "/scenario_eval", "Run evaluation"),
+    # before issue 21 the page opened on its run form, after it on the latest run
+    ("scenario evaluation", "/scenario_eval", "Run evaluation|Not passing"),
     ("history", "/run_history", "Compare two runs"),
 )
 
@@ -67,7 +68,8 @@ OBSERVER = """
       if ([...main.querySelectorAll('h1')].some(visible)) mark('title');
       const key = window.__pe_key;
       const busy = document.querySelector('[data-testid="stStatusWidget"]');
-      if (key && !busy && main.innerText.includes(key)) mark('settled');
+      const text = main.innerText;
+      if (key && !busy && key.split('|').some(k => text.includes(k))) mark('settled');
     }
   };
   new MutationObserver(check).observe(document, {subtree: true, childList: true,

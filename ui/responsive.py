@@ -51,7 +51,7 @@ PAGE_CSS = f"""<style>
   [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
   [data-testid="stColumn"] {{ min-width: 100% !important; }}
   [data-testid="stMainBlockContainer"] {{ padding-top: 3.4rem; }}
-  [data-testid="stMainBlockContainer"] h1 {{ font-size: 1.9rem; padding-top: 0.4rem; }}
+  [data-testid="stMainBlockContainer"] h1 {{ font-size: 1.7rem; padding-top: 0.3rem; }}
   /* A row of metric tiles reads two by two. */
   [class*="st-key-tiles-"] [data-testid="stColumn"] {{
     min-width: calc(50% - 0.5rem) !important; flex: 1 1 calc(50% - 0.5rem) !important; }}

@@ -73,6 +73,7 @@ class Scenarios:
     """Scenario evaluation page."""
 
     MODE = "scenarios.mode"  # "Sidebar file" | "Upload"
+    FORM = "scenarios.run_form"  # the run form's expander: open or closed (kept per session)
     UPLOAD = "scenarios.upload"
     TARGET = "scenarios.target"  # "Recorded" | "Anthropic" | "HTTP"
     RESPONSES = "scenarios.responses"

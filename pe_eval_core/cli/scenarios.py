@@ -68,7 +68,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     Judge,
 )
 from pe_eval_core.terminal import term
-from pe_eval_core.wording import tier_order
+from pe_eval_core.wording import target_words, tier_order
 
 DEFAULT_SCENARIOS = Path(".mimic/exports/mimic-scenarios.json")
 
@@ -332,7 +332,7 @@ def handle_run(args: argparse.Namespace) -> int:
         note(f"warning: {warning}")
     target = _target(args, options)
     judge = _judge(args, options)
-    note(f"Target: {target.name}. Judge: {judge_label(judge)}.")
+    note(f"Target: {target_words(target.name)}. Judge: {judge_label(judge)}.")
     if target.toolbox is not None:
         note("MCP servers: " + "; ".join(server_lines(target.toolbox)) + " (connecting...)")
 

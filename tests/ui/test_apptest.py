@@ -639,9 +639,9 @@ def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_verdict(app
     assert flawed["tone_label"].startswith("fail:")
     # under a lowered bound it meets, the same score is amber (short of perfect), not red
     loose = heatmap_rows(rows, VerdictThresholds.from_spec("citation=0.9"))
-    assert next(
-        c for c in loose if c["portco"] == "southeast_lender" and c["audience"] == "board"
-    )["tone_label"].startswith("watch:")
+    assert next(c for c in loose if c["portco"] == "southeast_lender" and c["audience"] == "board")[
+        "tone_label"
+    ].startswith("watch:")
 
 
 def test_the_findings_key_columns_fit_the_table_at_1440px():

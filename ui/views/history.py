@@ -217,13 +217,13 @@ def change_rows(changes: Sequence[ScenarioChange]) -> pd.DataFrame:
 
 
 def filters_label(keys: Sequence[str] = tuple(k for k, _, _ in FILTERS)) -> str:
-    """The filter panel's title: the filters in force, so a closed panel still says them."""
+    """The filters in force in words, said under the closed panel."""
     on = [
         f"{label.lower()} {st.session_state[key]}"
         for key, _, label in FILTERS
         if key in keys and st.session_state.get(key) not in (None, ALL)
     ]
-    return "Filter the runs: " + (", ".join(on) if on else "all runs shown")
+    return "Filtered: " + ", ".join(on) if on else "All runs shown"
 
 
 def render_filters(store: RunStore) -> RunFilters:
@@ -231,7 +231,9 @@ def render_filters(store: RunStore) -> RunFilters:
     screen); its title names the filters in force."""
     options = store.filter_options()
     values: dict[str, str | None] = {}
-    with st.expander(filters_label(), icon=":material/filter_list:"):
+    # closed by default (a phone's first screen), its title constant so it stays as the user
+    # left it; the filters in force are said under it
+    with st.expander("Filter the runs", icon=":material/filter_list:"):
         cols = st.columns(3)
         for i, (key, column, label) in enumerate(FILTERS):
             choices = [ALL, *options.get(column, [])]
@@ -239,6 +241,7 @@ def render_filters(store: RunStore) -> RunFilters:
                 st.session_state[key] = ALL
             picked = cols[i % 3].selectbox(label, choices, key=key)
             values[column] = None if picked == ALL else picked
+    st.caption(filters_label())
     return RunFilters.model_validate(values)  # the kind column's values are RunKind names
 
 

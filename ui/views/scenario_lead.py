@@ -40,9 +40,13 @@ LEAD_CSS = """<style>
 .pe-runlink button { margin-left: 0.5rem; font-size: 0.8rem; padding: 0 0.5rem;
   border: 1px solid #c5ccd6; border-radius: 4px; background: #fff; cursor: pointer; }
 @media (max-width: 640px) {
-  .pe-failing li { flex-wrap: wrap; gap: 0 0.5rem; }
+  .pe-failing { font-size: 0.84rem; line-height: 1.3; }
+  .pe-failing li { flex-wrap: wrap; gap: 0 0.5rem; padding: 0.08rem 0; }
   .pe-failing a { white-space: normal; overflow-wrap: anywhere; }
-  .pe-failing .why { flex-basis: 100%; }
+  .pe-failing .why { flex-basis: 100%; font-size: 0.8rem; }
+  .st-key-scenario-lead h4 { font-size: 1.05rem; padding: 0.2rem 0; }
+  .st-key-scenario-lead [data-testid="stAlertContainer"] p { font-size: 0.86rem; }
+  .st-key-scenario-lead [data-testid="stAlertContainer"] { padding: 0.6rem 0.75rem; }
 }
 </style>"""
 """The failing list: one line per scenario at a desk (the why cut with an ellipsis, the full
@@ -133,10 +137,24 @@ def render_lead(
     verdict: dict[str, Any] | None,
     source: str,
 ) -> None:
-    """Which run, its verdict (tone from the core's rule), the failing scenarios, the link."""
+    """Which run (on the scenario page; History titles it), its verdict (tone from the core's
+    rule), the failing scenarios, the link."""
+    with st.container(key="scenario-lead"):
+        _lead(v, history_id, page=page, verdict=verdict, source=source)
+
+
+def _lead(
+    v: dict[str, Any],
+    history_id: int | None,
+    *,
+    page: str,
+    verdict: dict[str, Any] | None,
+    source: str,
+) -> None:
     when = (v.get("started") or "")[:16].replace("T", " ")
     title = f"Run #{history_id}" if history_id is not None else "This run (not recorded)"
-    st.markdown(f"#### {title}" + (f" · {md_escape(when)} UTC" if when else ""))
+    if page == "scenarios":  # History titles a reopened run itself
+        st.markdown(f"#### {title}" + (f" · {md_escape(when)} UTC" if when else ""))
     regressions = int(verdict["regressions"]) if verdict else 0
     tone = run_tone(
         total=v["total"], failed=v["failed"], errors=v["errors"], regressions=regressions

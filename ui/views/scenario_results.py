@@ -296,8 +296,9 @@ SCROLL_JS = """<script>
     const el = target();
     if (stop || Date.now() - started > 6000) return;
     if (el) {
+      el.style.scrollMarginTop = "64px";  // clear of Streamlit's header bar
       const top = el.getBoundingClientRect().top;
-      if (Math.abs(top - 70) > 8) el.scrollIntoView({block: "start"});
+      if (Math.abs(top - 64) > 8) el.scrollIntoView({block: "start"});
     }
     setTimeout(tick, 200);
   };

@@ -23,6 +23,7 @@ import streamlit as st
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.wording import target_words
 from ui import data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.views.scenario_failure import choose
@@ -298,7 +299,7 @@ def run(
     cancel = threading.Event()
     total = len(scenarios) * repeat
     runs = f"{len(scenarios)} scenarios" + (f" × {repeat}" if repeat > 1 else "")
-    with st.status(f"Running {runs} against {target.name}…", expanded=True) as box:
+    with st.status(f"Running {runs} against {target_words(target.name)}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting…")
         table = st.empty()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pe-eval-run")
@@ -363,8 +364,9 @@ def keep(result: ScenarioRun, origin: dict[str, Any], *, stopped: bool) -> None:
 
 def start_run() -> None:
     """The Run button's callback: mark the run as started before the page redraws, so Run is
-    drawn disabled and Stop enabled while it runs."""
+    drawn disabled and Stop enabled while it runs (in the run form, kept open)."""
     st.session_state[K.RUNNING] = True
+    st.session_state[K.FORM] = True
 
 
 def count_paid(
@@ -527,8 +529,19 @@ def render() -> None:
 
 def render_run_form(*, expanded: bool) -> None:
     """The inputs, target, judge, cost guard and Run button, in an expander (one click away
-    from the run on screen; open when there is no run yet)."""
-    with st.expander("Run an evaluation", expanded=expanded, icon=":material/play_arrow:"):
+    from the run on screen; open when there is no run yet). The expander's state is kept
+    under its key, so it stays as the user left it whatever the run above it shows; while
+    it is closed its controls are not drawn (nothing is loaded or counted)."""
+    if expanded:
+        st.session_state[K.FORM] = True
+    st.session_state.setdefault(K.FORM, False)
+    form = st.expander(
+        "Run an evaluation", key=K.FORM, on_change="rerun", icon=":material/play_arrow:"
+    )
+    if not form.open:
+        glossary.render("scenarios")
+        return
+    with form:
         st.caption(
             "Mimic scenarios run against an agent, scored by strict substring, paraphrase "
             "rules, an LLM judge on the remaining misses, and numeric ranges."

@@ -75,6 +75,9 @@ def tile_style() -> str:
     rules.append(
         '[class*="st-key-scorecard-tile-"] { flex: 1 1 calc(25% - 1rem) !important; '
         "min-width: 215px; }\n"
+        # a caption too long for its tile wraps, never cut
+        '[class*="st-key-scorecard-tile-"] [data-testid="stMetricDelta"] * '
+        "{ white-space: normal !important; overflow: visible !important; }\n"
         f"@media (max-width: {PHONE_PX}px) {{ "
         '[class*="st-key-scorecard-tile-"] { flex: 1 1 calc(50% - 0.5rem) !important; '
         "min-width: 0 !important; } "
