@@ -39,9 +39,7 @@ def test_flawed_memo_lists_plain_sentence_issues():
         i.startswith("$6.8M in C × 60 months (opp_02) matches no source figure")
         for i in verdict.issues
     )
-    assert any(
-        "the annual outcome of C × 60 months (opp_02), −$7.9M" in i for i in verdict.issues
-    )
+    assert any("the annual outcome of C × 60 months (opp_02), −$7.9M" in i for i in verdict.issues)
     assert all("$-" not in i for i in verdict.issues)
     assert all("_usd_annual" not in i and "opportunities[" not in i for i in verdict.issues)
 
@@ -50,7 +48,9 @@ def test_misattribution_blocks_even_when_scores_pass_the_thresholds():
     ev = _graded("southeast_lender", "board")
     loose = VerdictThresholds.from_spec("citation=0.5,consistency=0")
     verdict = memo_verdict(ev, loose)
-    assert not verdict.ready and len(verdict.issues) == 1 and "not of GA × Branch" in verdict.issues[0]
+    assert (
+        not verdict.ready and len(verdict.issues) == 1 and "not of GA × Branch" in verdict.issues[0]
+    )
     assert memo_verdict(ev, VerdictThresholds.from_spec("citation=0.5,consistency=0", 1)).ready
 
 

@@ -27,7 +27,7 @@ from pe_eval_core.history.compare import (
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
 from pe_eval_core.rates import tally_text
-from pe_eval_core.tone import CATEGORY_COLOURS, Tone, comparison_tone
+from pe_eval_core.tone import CATEGORY_COLOURS, Tone, comparison_tone, run_tone
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, count_of, fmt_pct, tier_order
 from ui import glossary, links, tones
 from ui.columns import as_points, score_column
@@ -258,6 +258,11 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
             f", {r.n_errors} errored (not in the rate)" if r.n_errors else ""
         )
     mark = run_mark(r, pinned)
+    tone = ""
+    if r.kind == "scenarios" and r.n_total is not None:  # a scenario run's verdict colour
+        errors = r.n_errors or 0
+        failed = r.n_total - (r.n_passed or 0) - errors
+        tone = run_tone(total=r.n_total, failed=failed, errors=errors).value
     return Card(
         title=f"#{r.id} · {r.kind} · {r.subject}" + (f" · {mark}" if mark else ""),
         lead=lead,
@@ -267,6 +272,7 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
             ("from", r.origin),
         ],
         href=links.link(run=r.id),
+        tone=tone,
     )
 
 
