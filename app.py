@@ -94,6 +94,11 @@ def build_navigation() -> StreamlitPage:
         ),
         st.Page("app_pages/portfolio.py", title="Portfolio", icon=":material/grid_view:"),
         st.Page(
+            "app_pages/document_scorecard.py",
+            title="Document scorecard",
+            icon=":material/description:",
+        ),
+        st.Page(
             "app_pages/scenario_eval.py", title="Scenario evaluation", icon=":material/science:"
         ),
         st.Page("app_pages/run_history.py", title="History", icon=":material/history:"),

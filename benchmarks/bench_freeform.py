@@ -271,8 +271,8 @@ def apply_mutation(workdir: Path, case: dict[str, Any]) -> tuple[Path, int, int]
         opp = next(o for o in src["opportunities"] if o["id"] == patch["opportunity_id"])
         opp[patch["field"]] = patch["value"]
         (workdir / src_path.name).write_text(json.dumps(src, indent=2), encoding="utf-8")
-    if case["field"] == HEADLINE_FIELD:
-        memo[HEADLINE_FIELD] = float(case["replace"])
+    if case.get("opportunity_id") is None:  # a top-level sidecar field (headline, baseline)
+        memo[case["field"]] = float(case["replace"])
         start = end = -1
     else:
         opp = next(o for o in memo["opportunities_explained"] if o["id"] == case["opportunity_id"])
@@ -291,11 +291,29 @@ def is_correct_variant(case: dict[str, Any]) -> bool:
     return str(case["error_class"]).startswith("correct")
 
 
+def _memo_level(graded: Graded) -> set[tuple[str, str]]:
+    return {(f.kind, f.message) for f in graded.flags if f.opportunity_id is None}
+
+
+_CLEAN_MEMO_LEVEL: dict[Path, set[tuple[str, str]]] = {}
+
+
+def _clean_memo_level(memo_name: str) -> set[tuple[str, str]]:
+    """Memo-level findings of the clean memo (graded once): a top-level field's mutation is
+    caught by a memo-level finding the clean memo does not have."""
+    path = CORPUS / memo_name
+    if path not in _CLEAN_MEMO_LEVEL:
+        _CLEAN_MEMO_LEVEL[path] = _memo_level(grade(path, source_of(path)))
+    return _CLEAN_MEMO_LEVEL[path]
+
+
 def caught(case: dict[str, Any], graded: Graded, start: int, end: int) -> bool:
     if case["field"] == HEADLINE_FIELD:
         return graded.headline_agrees_with_source is False or any(
             f.kind == "headline_mismatch" and f.opportunity_id is None for f in graded.flags
         )
+    if case.get("opportunity_id") is None:
+        return bool(_memo_level(graded) - _clean_memo_level(case["memo"]))
     for f in graded.flags:
         if f.opportunity_id != case["opportunity_id"] or f.field != case["field"]:
             continue
@@ -366,6 +384,90 @@ def measure_demo() -> None:
         print(f"  {path.name:<42} {sum(kinds.values()):>3}  ({detail})")
 
 
+ALL_CORPORA = (
+    "tests/corpus/freeform",
+    "tests/corpus/freeform_holdout",
+    "tests/corpus/freeform_llm",
+    "tests/corpus/freeform_heldout",
+    "tests/corpus/producer_run/finance_output",
+    "tests/corpus/producer_seeds/finance_output",
+    "tests/corpus/producer_skeleton/finance_output",
+    "finance_output",
+)
+"""Every labelled corpus, for ``--all`` (the no-regression table)."""
+
+
+@dataclass
+class Summary:
+    """One corpus in one line: false flags, known defects found, recall, rewrites flagged."""
+
+    memos: int = 0
+    false_flags: int = 0
+    known_found: int = 0
+    known: int = 0
+    caught: int = 0
+    planted: int = 0
+    rewrites_flagged: int = 0
+    rewrites: int = 0
+    seconds: float = 0.0
+
+
+def summarize(corpus: Path) -> Summary:
+    """Grade a corpus's clean memos and mutations; count without printing."""
+    global CORPUS
+    CORPUS = corpus
+    out = Summary()
+    known_rows = (
+        load_json(corpus / "known_defects.json")
+        if (corpus / "known_defects.json").is_file()
+        else []
+    )
+    known = {(k["memo"], k["opportunity_id"], k["field"], k["raw"]) for k in known_rows}
+    out.known = len(known)
+    for path in sorted(corpus.glob("explain_*.json")):
+        graded = grade(path, source_of(path))
+        out.memos += 1
+        out.seconds += graded.seconds
+        for f in graded.flags:
+            if (path.name, f.opportunity_id, f.field, f.raw) in known:
+                out.known_found += 1
+            else:
+                out.false_flags += 1
+    cases = load_json(corpus / "mutations.json") if (corpus / "mutations.json").is_file() else []
+    with tempfile.TemporaryDirectory(prefix="bench_freeform_") as tmp:
+        work = Path(tmp)
+        for case in cases:
+            for p in corpus.glob("*.json"):
+                shutil.copyfile(p, work / p.name)
+            path, start, end = apply_mutation(work, case)
+            hit = caught(case, grade(path, source_of(path)), start, end)
+            if is_correct_variant(case):
+                out.rewrites += 1
+                out.rewrites_flagged += hit
+            else:
+                out.planted += 1
+                out.caught += hit
+    return out
+
+
+def print_all() -> None:
+    """The no-regression table: every corpus, one line each."""
+    print(
+        f"{'corpus':<44} {'memos':>5} {'false':>5} {'known':>9} {'recall':>9} {'rewrites':>8}"
+        f" {'ms/memo':>7}"
+    )
+    for name in ALL_CORPORA:
+        s = summarize(ROOT / name)
+        known = f"{s.known_found}/{s.known}" if s.known else "-"
+        recall = f"{s.caught}/{s.planted}" if s.planted else "-"
+        rewrites = f"{s.rewrites_flagged}/{s.rewrites}" if s.rewrites else "-"
+        ms = 1000 * s.seconds / max(s.memos, 1)
+        print(
+            f"{name:<44} {s.memos:>5} {s.false_flags:>5} {known:>9} {recall:>9} {rewrites:>8}"
+            f" {ms:>7.1f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     global CORPUS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -377,7 +479,13 @@ def main(argv: list[str] | None = None) -> int:
         help="corpus folder (default tests/corpus/freeform; the held-out set is"
         " tests/corpus/freeform_holdout)",
     )
+    parser.add_argument(
+        "--all", action="store_true", help="one summary line per labelled corpus (no regression)"
+    )
     args = parser.parse_args(argv)
+    if args.all:
+        print_all()
+        return 0
     CORPUS = args.corpus.resolve()
     total, per_memo = measure_clean(args.verbose)
     variant_flags = measure_mutations(args.verbose)

@@ -37,6 +37,12 @@ The hierarchy::
         ├── InvalidNameError            a name that could walk a path
         ├── PathOutsideRootError        a path outside the allowed folders
         ├── EmptyMemoError
+        ├── DocumentError               a PE document (exit pack, DDQ, red flags) to grade
+        │   ├── DocumentNotFoundError
+        │   ├── MalformedDocumentError
+        │   ├── DocumentSchemaError
+        │   ├── DocumentSourceError     the source a document names is missing or unusable
+        │   └── DocumentKindError       a file that is no gradable document kind
         ├── ThresholdSpecError          a threshold spec that cannot be read
         ├── UsageError                  memo options that do not fit together
         ├── OutputWriteError            the scorecard could not be written
@@ -46,6 +52,8 @@ The hierarchy::
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
         ├── KindMismatchError           comparing a memo run with a scenario run
+        ├── UnlikeRunsError             comparing scenario runs made with different setups
+        ├── PriceFileError              the $PE_EVAL_PRICES price file
         ├── GateConfigError             the gate's thresholds or inputs
         └── HistoryError                the run-history database
             ├── HistorySchemaTooNewError
@@ -86,6 +94,10 @@ INPUT_LABELS: dict[str, str] = {
     "allowed_roots": "allowed folders",
     "mcp_config": "MCP server configuration (.mcp.json)",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
+    "document": "document file",
+    "document_kind": "document kind",
+    "as_of": "analysis date",
+    "allow_unlike": "comparison of runs made with different setups",
     "timeout": "call timeout",
     "max_cost": "cost limit",
 }
@@ -473,6 +485,28 @@ class AllowedRootError(PeEvalError):
 # --- run history, comparison and the gate --------------------------------------------------
 
 
+class PriceFileError(PeEvalError):
+    diagnosis = "The price file cannot be read as prices in USD per million tokens"
+    fix = (
+        'Fix the file the message names ({"models": {"<model id>": {"input": 2, "output": '
+        "10}}}), or unset PE_EVAL_PRICES to use the built-in prices."
+    )
+
+
+class UnlikeRunsError(PeEvalError):
+    """Scenario runs made with different setups (their manifests differ), not compared."""
+
+    diagnosis = (
+        "The runs were made with different setups, so their differences are not the effect "
+        "of one change"
+    )
+    fix = (
+        "Compare runs made with the same setup (the history lists runs by skill and model), "
+        "or ask for the comparison anyway: it then says first what differs."
+    )
+    input = "allow_unlike"
+
+
 class KindMismatchError(PeEvalError):
     diagnosis = (
         "Only runs of the same kind can be compared (memo with memo, scenarios with scenarios)"
@@ -570,3 +604,50 @@ class AgentBoundsError(PeEvalError):
     diagnosis = "A bound of the agent's tool-use loop is not a positive number"
     fix = "Use positive whole numbers for the turn, tool-call and token limits."
     input = "agent_bounds"
+
+
+# --- other PE documents (exit proof packs, DDQ responses, red flags) -------------------------
+
+
+class DocumentError(PeEvalError):
+    """A PE document pe-eval was asked to grade could not be graded."""
+
+    diagnosis = "The document could not be graded"
+    fix = "Check the document named in the message."
+    input = "document"
+
+
+class DocumentNotFoundError(InputNotFoundError, DocumentError):
+    diagnosis = "Document JSON not found: the path passed doesn't exist"
+    fix = "Check the path, or list the documents in the folder."
+    input = "document"
+
+
+class MalformedDocumentError(MalformedJSONError, DocumentError):
+    diagnosis = "Document JSON is malformed: the file got corrupted"
+    fix = "Regenerate the document with the tool that produced it."
+    input = "document"
+
+
+class DocumentSchemaError(SchemaMismatchError, DocumentError):
+    diagnosis = "Document JSON does not match its kind's schema"
+    fix = "Regenerate the document with the tool that produced it, or fix the named field."
+    input = "document"
+
+
+class DocumentSourceError(InputNotFoundError, DocumentError):
+    diagnosis = "The source the document was drawn from is missing or unusable"
+    fix = (
+        "Put the source file (OpportunityMap, knowledge-base folder or filing) where the "
+        "document names it, beside the document, or name it explicitly."
+    )
+    input = "source"
+
+
+class DocumentKindError(DocumentError):
+    diagnosis = "The file is not a document kind pe-eval grades"
+    fix = (
+        "Pass an explain_*, exit_proof_pack_*, ddq_response_* or cim_redflags_* JSON file, "
+        "or name its kind."
+    )
+    input = "document_kind"

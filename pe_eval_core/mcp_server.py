@@ -61,6 +61,8 @@ TOOL_ARGUMENTS: dict[str, str] = {
     "scenarios": "scenarios_path",
     "responses": "responses_path",
     "judge_verdicts": "judge_verdicts_path",
+    "document": "document_path",
+    "document_kind": "kind",
     "memo_thresholds": "thresholds",
 }
 """Each input an error can name (``pe_eval_core.errors.INPUT_LABELS``) as a tool argument."""
@@ -170,6 +172,80 @@ class PeEvalTools:
             structured_content=seed,
         )
 
+    def eval_document(
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> dict[str, Any]:
+        """The seed's dict with the kind, document id, findings and verdict (see
+        :meth:`grade_any`)."""
+        return self.grade_any(document_path, kind, source_path, thresholds)[0]
+
+    def grade_any(
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Any producer document: a memo through :meth:`grade`, the others through the
+        document graders; the document and every source it reads confined to the roots. The
+        dict and the text ``pe-eval doc`` prints (scores, weakest dimension, the verdict
+        under ``thresholds``)."""
+        from pe_eval_core.documents import document_kind, grade_document, write_document_outputs
+        from pe_eval_core.documents.api import source_paths
+        from pe_eval_core.documents.summary import score_lines
+        from pe_eval_core.documents.verdict import document_verdict
+        from pe_eval_core.errors import DocumentNotFoundError
+        from pe_eval_core.memo.verdict import VerdictThresholds, verdict_lines
+
+        bounds = VerdictThresholds.from_spec(thresholds)
+        doc = self._confine(document_path, "document")
+        self._file(doc, document_path, DocumentNotFoundError)
+        found = document_kind(doc, kind)
+        if found.value == "memo":
+            from pe_eval_core.documents.loading import read_document, resolve_named
+
+            named = resolve_named(doc, read_document(doc).get("source_opportunity_map"))
+            source = source_path or (str(named) if named else "")
+            seed, text = self.grade(str(doc), source, thresholds)
+            return {"kind": "memo", **seed}, text
+        sources = {k: self._confine(str(v), "source") for k, v in source_paths(doc, kind).items()}
+        if source_path:
+            sources["source"] = self._confine(source_path, "source")
+        ev = grade_document(doc, kind=found.value, **sources)
+        html_path, json_path = write_document_outputs(ev, thresholds=bounds)
+        if self.record:
+            record_or_warn(ev, origin="mcp", db=self.db)
+        verdict = document_verdict(ev, bounds)
+        out = ev.seed_dict(html_path, json_path)
+        out["findings"] = [f.model_dump(mode="json") for f in ev.counted_findings()]
+        out["verdict"] = verdict.summary(ev).model_dump()
+        text = [f"Eval scorecard: {html_path}", *score_lines(ev), *verdict_lines(verdict)]
+        return out, text
+
+    def eval_document_result(
+        self,
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> CallToolResult:
+        """The tool's result: the dict as structured content and first text block, the
+        scores and verdict as the second (as ``eval_pe_output``'s)."""
+        from mcp.types import CallToolResult, TextContent
+
+        out, text = self.grade_any(document_path, kind, source_path, thresholds)
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text=json.dumps(out, indent=2)),
+                TextContent(type="text", text="\n".join(text)),
+            ],
+            structured_content=out,
+        )
+
     def list_memo_pairs(self, data_dir: str) -> dict[str, Any]:
         from pe_eval_core.memo.pairs import scan_memo_pairs
 
@@ -210,10 +286,12 @@ class PeEvalTools:
         if judge_verdicts_path:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
-            verdicts = self._confine(str(beside), "judge_verdicts")
+            self._confine(str(beside), "judge_verdicts")  # read by the policy: confined too
+        target = RecordedTarget(responses)
         options = run_options()  # the one set of defaults; the tool takes no run option
         # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
-        # without recorded verdicts, cached verdicts are used and others are judge errors
+        # the verdicts saved with the responses, then those beside the scenarios for the
+        # responses they were recorded for; cached verdicts, else judge errors, for the rest
         judge = choose_judge(
             scenarios_path=scenarios,
             verdicts=verdicts,
@@ -221,11 +299,12 @@ class PeEvalTools:
             cache=self.judge_cache,
             allow_live=False,
             options=options,
+            target=target,
         )
         loaded = load_scenarios(scenarios)
         run = run_scenarios_sync(
             loaded,
-            RecordedTarget(responses),
+            target,
             judge=judge,
             options=options,
             scenarios_path=scenarios,
@@ -311,7 +390,7 @@ def build_server(
     record: bool = True,
     judge_cache: str | os.PathLike[str] | None = None,
 ) -> MCPServer:
-    """The MCP server with the three tools; ``roots`` default as in :func:`allowed_roots`."""
+    """The MCP server with its four tools; ``roots`` default as in :func:`allowed_roots`."""
     from mcp.server.mcpserver import MCPServer
 
     tools = PeEvalTools(
@@ -340,6 +419,28 @@ def build_server(
         memo_json_path: str, source_json_path: str, thresholds: str | None = None
     ) -> dict[str, Any]:
         return _guard(tools.eval_pe_output_result, memo_json_path, source_json_path, thresholds)
+
+    @server.tool(
+        name="eval_document",
+        description=(
+            "Grade any PE document of the producer against its source with no LLM call: an "
+            "exit proof pack (exit_proof_pack_<portco>.json, against its dx_report and BX "
+            "corpus), a DDQ response (ddq_response_<fund>.json, against its knowledge-base "
+            "folder), 10-K/CIM red flags (cim_redflags_<doc>.json, against the filing) or an "
+            "explainer memo. kind is detected from the file unless given. Writes "
+            "eval_<name>.html/.json next to the document; returns report_path, json_path, "
+            "kind, document_id, scores, totals, consistency_note, the findings and the "
+            "verdict; a second text block gives the scores and the verdict. thresholds "
+            "(optional, as for eval_pe_output): the verdict's bounds."
+        ),
+    )
+    def eval_document(
+        document_path: str,
+        kind: str | None = None,
+        source_path: str | None = None,
+        thresholds: str | None = None,
+    ) -> dict[str, Any]:
+        return _guard(tools.eval_document_result, document_path, kind, source_path, thresholds)
 
     @server.tool(
         name="list_memo_pairs",

@@ -127,6 +127,7 @@ from pe_eval_core.numtext.figures import (
     FigureKind,
     extract_figures,
 )
+from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.mentions import (
     NumberMention,
     extract_numbers,
@@ -143,6 +144,7 @@ __all__ = [
     "FigureKind",
     "NumberMention",
     "extract_figures",
+    "extract_labelled_figures",
     "extract_numbers",
     "extract_word_figures",
     "iter_number_values",

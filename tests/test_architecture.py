@@ -96,6 +96,7 @@ SCENARIO_LAYERS: dict[str, tuple[str, ...]] = {
     "trace.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
     "statistics.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
     "options.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
+    "tool_names.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run", f"{S}.models"),
     "loading.py": (f"{S}.agent", f"{S}.llm", f"{S}.scoring", f"{S}.run"),
     # the Messages API seam is shared by the agent and the judge: it knows neither
     "llm": (f"{S}.agent", f"{S}.scoring", f"{S}.run"),

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from pe_eval_core.wording import pct_points
+from pe_eval_core.wording import DIMENSION_LABELS, LOWER_IS_BETTER, pct_points
 
 SCORE_FORMAT = "%g%%"
 
@@ -25,6 +25,19 @@ def score_column(label: str, *, bar: bool = True, help: str | None = None) -> Co
             label, min_value=0.0, max_value=100.0, format=SCORE_FORMAT, help=help
         )
     return st.column_config.NumberColumn(label, format=SCORE_FORMAT, help=help)
+
+
+def dimension_columns() -> dict[str, ColumnConfig]:
+    """The four dimensions' plain number columns, labelled, lower-is-better said (the memo
+    and document tables of Portfolio)."""
+    return {
+        field: score_column(
+            label,
+            bar=False,
+            help=label + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
+        )
+        for field, label in DIMENSION_LABELS.items()
+    }
 
 
 def as_points(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:

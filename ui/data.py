@@ -445,15 +445,19 @@ def paid_calls(
 
 def scenario_verdict(history_id: int) -> dict[str, Any] | None:
     """The scenario verdict of recorded run ``history_id`` (``history.compare.scenario_verdict``)
-    against the pinned scenarios baseline, else the previous run on the same target.
+    against the baseline ``history.baseline.automatic_baseline`` chooses: the pinned baseline
+    when it was made with the same setup, else the previous run with the same setup.
 
-    Returns ``{sentence, baseline, how, regressions}``; None when the history holds no run to
-    compare with (or cannot be read: a history problem never breaks the page). Finding the
-    baseline is two small queries per rerun; the comparison itself is cached per pair of runs
-    (recorded runs do not change).
+    Returns ``{sentence, baseline, how, regressions, regressed, significance, skipped}``
+    (``regressed``: the regressed scenarios' names; ``significance``: the paired test's
+    sentence; ``skipped``: why the pinned baseline was not used); None when the history holds
+    nothing comparable and nothing was skipped (or cannot be read: a history problem never
+    breaks the page). The comparison
+    itself is cached per pair of runs (recorded runs do not change).
     """
     import sqlite3
 
+    from pe_eval_core.history.baseline import automatic_baseline
     from pe_eval_core.history.records import RunFilters
     from pe_eval_core.history.store import RunStore
 
@@ -465,31 +469,25 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
             if latest is not None and latest.id == history_id
             else store.get_run(history_id).summary
         )
-        base_id = store.pinned_baseline("scenarios")
-        how = "the pinned baseline"
-        if base_id is None or base_id == history_id:
-            how = "the previous run on this target"
-            now = (summary.created_at, history_id)
-            runs = store.list_runs(
-                RunFilters(kind="scenarios", target=summary.target, infra_error=False)
-            )
-            base_id = next(
-                (r.id for r in runs if r.id != history_id and (r.created_at, r.id) < now), None
-            )
-        if base_id is None:
-            return None
+        choice = automatic_baseline(store, summary)
+        if choice.run_id is None:
+            if choice.skipped is None:
+                return None
+            return {"sentence": None, "baseline": None, "how": choice.how, "regressions": 0,
+                    "regressed": [], "significance": None, "skipped": choice.skipped}  # fmt: skip
         db = store.url.render_as_string(hide_password=False)
-        sentence, regressions = _verdict(db, base_id, history_id, summary.uid)
-        regressed, significance = _verdict_detail(db, base_id, history_id, summary.uid)
+        sentence, regressions = _verdict(db, choice.run_id, history_id, summary.uid)
+        regressed, significance = _verdict_detail(db, choice.run_id, history_id, summary.uid)
     except (PeEvalError, OSError, sqlite3.Error):
         return None
     return {
         "sentence": sentence,
-        "baseline": base_id,
-        "how": how,
+        "baseline": choice.run_id,
+        "how": choice.how,
         "regressions": regressions,
         "regressed": regressed,
         "significance": significance,
+        "skipped": choice.skipped,
     }
 
 

@@ -25,10 +25,11 @@ PAGE_FILES: dict[str, str] = {
     "portfolio": "app_pages/portfolio.py",
     "scenarios": "app_pages/scenario_eval.py",
     "history": "app_pages/run_history.py",
+    "documents": "app_pages/document_scorecard.py",
 }
 """``?page=`` names and the page file each opens (the scorecard is the landing page)."""
 
-KEYS = ("page", "portco", "audience", "run", "scenario")
+KEYS = ("page", "portco", "audience", "run", "scenario", "doc")
 """The query parameters the dashboard reads and writes; others are left alone."""
 
 SYNCED = "links.synced"

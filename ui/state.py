@@ -69,6 +69,19 @@ class Portfolio:
     OPEN = "portfolio.open"
 
 
+class Documents:
+    """Document scorecard page (exit proof packs, DDQ responses, red flags)."""
+
+    PICK = "documents.pick"
+    FINDINGS = "documents.findings"
+    OPEN_MEMO = "documents.open_memo"
+    DOWNLOAD_HTML = "documents.download_html"
+    DOWNLOAD_JSON = "documents.download_json"
+    WRITE = "documents.write"
+    OPEN = "documents.open"  # the Portfolio's document table
+    VERDICT_SPEC = "documents.verdict_spec"  # this page's thresholds input (Scorecard's kept)
+
+
 class Scenarios:
     """Scenario evaluation page."""
 

@@ -44,6 +44,10 @@ CLI_FLAGS: dict[str, str] = {
     "allowed_roots": "--allow-root",
     "mcp_config": "--mcp-config / --mcp-server",
     "agent_bounds": "--max-turns / --max-tool-calls / --max-tokens",
+    "document": "PATH",
+    "document_kind": "--kind",
+    "as_of": "--as-of",
+    "allow_unlike": "--allow-unlike",
     "timeout": "--timeout / --judge-timeout",
     "max_cost": "--max-cost",
 }

@@ -52,7 +52,8 @@ def register(subparsers: Subparsers) -> None:
     ls.add_argument("--audience")
     ls.add_argument("--scenarios", help="scenarios file the run used")
     ls.add_argument("--target")
-    ls.add_argument("--model")
+    ls.add_argument("--model", help="scenario runs of this target model")
+    ls.add_argument("--skill", metavar="PATH", help="scenario runs that followed this skill file")
     ls.add_argument("--limit", type=int, default=20)
     ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _add_db(ls)
@@ -79,6 +80,12 @@ def register(subparsers: Subparsers) -> None:
         "--kind",
         choices=("memo", "scenarios"),
         help="resolve latest / latest~N among runs of this kind only",
+    )
+    cmp.add_argument(
+        "--allow-unlike",
+        action="store_true",
+        help="compare scenario runs made with different setups (skill, model, tools, "
+        "scenarios, judge); the report says first what differs",
     )
     cmp.add_argument("--json", action="store_true")
     _add_db(cmp)
@@ -157,6 +164,12 @@ def register(subparsers: Subparsers) -> None:
         "(default: the pinned scenarios baseline, if any)",
     )
     gate.add_argument(
+        "--allow-unlike",
+        action="store_true",
+        help="check against a baseline made with another setup (skill, model, tools, "
+        "scenarios, judge) instead of refusing it",
+    )
+    gate.add_argument(
         "--yes", action="store_true", help="confirm more than 20 paid judge calls (it costs money)"
     )
     gate.add_argument("--no-record", action="store_true", help="do not record runs in history")
@@ -197,6 +210,7 @@ def _list(args: argparse.Namespace) -> int:
         scenarios_path=args.scenarios,
         target=args.target,
         model=args.model,
+        skill_path=args.skill,
     )
     runs = store.list_runs(filters, limit=args.limit)
     _warn_skipped(store)
@@ -311,7 +325,7 @@ def _compare_refs(store: RunStore, args: argparse.Namespace) -> tuple[int, int]:
 def _compare(args: argparse.Namespace) -> int:
     store = _existing_store(args)
     run_a, run_b = _compare_refs(store, args)
-    cmp = compare_runs(store, run_a, run_b)
+    cmp = compare_runs(store, run_a, run_b, allow_unlike=args.allow_unlike)
     infra = [
         f"run #{r.id} is an infrastructure error (every scenario errored): its failures are "
         "not regressions"
@@ -378,6 +392,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         judge_cache=args.judge_cache or getattr(args, "database_url", None),
         min_pass_rate=parse_thresholds(args.min_pass_rate, input="min_pass_rate"),
         baseline=args.baseline,
+        allow_unlike=args.allow_unlike,
         on=args.on,
         confirm=args.yes,
         record=not args.no_record,

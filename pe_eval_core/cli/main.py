@@ -22,6 +22,7 @@ from pe_eval_core.terminal import term
 # ``func(args) -> int`` as the handler.
 SUBCOMMAND_MODULES = (
     "pe_eval_core.cli.memo",
+    "pe_eval_core.cli.doc",
     "pe_eval_core.cli.scenarios",
     "pe_eval_core.cli.history",
     "pe_eval_core.cli.mcp",
@@ -29,6 +30,10 @@ SUBCOMMAND_MODULES = (
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "memo": ("pe_eval_core.cli.memo", "grade a memo sidecar against its OpportunityMap"),
+    "doc": (
+        "pe_eval_core.cli.doc",
+        "grade an exit proof pack, DDQ response, red-flag file or memo against its source",
+    ),
     "scenarios": (
         "pe_eval_core.cli.scenarios",
         "run Mimic scenarios against an agent and score them",
@@ -40,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "mcp": (
         "pe_eval_core.cli.mcp",
-        "serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
+        "serve eval_pe_output, eval_document, list_memo_pairs and score_scenarios over MCP (stdio)",
     ),
 }
 """The light table: command -> (module registering it, one-line help). Only the module of the

@@ -13,7 +13,8 @@ def register(subparsers: Subparsers) -> None:
     """Add ``mcp``: serve the tools over stdio."""
     parser = subparsers.add_parser(
         "mcp",
-        help="serve eval_pe_output, list_memo_pairs and score_scenarios over MCP (stdio)",
+        help="serve eval_pe_output, eval_document, list_memo_pairs and score_scenarios over "
+        "MCP (stdio)",
         description=plain_doc(mcp_server.__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -84,6 +84,14 @@ def register(subparsers: Subparsers) -> None:
     )
     add_jobs(p)
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_verdict_options(p)
+    add_store_options(p)
+    p.set_defaults(func=handle)
+
+
+def add_verdict_options(p: argparse.ArgumentParser) -> None:
+    """``--fail-under`` and ``--max-hallucination``: the verdict's thresholds (``memo`` and
+    ``doc``; read back by :func:`cli_thresholds`)."""
     p.add_argument(
         "--fail-under",
         metavar="DIM=X,...",
@@ -96,8 +104,6 @@ def register(subparsers: Subparsers) -> None:
         metavar="X",
         help="the verdict's maximum hallucination rate (default 0)",
     )
-    add_store_options(p)
-    p.set_defaults(func=handle)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -188,7 +194,7 @@ def _print_text(ev: MemoEvaluation, html_path: Path, verdict: Verdict, run_id: i
         print(term(f"FAIL: {line}"))
 
 
-def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | None]:
+def cli_thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | None]:
     """``--fail-under`` and ``--max-hallucination``, checked."""
     fail_under = parse_fail_under(args.fail_under)
     max_h = None
@@ -202,7 +208,7 @@ def _thresholds(args: argparse.Namespace) -> tuple[dict[str, float], float | Non
 def handle(args: argparse.Namespace) -> int:
     from pe_eval_core.memo.grader import grade_memo
 
-    fail_under, max_h = _thresholds(args)
+    fail_under, max_h = cli_thresholds(args)
     if args.list:
         return _list(args)
     if args.all:
@@ -290,18 +296,46 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
             cells = "  ".join(f"{d.split('_')[0]} {summary.scores[d]:>7}" for d in DIMENSIONS)
             print(term(f"{name:<32} {cells}  {verdict.headline}"))
     record_many_or_warn(graded_ok, origin="cli", db=store_target(args))  # one transaction
+    documents, doc_line, doc_errors, doc_fail = _grade_other_documents(args, thresholds)
     graded = len(items) - n_error
     line = (
         f"{count_of(len(items), 'memo')} in {args.data_dir}: "
         f"{graded:,} graded, {graded - n_fail:,} ready to circulate, {n_fail:,} not ready, "
         f"{n_error:,} could not be graded"
         + (f", {count_of(len(skipped), 'file')} skipped." if skipped else ".")
+        + doc_line
     )
+    n_error += doc_errors
+    n_fail += doc_fail
     if args.json:
         skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
-        print(json.dumps({"memos": rows, "skipped": skips, "summary": line}, indent=2))
+        out = {"memos": rows, "documents": documents, "skipped": skips, "summary": line}
+        print(json.dumps(out, indent=2))
     else:
         print(line)
     if n_error:
         return ExitCode.CANNOT_EVALUATE
     return ExitCode.BELOW_THRESHOLD if n_fail else ExitCode.OK
+
+
+def _grade_other_documents(
+    args: argparse.Namespace, thresholds: VerdictThresholds
+) -> tuple[list[dict[str, object]], str, int, int]:
+    """``memo --all`` grades every other document kind of the folder too (exit proof packs,
+    DDQ responses, red flags), each by its verdict under the same thresholds (a line each
+    unless ``--json``): their rows, the summary's sentence on them, errors and not ready."""
+    from pe_eval_core.cli.doc import folder_json, grade_folder, not_ready, print_folder_rows
+
+    graded, errors = grade_folder(args, Path(args.data_dir), thresholds)
+    if not args.json:
+        print_folder_rows(graded)
+    n_fail = not_ready(graded)
+    n_doc = len(graded) - errors
+    line = (
+        f" {count_of(len(graded), 'other document')}: {n_doc:,} graded, "
+        f"{n_doc - n_fail:,} ready to circulate, {n_fail:,} not ready, "
+        f"{errors:,} could not be graded."
+        if graded
+        else ""
+    )
+    return folder_json(graded), line, errors, n_fail

@@ -45,10 +45,12 @@ from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_co
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL
 from pe_eval_core.scenarios.llm.batches import MessageBatcher
+from pe_eval_core.scenarios.llm.pricing import prices
 from pe_eval_core.scenarios.loading import load_scenarios
 from pe_eval_core.scenarios.models import ScenarioResult, ScenarioRun
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.cost_guard import LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.scenarios.run.costs import CostEstimate
 from pe_eval_core.scenarios.run.report import render_markdown_report
 from pe_eval_core.scenarios.run.runner import (
     count_paid_calls_sync,
@@ -99,6 +101,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         default=DEFAULT_SKILL,
         help=f"anthropic target: the skill file used as system prompt (default {DEFAULT_SKILL})",
+    )
+    run.add_argument(
+        "--as-of",
+        metavar="YYYY-MM-DD",
+        help="anthropic target: the analysis date the agent is told (default: the persona's "
+        "as_of in the Mimic project's mimic.json, else none)",
     )
     run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
     run.add_argument(
@@ -313,6 +321,7 @@ def run_options_of(args: argparse.Namespace) -> RunOptions:
         allow_writes=given.get("allow_writes") or None,
         max_cost_usd=given.get("max_cost"),
         batch=given.get("batch") or None,
+        as_of=given.get("as_of"),
     )
 
 
@@ -325,13 +334,14 @@ def handle_run(args: argparse.Namespace) -> int:
             input="out",
         )
     options = run_options_of(args)
+    prices()  # a bad $PE_EVAL_PRICES file stops here, naming its field, before any call
     scenarios = load_scenarios(args.scenarios)
     tiers = tier_order(s.tier for s in scenarios)
     note(f"Loaded {len(scenarios)} scenarios across {', '.join(tiers)} from {args.scenarios}.")
     for warning in scenarios.warnings:
         note(f"warning: {warning}")
     target = _target(args, options)
-    judge = _judge(args, options)
+    judge = _judge(args, options, target)
     note(f"Target: {target_words(target.name)}. Judge: {judge_label(judge)}.")
     if target.toolbox is not None:
         note("MCP servers: " + "; ".join(server_lines(target.toolbox)) + " (connecting...)")
@@ -347,6 +357,19 @@ def handle_run(args: argparse.Namespace) -> int:
         )
         note(f"{paid.line()}{need}.")
     fixed = args.timestamp
+    digest = sha256_file(args.scenarios)
+    estimates: list[CostEstimate] = []
+
+    def header() -> CostEstimate:
+        return run_header(
+            target,
+            scenarios,
+            options,
+            judge=judge,
+            scenarios_sha256=digest,
+            db=store_target(args),
+        )
+
     run = run_scenarios_sync(
         scenarios,
         target,
@@ -356,12 +379,14 @@ def handle_run(args: argparse.Namespace) -> int:
         progress=progress,
         confirm_live=args.yes,
         scenarios_path=args.scenarios,
-        scenarios_sha256=sha256_file(args.scenarios),
+        scenarios_sha256=digest,
         save_responses=True,  # under $PE_EVAL_HOME/runs/<id>/; copied to --out on success
         clock=(lambda: fixed) if fixed else None,
-        on_ready=(lambda: run_header(target, len(scenarios), options)) if target.live else None,
+        on_ready=(lambda: estimates.append(header())) if target.live else None,
         paid_calls=paid,
     )
+    if estimates:  # what the header estimated, for the end line and the report
+        run.cost_estimate_usd, run.cost_estimate_basis = estimates[0].usd, estimates[0].basis
     outage = infrastructure_error(run)
     if outage is not None:
         note(f"{run.error_summary()}; no tier or fact was judged.")
@@ -434,7 +459,9 @@ def _target(args: argparse.Namespace, options: RunOptions | None = None) -> Targ
     )
 
 
-def _judge(args: argparse.Namespace, options: RunOptions | None = None) -> Judge | None:
+def _judge(
+    args: argparse.Namespace, options: RunOptions | None = None, target: Target | None = None
+) -> Judge | None:
     options = options or run_options_of(args)
     return choose_judge(
         scenarios_path=args.scenarios,
@@ -446,4 +473,5 @@ def _judge(args: argparse.Namespace, options: RunOptions | None = None) -> Judge
         target_model=vars(args).get("model") if args.target == "anthropic" else None,
         cache=args.judge_cache or vars(args).get("database_url"),
         options=options,
+        target=target,
     )

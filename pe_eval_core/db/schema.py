@@ -81,6 +81,10 @@ runs = Table(
     Column("config_digest", Text),
     Column("grading_key", Text),
     Column("detail_sha256", Text),  # the blob of every scenario verdict's detail, as one list
+    # version 4: what produced a scenario run (its manifest is in scores_json)
+    Column("skill_path", Text),
+    Column("skill_sha256", Text),
+    Column("identity", Text),  # sha256 of the manifest's like-for-like fields
     sqlite_autoincrement=True,
 )
 
@@ -202,6 +206,9 @@ _V3_INDEXES = (
     Index("runs_detail_blob", runs.c.detail_sha256),
 )
 
+# ... and of version 4.
+_V4_INDEXES = (Index("runs_identity", runs.c.identity, runs.c.id),)
+
 LEGACY_V2 = """
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'unknown';
 ALTER TABLE runs ADD COLUMN n_errors INTEGER;
@@ -259,9 +266,20 @@ def _upgrade_2_to_3(conn: Connection) -> None:
     )
 
 
-UPGRADES: dict[int, Callable[[Connection], None]] = {1: _upgrade_1_to_2, 2: _upgrade_2_to_3}
+def _upgrade_3_to_4(conn: Connection) -> None:
+    for column in ("skill_path", "skill_sha256", "identity"):
+        conn.exec_driver_sql(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+    for index in _V4_INDEXES:
+        index.create(conn, checkfirst=True)
+
+
+UPGRADES: dict[int, Callable[[Connection], None]] = {
+    1: _upgrade_1_to_2,
+    2: _upgrade_2_to_3,
+    3: _upgrade_3_to_4,
+}
 """``UPGRADES[v]`` brings a database from version ``v`` to ``v + 1``."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def current_version(conn: Connection) -> int:

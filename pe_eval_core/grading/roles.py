@@ -21,7 +21,9 @@ written by the producer, ``IDENTIFIER``) are not data.
 >>> claim_of(text, 20, 22), claim_of(text, 51, 55)
 (<Role.LOSS: 'loss'>, <Role.IMPACT: 'impact'>)
 >>> accepts(Role.LOSS, Role.PROJECTED), accepts(Role.IMPACT, Role.TOTAL)
-(False, True)
+(False, False)
+>>> accepts(Role.TOTAL, Role.IMPACT)
+True
 >>> accepts(Role.ANY, Role.PROSE)
 False
 """
@@ -41,6 +43,7 @@ __all__ = [
     "Role",
     "RoleTable",
     "accepts",
+    "claim_in",
     "claim_of",
     "pick",
 ]
@@ -69,6 +72,16 @@ class Role(StrEnum):
     COUNT = "count"
     SCORE = "score"
     QUARTERS = "quarters"
+    QUARTERS_OBSERVED = "quarters_observed"
+    """Quarters in which a pattern was seen (the k of k/m): a document states k and m in two
+    fields (an exit proof pack's ``persistence_quarters`` / ``persistence_total_quarters``),
+    so swapping them must not ground. Added for the document graders; ``QUARTERS`` accepts
+    both."""
+    QUARTERS_TOTAL = "quarters_total"
+    """Quarters in the observation window (the m of k/m); see ``QUARTERS_OBSERVED``."""
+    EVIDENCE_COUNT = "evidence_count"
+    """How many evidence row ids a source lists ("5 sample row IDs"): a count of another thing
+    than the cohort's rows (``n``), derived by the document graders from ``evidence_row_ids``."""
     DIFFICULTY = "difficulty"
     RATE = "rate"
     DURATION = "duration"
@@ -90,15 +103,20 @@ ACCEPTS: Mapping[Role, frozenset[Role]] = {
     Role.ANY: _DATA,
     Role.LOSS: frozenset({Role.LOSS, Role.ANY}),
     Role.PROJECTED: frozenset({Role.PROJECTED, Role.ANY}),
-    Role.IMPACT: frozenset({Role.IMPACT, Role.TOTAL, Role.ANY}),
+    Role.IMPACT: frozenset({Role.IMPACT, Role.ANY}),
     Role.TOTAL: frozenset({Role.TOTAL, Role.IMPACT, Role.ANY}),
     Role.BASELINE: frozenset({Role.BASELINE, Role.ANY}),
     Role.PER_UNIT: frozenset({Role.PER_UNIT, Role.ANY}),
     Role.COST: frozenset({Role.COST, Role.ANY}),
+    Role.QUARTERS: frozenset(
+        {Role.QUARTERS, Role.QUARTERS_OBSERVED, Role.QUARTERS_TOTAL, Role.ANY}
+    ),
 }
 """Which field roles ground a figure of each claimed role (a claim not listed accepts its own
-role and unknown fields). A total and one opportunity's impact are the same quantity for a
-one-opportunity map, so each accepts the other."""
+role and unknown fields). One cohort's impact is not the portfolio total ("the fix recovers
+$1.4B" where only the total is 1.4B states the wrong quantity); a figure worded as the total
+may be an impact (a one-opportunity map). A grader upgrades an impact claim to ``TOTAL`` where
+the wording speaks of the whole programme, or the map has one opportunity."""
 
 
 def accepts(claim: Role, field_role: Role) -> bool:
@@ -208,7 +226,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         Role.PROJECTED,
         after=r"(?:of\s+)?(?:projected|residual|remaining|post-action|expected)\s+(?:annual\s+)?"
         r"(?:outcome|loss(?:es)?|result)\b",
-        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)|"
+        before=r"(?:projected\s+(?:annual\s+)?(?:outcome|loss(?:es)?|write-?offs?|leakage)"
+        r"(?:(?:\s+[\w-]+){0,4}?\s*:)?|"  # a label: "Projected outcome after the fix:"
         r"(?:action|change|reroute|fix)\s+projects|"
         r"residual(?:\s+loss)?|remaining\s+loss|"
         r"(?<!up\s)(?<!close\s)(?<!equal\s)(?<!amounts\s)(?<!comes\s)(?<!add\s)(?<!adds\s)"
@@ -218,7 +237,8 @@ DEFAULT_CUES: tuple[Cue, ...] = (
     Cue(
         Role.BASELINE,
         after=r"(?:of\s+)?(?:EBITDA\s+)?(?:baseline|base)\b|EBITDA\s+(?:baseline|base)\b",
-        before=r"(?:EBITDA(?:\s+(?:baseline|base))?|baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
+        before=r"(?:(?<!\bon\s)(?<!\bto\s)(?<!\bin\s)EBITDA(?:\s+(?:baseline|base))?|"
+        r"baseline(?:\s+EBITDA)?)\s*(?:of|is|at|was|:|"
         r"=|stands\s+at|sits\s+at|runs\s+at)?\s*" + _HEDGE,
     ),
     Cue(
@@ -234,8 +254,10 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"current|today's|ongoing|cohort|net|structural|recurring|credit)\s+)*"
         + _LOSS_WORDS
         + r"\b",
-        before=r"(?:(?:" + _LOSS_WORDS + r"|(?:current|today's|annual)(?:\s+annuali[sz]ed)?\s+"
-        r"outcome|outcome\s+today)"
+        before=r"(?:(?:"
+        + _LOSS_WORDS
+        + r"|(?:current|today's|annual|total|observed)(?:\s+annuali[sz]ed)?"
+        r"\s+outcome|outcome\s+today)"
         r"(?:\s+\w+){0,2}?\s*(?:of|is|was|at|runs?\s+at|stands\s+at|totals?|:)?|"
         r"(?:loses|lose|lost|losing|bleeds?|bleeding|leaks?|leaking|burns?|burning|drains?|"
         r"draining|costs?\s+us|continues\s+producing|producing))\s*" + _HEDGE,
@@ -246,9 +268,9 @@ DEFAULT_CUES: tuple[Cue, ...] = (
         r"recoverable|run-rate)\s+)*(?:impact|uplift|upside|improvement|recovery|savings?|benefit|"
         r"gain|value\s+creation)\b",
         before=r"(?:recover(?:s|ing|ed)?|captur(?:e|es|ing|ed)|sav(?:e|es|ing|ed)|unlock(?:s|ing|ed)?"
-        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)\s+"
-        r"(?:of|is|at|:|worth)|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+(?:\w+\s+){0,2}?by)\s+"
-        + _HEDGE,
+        r"|add(?:s|ing)?|(?:impact|uplift|upside|improvement|benefit|gain|savings?|recovery)"
+        r"(?:\s*:|\s+(?:of|is|at|worth))?|worth|(?:improv|lift|rais)(?:e|es|s|ing)?\s+"
+        r"(?:\w+\s+){0,2}?by)\s+" + _HEDGE,
     ),
     Cue(
         Role.TOTAL,
@@ -264,7 +286,7 @@ among ``before`` cues, then ``after`` cues; see ``claim_of``)."""
 _CLAUSE_END = re.compile(r"[.;!?\n\u2014()]|\s-\s|,\s(?:and|but|while|with|which)\b")
 _MARKUP = str.maketrans("*_`", "   ")
 _WINDOW = 80
-_LABEL_WORDS = 4
+_LABEL_WORDS = 5
 """A colon ends the clause unless what precedes it is a label of this many words or fewer
 ("Annual loss: -$6.22M")."""
 
@@ -342,6 +364,25 @@ def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CU
     if before is Role.IMPACT and after is Role.LOSS:
         return before
     return after if after is not Role.ANY else before
+
+
+def claim_in(label: str, cues: tuple[Cue, ...]) -> Role:
+    """The quantity a label names anywhere in it, by the first cue (in order) whose ``before``
+    wording occurs in ``label``: for documents whose figures follow a label rather than a
+    sentence ("Total observed annual loss across documented cohorts: $-990.9M", a DDQ
+    answer), which ``claim_of`` reads as a clause ended by its colon.
+
+    >>> cues = (Cue(Role.LOSS, before=r"loss|observed"), Cue(Role.IMPACT, before=r"recovery"))
+    >>> claim_in("Total observed annual loss across documented cohorts", cues)
+    <Role.LOSS: 'loss'>
+    >>> claim_in("the fund-wide range", cues)
+    <Role.ANY: 'any'>
+    """
+    text = label.translate(_MARKUP)
+    for cue in cues:
+        if cue.before and re.search(r"\b(?:" + cue.before + r")\b", text, re.IGNORECASE):
+            return cue.role
+    return Role.ANY
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,9 @@ from pe_eval_core.history.compare_scenarios import (
     ScenarioChange,
     ScenarioComparison,
     TierDelta,
+    check_like_for_like,
     compare_scenario_records,
+    not_like_for_like,
     render_scenario_comparison,
     run_differences,
     scenario_verdict,
@@ -46,12 +48,14 @@ __all__ = [
     "ScenarioComparison",
     "ScoreDelta",
     "TierDelta",
+    "check_like_for_like",
     "compare_memo_records",
     "compare_records",
     "compare_runs",
     "compare_scenario_records",
     "comparison_to_dict",
     "memo_comparison_verdict",
+    "not_like_for_like",
     "render_comparison_markdown",
     "run_differences",
     "scenario_verdict",
@@ -73,9 +77,16 @@ def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
     return compare_scenario_records(a, b)
 
 
-def compare_runs(store: RunStore, ref_a: int | str, ref_b: int | str) -> Comparison:
-    """Compare run ``ref_a`` (before) with run ``ref_b`` (after) from ``store``."""
-    return compare_records(store.get_run(ref_a), store.get_run(ref_b))
+def compare_runs(
+    store: RunStore, ref_a: int | str, ref_b: int | str, *, allow_unlike: bool = False
+) -> Comparison:
+    """Compare run ``ref_a`` (before) with run ``ref_b`` (after) from ``store``. Scenario runs
+    made with different setups (their manifests differ) raise ``UnlikeRunsError`` unless
+    ``allow_unlike``; then the comparison says first what differs."""
+    a, b = store.get_run(ref_a), store.get_run(ref_b)
+    if a.summary.kind == b.summary.kind == "scenarios":
+        check_like_for_like(a, b, allow_unlike=allow_unlike)
+    return compare_records(a, b)
 
 
 def render_comparison_markdown(cmp: Comparison) -> str:

@@ -1,10 +1,12 @@
 """Comparing two scenario runs: regressions first, each with the reason it flipped.
 
 Runs are aligned by scenario name, each scenario's repeats pooled into an outcome (pass: every
-run passed, fail: none did, flaky: both, error: no run produced a verdict): regressions are
-pass -> fail, fixes fail -> pass; flaky scenarios and scenarios that errored in either run are
-listed apart and never counted as regressions. The change is tested with an exact McNemar test
-on the paired outcomes (``scenarios.statistics.compare_runs``). A comparison of runs with
+run passed, fail: none did, flaky: both, error: no run produced a verdict) and classified by
+``scenarios.statistics.pair_change``: a regression now always fails and did not (pass -> fail,
+flaky -> fail), a fix the reverse; scenarios flaky in either run but passing at least once in
+both, and scenarios that errored in either run, are listed apart and never counted as
+regressions. The change is tested with an exact McNemar test on the paired outcomes
+(``scenarios.statistics.compare_runs``). A comparison of runs with
 different targets, scenario sets or repeat counts says so first.
 """
 
@@ -15,9 +17,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pe_eval_core.history.records import PASS, RunRecord, RunSummary, ScenarioResultRow
+from pe_eval_core.errors import UnlikeRunsError
+from pe_eval_core.history.records import (
+    RunRecord,
+    RunSummary,
+    ScenarioResultRow,
+    recorded_manifest,
+)
 from pe_eval_core.rates import pass_rate, tally_text
 from pe_eval_core.scenarios import statistics
+from pe_eval_core.scenarios.models.manifest import differences as manifest_differences
 from pe_eval_core.scenarios.statistics import ScenarioStats
 
 
@@ -164,6 +173,11 @@ class ScenarioComparison(BaseModel):
     a: RunSummary
     b: RunSummary
     differences: list[str] = Field(default_factory=list)
+    """Why runs recorded without a manifest are not like for like (target, scenario set,
+    repeats), one sentence each."""
+    unlike: list[str] = Field(default_factory=list)
+    """What differs between the two runs' manifests (``skill a vs b``, ``model x vs y``):
+    empty when they are like for like or either has no manifest."""
     """What makes the runs not like for like (target, scenario set, repeats): said first."""
     regressions: list[ScenarioChange] = Field(default_factory=list)
     """Passed in every run of A, failed in every run of B."""
@@ -190,7 +204,14 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
     left, right = _by_name(a.results), _by_name(b.results)
     stats_a = {n: _stats(rows) for n, rows in left.items()}
     stats_b = {n: _stats(rows) for n, rows in right.items()}
-    out = ScenarioComparison(a=a.summary, b=b.summary, differences=run_differences(a, b))
+    out = ScenarioComparison(a=a.summary, b=b.summary)
+    ma, mb = recorded_manifest(a.summary), recorded_manifest(b.summary)
+    if ma is not None and mb is not None:
+        out.unlike = manifest_differences(ma, mb) if ma.identity != mb.identity else []
+        if ma.identity != mb.identity and not out.unlike:
+            out.unlike = ["the recorded setups differ"]
+    else:
+        out.differences = run_differences(a, b)
     groups = {
         "pass": "unchanged",
         "regression": "regressions",
@@ -211,7 +232,7 @@ def compare_scenario_records(a: RunRecord, b: RunRecord) -> ScenarioComparison:
             out.new.append(change)
         elif sb is None:
             out.removed.append(change)
-        elif (group := groups[_pair_outcome(sa, sb)]) == "unchanged":
+        elif (group := groups[statistics.pair_change(sa, sb)]) == "unchanged":
             out.unchanged_passing += 1
         else:
             getattr(out, group).append(change)
@@ -249,17 +270,6 @@ def _stats(rows: list[ScenarioResultRow]) -> ScenarioStats:
     )
 
 
-def _pair_outcome(a: ScenarioStats, b: ScenarioStats) -> str:
-    """How one scenario moved: pass, fail (both), regression, fix, flaky, error."""
-    if a.outcome == "error" or b.outcome == "error":
-        return "error"
-    if a.flaky or b.flaky:
-        return "flaky"
-    if a.outcome == b.outcome:
-        return a.outcome
-    return "regression" if a.outcome == PASS else "fix"
-
-
 def target_label(summary: RunSummary) -> str:
     """The run's stable target label (recorded with the run), else its target description."""
     label = summary.scores.get("target_label") if isinstance(summary.scores, dict) else None
@@ -291,6 +301,14 @@ def run_differences(a: RunRecord, b: RunRecord) -> list[str]:
     return out
 
 
+def not_like_for_like(cmp: ScenarioComparison) -> str:
+    """What makes the two runs not like for like, in one line ("" when they are): the
+    manifests' differences, else (runs recorded before manifests) the legacy sentences."""
+    if cmp.unlike:
+        return f"Not like for like: {'; '.join(cmp.unlike)}."
+    return " ".join(cmp.differences)
+
+
 def scenario_verdict(cmp: ScenarioComparison) -> str:
     """The one-sentence scenario verdict every surface shows: "No regression vs baseline", or
     the regressions with their exact McNemar significance; runs that are not like for like
@@ -302,7 +320,7 @@ def scenario_verdict(cmp: ScenarioComparison) -> str:
     >>> scenario_verdict(ScenarioComparison(a=s, b=s))
     'No regression vs baseline.'
     """
-    lead = " ".join(cmp.differences)
+    lead = not_like_for_like(cmp)
     if not cmp.regressions:
         line = "No regression vs baseline"
     else:
@@ -419,9 +437,11 @@ def _numeric_changes(xs: list[dict[str, Any]], ys: list[dict[str, Any]]) -> list
 
 def render_scenario_comparison(c: ScenarioComparison) -> str:
     lines = [f"## Scenario run comparison: #{c.a.id} -> #{c.b.id}", ""]
+    if c.unlike:
+        lines.append(f"**Not like for like:** {'; '.join(c.unlike)}.")
     lines += [f"**Not like for like:** {d}" for d in c.differences]
     lines += [
-        *([""] if c.differences else []),
+        *([""] if c.differences or c.unlike else []),
         f"- A: #{c.a.id} {c.a.created_at} {c.a.subject} ({c.a.rate_text})",
         f"- B: #{c.b.id} {c.b.created_at} {c.b.subject} ({c.b.rate_text})",
         "",
@@ -436,8 +456,8 @@ def render_scenario_comparison(c: ScenarioComparison) -> str:
     if c.paired is not None:
         lines += [significance_sentence(c.paired), ""]
     for title, group in (
-        ("Regressions (pass -> fail)", c.regressions),
-        ("Fixes (fail -> pass)", c.fixes),
+        ("Regressions (now always failing)", c.regressions),
+        ("Fixes (now passing at least once)", c.fixes),
         ("Flaky (passed and failed across repeats; not regressions)", c.flaky),
         ("Errored in one run (not compared)", c.errored),
         ("Still failing", c.still_failing),
@@ -500,3 +520,20 @@ def _fmt_numbers(values: list[float], limit: int = 8) -> str:
 def _tier_order(tier: str) -> tuple[int, str]:
     order = {"smoke": 0, "functional": 1, "adversarial": 2}
     return (order.get(tier, 9), tier)
+
+
+def unlike_runs(a: RunRecord, b: RunRecord) -> str | None:
+    """The one line saying how two scenario runs' setups differ (``Not like for like: skill
+    ... vs ...; model ... vs ....``), None when they are like for like or either run was
+    recorded before manifests. What compare, the gate and the dashboard refuse to mix."""
+    from pe_eval_core.scenarios.models.manifest import unlike_line
+
+    return unlike_line(recorded_manifest(a.summary), recorded_manifest(b.summary))
+
+
+def check_like_for_like(a: RunRecord, b: RunRecord, *, allow_unlike: bool = False) -> None:
+    """Raise :class:`~pe_eval_core.errors.UnlikeRunsError` when the runs are not like for like
+    and the caller did not ask to compare them anyway."""
+    line = unlike_runs(a, b)
+    if line is not None and not allow_unlike:
+        raise UnlikeRunsError(f"run #{a.summary.id} and run #{b.summary.id}: {line}")

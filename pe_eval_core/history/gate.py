@@ -8,10 +8,12 @@ everything must not look like an ordinary failure. The CLI maps the verdict to i
 
 Thresholds are read by :mod:`pe_eval_core.thresholds` (the same parser the memo command uses).
 A memo is checked by its verdict (:func:`pe_eval_core.memo.verdict.memo_verdict`, the one rule
-every surface shows): the memo thresholds given, the pass band for each dimension they leave
-out, at most ``max_misattributed`` (default 0) mis-attributed figures or names. One check line
-per dimension and one for mis-attributions say which bound a memo missed; each memo's verdict
-headline (``Not ready: 3 issues``) is listed after the checks.
+every surface shows), and so is each exit proof pack, DDQ response and red-flag file of the
+folder (:func:`pe_eval_core.documents.verdict.document_verdict`, the same rule): the memo
+thresholds given, the pass band for each dimension they leave out, at most
+``max_misattributed`` (default 0) mis-attributed figures or names. One check line per
+dimension and one for mis-attributions say which bound a memo missed; each memo's (and
+document's) verdict headline (``Not ready: 3 issues``) is listed after the checks.
 A scenario pass rate is passes / runs that produced a verdict (errors are left out, never
 counted as failures); ``on="lower"`` checks the lower bound of the tier's 95% interval
 instead of the rate (Wilson; clustered by ``source_fact`` when scenarios repeat, see
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,8 +53,17 @@ from pe_eval_core.history.records import MEMO_DIMENSIONS
 from pe_eval_core.history.store import RunStore
 
 if TYPE_CHECKING:
-    from pe_eval_core.memo.result import MemoEvaluation
+    from pe_eval_core.memo.result import MemoEvaluation, Scores
     from pe_eval_core.memo.verdict import Verdict
+
+    class Scored(Protocol):
+        """A graded memo or document: its scores and the n/total behind each."""
+
+        @property
+        def scores(self) -> Scores: ...
+
+        def score_context(self, dimension: str) -> str: ...
+
 
 __all__ = [
     "EPS",
@@ -74,9 +85,10 @@ __all__ = [
 ]
 
 
-def _memo_checks(subject: str, evaluation: MemoEvaluation, verdict: Verdict) -> list[GateCheck]:
-    """The verdict's rule as check lines: each dimension against its bound, then the
-    mis-attributions; a check fails exactly when the verdict names that bound as missed."""
+def _memo_checks(subject: str, evaluation: Scored, verdict: Verdict) -> list[GateCheck]:
+    """The verdict's rule (a memo's or another document's) as check lines: each dimension
+    against its bound, then the mis-attributions; a check fails exactly when the verdict names
+    that bound as missed."""
     t = verdict.thresholds
     checks = [
         GateCheck(
@@ -137,12 +149,16 @@ def gate_memos(
     except PeEvalError as err:
         result.add_problem(subject, err)
         return
+    from pe_eval_core.history.gate_documents import gate_documents
+
     if not pairs:
+        if gate_documents(result, data_dir, bounds, store=store, write_reports=write_reports):
+            return  # a folder of other documents only: they are what the gate checks
         result.add_problem(
             subject,
             GateConfigError(
                 f"no explain_<portco>_<audience>.json memos in {data_dir}",
-                diagnosis="The data folder holds no memo sidecars to grade",
+                diagnosis="The data folder holds no memo sidecars or other documents to grade",
                 fix="Point the data folder at the one holding explain_*.json and dx_report_*.json.",
                 input="data_dir",
             ),
@@ -166,20 +182,11 @@ def gate_memos(
         graded.append(evaluation)
         verdict = memo_verdict(evaluation, bounds)
         result.checks += _memo_checks(name, evaluation, verdict)
-        summary = verdict.summary(evaluation)
-        result.memos.append(
-            MemoGateVerdict(
-                subject=name,
-                ready=summary.ready,
-                headline=summary.headline,
-                issue_count=summary.issue_count,
-                issues=summary.issues,
-                scores=summary.scores,
-            )
-        )
+        result.memos.append(MemoGateVerdict.of(name, verdict.summary(evaluation)))
 
     if store is not None and graded:  # the whole batch in one transaction
         result.recorded_run_ids += store.record_memo_evaluations(graded, origin="gate")
+    gate_documents(result, data_dir, bounds, store=store, write_reports=write_reports)
 
 
 class GateRequest(BaseModel):
@@ -209,6 +216,9 @@ class GateRequest(BaseModel):
     """Tier (or ``overall``) -> minimum pass rate."""
     baseline: str | None = None
     """A recorded run: any scenario that passed there and fails now fails the gate."""
+    allow_unlike: bool = False
+    """Check against a baseline made with another setup (its manifest differs) instead of
+    refusing it (the check's detail then says first what differs)."""
     on: PassRateBound = "rate"
     """Compare ``min_pass_rate`` with the rate, or with its 95% interval's lower bound."""
     confirm: bool = False

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from pe_eval_core.errors import PeEvalError
+
+if TYPE_CHECKING:
+    from pe_eval_core.memo.result import VerdictSummary
 
 EPS = 1e-9
 """Slack when comparing a measured value with its threshold."""
@@ -58,6 +61,18 @@ class MemoGateVerdict(BaseModel):
     scores: dict[str, str]
     """The four scores as every surface prints them."""
 
+    @classmethod
+    def of(cls, subject: str, summary: VerdictSummary) -> MemoGateVerdict:
+        """A memo's or document's verdict summary under its gate subject."""
+        return cls(
+            subject=subject,
+            ready=summary.ready,
+            headline=summary.headline,
+            issue_count=summary.issue_count,
+            issues=summary.issues,
+            scores=summary.scores,
+        )
+
 
 class GatedRun(BaseModel):
     """A scenario run the gate checked, its rates worded as every other surface words them."""
@@ -91,6 +106,9 @@ class GateResult(BaseModel):
     """The scenario runs checked, with their pass rates (shown before the checks)."""
     memos: list[MemoGateVerdict] = Field(default_factory=list)
     """Each graded memo's verdict, in folder order."""
+    documents: list[MemoGateVerdict] = Field(default_factory=list)
+    """Each other graded document's verdict (exit proof pack, DDQ, red flags), by the same
+    rule (``documents.verdict.document_verdict``); subject ``<kind>/<file stem>``."""
 
     @property
     def failed(self) -> list[GateCheck]:
@@ -122,6 +140,7 @@ class GateResult(BaseModel):
         lines = [run.line() for run in self.runs]
         lines += [_check_line(c) for c in self.checks]
         lines += [f"MEMO  {m.subject}: {m.headline}" for m in self.memos]
+        lines += [f"DOC   {d.subject}: {d.headline}" for d in self.documents]
         for p in self.problems:
             where = name_input(p.input) if name_input and p.input else None
             lines.append(f"ERROR {p.subject}: {p.message}")

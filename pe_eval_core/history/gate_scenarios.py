@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
-from pe_eval_core.errors import GateConfigError, PeEvalError, TargetUnreachableError
+from pe_eval_core.errors import (
+    GateConfigError,
+    PeEvalError,
+    TargetUnreachableError,
+    UnlikeRunsError,
+)
 from pe_eval_core.history.gate_result import EPS, GateCheck, GatedRun, GateResult
 from pe_eval_core.history.records import UNRECORDED_ID, RunRecord, scenario_record
 from pe_eval_core.history.store import RunStore
@@ -96,10 +101,12 @@ def gate_scenarios(
     baseline: RunRecord | None = None,
     subject: str | None = None,
     on: PassRateBound = "rate",
+    allow_unlike: bool = False,
 ) -> None:
     """Apply per-tier minimum pass rates (``overall`` for the whole run) to the rate or, with
     ``on="lower"``, to its interval's lower bound, and, given a baseline run, fail on any
-    scenario that passed there and fails now."""
+    scenario that passed there and fails now (a baseline made with another setup is a
+    problem, "cannot evaluate", unless ``allow_unlike``)."""
     subject = subject or f"run #{run.summary.id}"
     result.runs.append(gated_run(run, subject))
     if _unjudgeable(result, run, subject):
@@ -138,7 +145,7 @@ def gate_scenarios(
             )
         )
     if baseline is not None:
-        _check_baseline(result, run, baseline, subject)
+        _check_baseline(result, run, baseline, subject, allow_unlike=allow_unlike)
 
 
 def gated_run(run: RunRecord, subject: str) -> GatedRun:
@@ -177,8 +184,16 @@ def _unjudgeable(result: GateResult, run: RunRecord, subject: str) -> bool:
     return False
 
 
-def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, subject: str) -> None:
-    """Fail on every scenario that passed in ``baseline`` and does not pass in ``run``."""
+def _check_baseline(
+    result: GateResult,
+    run: RunRecord,
+    baseline: RunRecord,
+    subject: str,
+    *,
+    allow_unlike: bool = False,
+) -> None:
+    """Fail on every scenario that passed in ``baseline`` and does not pass in ``run``; a
+    baseline made with another setup cannot be checked against (unless ``allow_unlike``)."""
     if baseline.summary.uid == run.summary.uid:
         result.add_problem(
             subject,
@@ -191,8 +206,17 @@ def _check_baseline(result: GateResult, run: RunRecord, baseline: RunRecord, sub
             ),
         )
         return
-    from pe_eval_core.history.compare_scenarios import compare_scenario_records, scenario_verdict
+    from pe_eval_core.history.compare_scenarios import (
+        check_like_for_like,
+        compare_scenario_records,
+        scenario_verdict,
+    )
 
+    try:
+        check_like_for_like(baseline, run, allow_unlike=allow_unlike)
+    except UnlikeRunsError as err:
+        result.add_problem(subject, err)
+        return
     cmp = compare_scenario_records(baseline, run)
     result.checks.append(
         GateCheck(
@@ -217,20 +241,26 @@ def run_recorded_scenarios(
     judge_cache: str | None = None,
 ) -> ScenarioRun:
     """Score a scenarios file against recorded responses. The judge is the one every surface
-    chooses (:func:`pe_eval_core.scenarios.run.setup.choose_judge`): the recorded verdicts given
-    or beside the scenarios, else the cached live judge when a key is set; more than 20 paid
+    chooses (:func:`pe_eval_core.scenarios.run.setup.choose_judge`): the recorded verdicts given,
+    else those saved with the responses and those beside the scenarios (for the responses
+    they were recorded for), else the cached live judge when a key is set; more than 20 paid
     judge calls need ``confirm`` (the cost guard)."""
     from pe_eval_core.scenarios import RecordedTarget, load_scenarios, run_scenarios_sync
     from pe_eval_core.scenarios.options import run_options
     from pe_eval_core.scenarios.run.setup import choose_judge
 
     options = run_options(repeat=repeat)
+    target = RecordedTarget(responses_path)
     judge = choose_judge(
-        scenarios_path=scenarios_path, verdicts=verdicts_path, cache=judge_cache, options=options
+        scenarios_path=scenarios_path,
+        verdicts=verdicts_path,
+        cache=judge_cache,
+        options=options,
+        target=target,
     )
     return run_scenarios_sync(
         load_scenarios(scenarios_path),
-        RecordedTarget(responses_path),
+        target,
         judge=judge,
         options=options,
         scenarios_path=scenarios_path,
@@ -280,5 +310,11 @@ def gate_scenario_request(result: GateResult, request: GateRequest, store: RunSt
     if from_file and not request.record:
         label = f"run {current.summary.uid} (not recorded)"
     gate_scenarios(
-        result, current, request.min_pass_rate, baseline=base, subject=label, on=request.on
+        result,
+        current,
+        request.min_pass_rate,
+        baseline=base,
+        subject=label,
+        on=request.on,
+        allow_unlike=request.allow_unlike,
     )

@@ -38,6 +38,8 @@ FILTER_COLUMNS = (
     "scenarios_path",
     "target",
     "model",
+    "skill_path",
+    "identity",
 )
 """The runs columns a list can be filtered on (``RunFilters``' equality fields)."""
 
@@ -50,7 +52,7 @@ def where(filters: RunFilters) -> list[Any]:
     clauses: list[Any] = []
     for col in FILTER_COLUMNS:
         value = getattr(filters, col)
-        if col in ("scenarios_path", "memo_path") and value is not None:
+        if col in ("scenarios_path", "memo_path", "skill_path") and value is not None:
             value = resolved_path(value)
         if value is not None:
             clauses.append(r.c[col] == value)

@@ -67,10 +67,12 @@ def memo_from_record(record: RunRecord) -> MemoEvaluation:
 def scenario_run_from_record(record: RunRecord) -> ScenarioRun:
     """The scenario run from its stored record: every result with its expectations, numeric
     checks, excluded phrases, response and tool trace as recorded."""
+    from pe_eval_core.history.records import recorded_judge
     from pe_eval_core.scenarios import ScenarioRun
     from pe_eval_core.scenarios.models import ScenarioResult
 
     s = record.summary
+    judge, judge_prompt = recorded_judge(s, record.results)
     results = [
         ScenarioResult.model_validate(
             {
@@ -100,6 +102,11 @@ def scenario_run_from_record(record: RunRecord) -> ScenarioRun:
             "target_label": s.scores.get("target_label"),
             "repeats": int(s.scores.get("repeats") or 1),
             "model": s.model,
+            "judge": judge,
+            "judge_prompt_version": judge_prompt,
+            "as_of": s.scores.get("as_of"),
+            "as_of_source": s.scores.get("as_of_source"),
+            "manifest": s.scores.get("manifest"),
             "results": results,
             "tokens_in": s.tokens_in or 0,
             "tokens_out": s.tokens_out or 0,

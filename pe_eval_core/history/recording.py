@@ -12,15 +12,18 @@ from pe_eval_core.errors import PeEvalError
 from pe_eval_core.history.records import RunRecord, memo_record
 
 if TYPE_CHECKING:
+    from pe_eval_core.documents.results import DocumentEvaluation
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
 
 NO_HISTORY_ENV = "PE_EVAL_NO_HISTORY"
 
 
-def _as_record(result: MemoEvaluation | ScenarioRun, origin: str) -> RunRecord | None:
-    """The record for a memo evaluation, None for a scenario run (recorded without one), told
-    apart by their classes.
+def _as_record(
+    result: MemoEvaluation | DocumentEvaluation | ScenarioRun, origin: str
+) -> RunRecord | None:
+    """The record for a memo or other document's evaluation, None for a scenario run (recorded
+    without one), told apart by their classes.
 
     The classes are looked up among the loaded modules: an instance exists only if its module
     was imported, and importing the other domain here would slow every command that records.
@@ -31,7 +34,15 @@ def _as_record(result: MemoEvaluation | ScenarioRun, origin: str) -> RunRecord |
     memo = sys.modules.get("pe_eval_core.memo.result")
     if memo is not None and isinstance(result, memo.MemoEvaluation):
         return memo_record(result, origin=origin)
-    raise TypeError(f"cannot record {type(result).__name__}: not a MemoEvaluation or ScenarioRun")
+    documents = sys.modules.get("pe_eval_core.documents.results")
+    if documents is not None and isinstance(result, documents.DocumentEvaluation):
+        from pe_eval_core.history.document_records import document_record
+
+        return document_record(result, origin=origin)
+    raise TypeError(
+        f"cannot record {type(result).__name__}: not a MemoEvaluation, DocumentEvaluation "
+        "or ScenarioRun"
+    )
 
 
 def _recording_off() -> bool:
@@ -39,9 +50,13 @@ def _recording_off() -> bool:
 
 
 def record_or_warn(
-    result: MemoEvaluation | ScenarioRun, *, origin: str, db: str | os.PathLike[str] | None = None
+    result: MemoEvaluation | DocumentEvaluation | ScenarioRun,
+    *,
+    origin: str,
+    db: str | os.PathLike[str] | None = None,
 ) -> int | None:
-    """Record a ``MemoEvaluation`` or ``ScenarioRun`` without ever failing the caller.
+    """Record a ``MemoEvaluation``, ``DocumentEvaluation`` or ``ScenarioRun`` without ever
+    failing the caller.
 
     For surfaces whose job is the evaluation itself: a history problem becomes a one-line
     warning on stderr and ``None``. ``PE_EVAL_NO_HISTORY=1`` turns recording off. ``db`` is a

@@ -26,6 +26,7 @@ from pe_eval_core.wording import DIMENSIONS, target_words
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
     from pe_eval_core.scenarios.models import ScenarioRun
+    from pe_eval_core.scenarios.models.manifest import RunManifest
 
 RunKind = Literal["memo", "scenarios"]
 MEMO_DIMENSIONS = DIMENSIONS
@@ -63,6 +64,10 @@ class RunFilters(BaseModel):
     scenarios_path: str | None = None
     target: str | None = None
     model: str | None = None
+    skill_path: str | None = None
+    """The skill file (any spelling of its path): the scenario runs of that skill only."""
+    identity: str | None = None
+    """A run identity (``RunManifest.identity``): the runs made with the same setup only."""
     memo_path: str | None = None
     """The memo file (any spelling of its path): its runs only."""
     infra_error: bool | None = None
@@ -108,6 +113,12 @@ class RunSummary(BaseModel):
     note: str | None = None
     config_digest: str | None = None
     """sha256 of the grader configuration a memo was graded with."""
+    skill_path: str | None = None
+    """The skill file a live target followed (resolved path); None for other targets."""
+    skill_sha256: str | None = None
+    identity: str | None = None
+    """sha256 of what produced a scenario run (``RunManifest.identity``): runs are compared
+    like for like by it; None for memo runs and runs recorded before manifests."""
     infra_error: bool = False
     """Every scenario of the run errored (the agent or the network was down): nothing was
     measured, so trends, comparisons and the gate leave the run out."""
@@ -347,6 +358,7 @@ def scenario_row_data(run: ScenarioRun) -> list[ScenarioRowData]:
 def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
     """A scenario run's summary row (not stored: ``id`` is 0)."""
     n_errors = sum(1 for r in run.results if r.status not in ("pass", "fail"))
+    manifest = run.manifest
     return RunSummary(
         id=UNRECORDED_ID,
         uid=run.run_id or uuid.uuid4().hex,
@@ -366,9 +378,69 @@ def scenario_summary(run: ScenarioRun, *, origin: str = "api") -> RunSummary:
         tokens_out=run.tokens_out,
         cost_usd=run.estimated_cost_usd,
         note=run.conclusion(),
-        scores=run.statistics_summary(),  # repeats, intervals, flaky, errors, target label
+        skill_path=manifest.skill_path if manifest else None,
+        skill_sha256=manifest.skill_sha256 if manifest else None,
+        identity=manifest.identity if manifest else None,
+        # repeats, intervals, flaky, errors, target label; the judge, the analysis date and
+        # the manifest (what produced the run)
+        scores={**run.statistics_summary(), **run_settings(run)},
         infra_error=bool(run.total) and n_errors == run.total,
     )
+
+
+RUN_SETTING_KEYS = ("judge", "judge_prompt_version", "as_of", "as_of_source")
+"""What a scenario run was configured with, kept in ``RunSummary.scores`` (no column)."""
+
+
+def run_settings(run: ScenarioRun) -> dict[str, Any]:
+    """The judge, analysis date and manifest of ``run``, as recorded with it."""
+    out: dict[str, Any] = {key: getattr(run, key) for key in RUN_SETTING_KEYS}
+    if run.manifest is not None:
+        out["manifest"] = run.manifest.model_dump(mode="json")
+    return out
+
+
+def recorded_manifest(summary: RunSummary) -> RunManifest | None:
+    """The manifest recorded with a scenario run; None before manifests (or unreadable)."""
+    from pe_eval_core.scenarios.models.manifest import RunManifest
+
+    data = summary.scores.get("manifest") if isinstance(summary.scores, dict) else None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return RunManifest.model_validate(data)
+    except ValueError:
+        return None
+
+
+def recorded_judge(
+    summary: RunSummary, results: list[ScenarioResultRow]
+) -> tuple[str | None, str | None]:
+    """(judge, prompt version) of a recorded scenario run: as recorded with it, else (runs
+    recorded before the judge was kept) read from the verdicts its results carry.
+
+    >>> s = RunSummary(id=1, uid="u", kind="scenarios", created_at="", recorded_at="",
+    ...                origin="cli", scores={"judge": "claude-opus-5-5"})
+    >>> recorded_judge(s, [])
+    ('claude-opus-5-5', None)
+    >>> row = ScenarioResultRow(name="a", status="pass", detail={"expectations": [
+    ...     {"text": "x", "judge_model": "m1", "judge_prompt_version": "judge-v2-ab"}]})
+    >>> recorded_judge(s.model_copy(update={"scores": {}}), [row])
+    ('m1 (from the recorded verdicts)', 'judge-v2-ab')
+    """
+    scores = summary.scores if isinstance(summary.scores, dict) else {}
+    if scores.get("judge"):
+        return str(scores["judge"]), scores.get("judge_prompt_version")
+    seen: dict[str, str | None] = {}
+    for row in results:
+        for e in row.detail.get("expectations") or []:
+            if isinstance(e, dict) and e.get("judge_model"):
+                seen.setdefault(str(e["judge_model"]), e.get("judge_prompt_version"))
+    if not seen:
+        return None, None
+    models = ", ".join(sorted(seen))
+    versions = {v for v in seen.values() if v}
+    return f"{models} (from the recorded verdicts)", versions.pop() if len(versions) == 1 else None
 
 
 def scenario_record(run: ScenarioRun, *, origin: str = "api") -> RunRecord:

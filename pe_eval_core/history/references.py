@@ -61,7 +61,7 @@ def find_run(conn: Connection, parsed: tuple[str, int | str], kind: str | None) 
         query = select(r.c.id, r.c.kind)
         if kind:
             query = query.where(r.c.kind == kind, r.c.infra_error == 0)
-        query = query.order_by(r.c.created_at.desc(), r.c.id.desc())
+        query = query.order_by(r.c.id.desc())  # recording order, not run time
         return conn.execute(query.limit(1).offset(int(value))).first()
     text = str(value)
     row = conn.execute(select(r.c.id, r.c.kind).where(r.c.uid == text)).first()

@@ -321,8 +321,9 @@ class RunStore:
         or a uid / uid prefix of at least 6 characters. Anything else is a
         :class:`~pe_eval_core.errors.RunReferenceError` naming the reference.
 
-        ``latest`` / ``latest~N`` skip infrastructure-error runs when ``kind`` is given (a
-        comparison or gate wants runs that ran)."""
+        ``latest`` is the run recorded last, whatever time it says it ran (``--timestamp``
+        may backdate a run); ``latest~N`` skips infrastructure-error runs when ``kind`` is
+        given (a comparison or gate wants runs that ran)."""
         parsed = parse_run_reference(ref)
         if not self.exists():
             raise RunNotFoundError(f"no run {parsed[1]!r}: nothing recorded in {self.location}")

@@ -166,6 +166,38 @@ def assess_consistency(
     )
 
 
+HEADER_FIELDS = ("ebitda_baseline_usd",)
+"""Numeric sidecar fields that restate a source field of the same name."""
+
+
+def header_findings(
+    memo: MemoSidecar, source: OpportunityMap, config: GraderConfig
+) -> list[Finding]:
+    """A ``header_mismatch`` for each sidecar field that restates its source's (the EBITDA
+    baseline) and disagrees with it beyond the headline tolerance; fields either side leaves
+    out are not compared."""
+    out = []
+    for name in HEADER_FIELDS:
+        stated, truth = getattr(memo, name, None), getattr(source, name, None)
+        if stated is None or truth is None or agrees(stated, truth, config.headline_rel_tol):
+            continue
+        out.append(
+            Finding(
+                kind=FindingKind.HEADER_MISMATCH,
+                field=name,
+                raw=fmt_usd(stated),
+                nearest_value=truth,
+                nearest_path=name,
+                message=(
+                    f"The memo's {name} {fmt_usd(stated)} disagrees with its source's "
+                    f"{fmt_usd(truth)} ({fmt_change(stated, truth)}): the memo was generated "
+                    "against a stale OpportunityMap or altered."
+                ),
+            )
+        )
+    return out
+
+
 def consistency_score(detail: ConsistencyDetail) -> float:
     """Agreeing / comparisons; 1.0 when there is nothing to compare (stated in the note)."""
     return detail.agreeing / detail.comparisons if detail.comparisons else 1.0

@@ -11,7 +11,36 @@ from dataclasses import replace
 from pe_eval_core.grading.roles import claim_of
 from pe_eval_core.memo.config import TemplateConstant
 from pe_eval_core.memo.prose_names import EntityMention
-from pe_eval_core.numbers import Figure, FigureKind, extract_figures
+from pe_eval_core.memo.tables import read_cells, table_cells
+from pe_eval_core.numbers import (
+    Figure,
+    FigureKind,
+    extract_figures,
+    extract_labelled_figures,
+    extract_word_figures,
+)
+
+_DIGIT = re.compile(r"\d")
+
+
+def read_figures(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
+    """Every figure of a prose block, with the roles its wording licenses: digits, words,
+    labelled fields (``Loans: 6,742``), and markdown table cells read with their labels
+    (``memo.tables``); minus the parameters of a plan the memo proposes."""
+    figures = _read(text, count_nouns)
+    cells = table_cells(text)
+    if cells:
+        figures = read_cells(text, figures, cells, lambda cell: _read(cell, count_nouns))
+    return figures
+
+
+def _read(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
+    extra = extract_word_figures(text)
+    figures: list[Figure] = []
+    if _DIGIT.search(text) is not None:
+        figures = extract_figures(text, count_nouns)
+        extra += extract_labelled_figures(text, count_nouns)
+    return with_context(text, without_plan_parameters(text, merge_figures(figures, extra)))
 
 
 def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
@@ -26,6 +55,7 @@ def merge_figures(figures: list[Figure], words: list[Figure]) -> list[Figure]:
 
 _OF_LOSS_AFTER = re.compile(
     r"""[ 	]*(?:of|in)[ 	]+(?:the[ 	]+|today's[ 	]+|this[ 	]+|its[ 	]+|current[ 	]+)?
+        (?!(?:EBITDA|total|programme|program|portfolio|baseline)\b)  # "48% of EBITDA in losses"
         (?:[\w'’-]+[ 	]+){0,2}?(?:loss|losses|leakage|write-offs?|shortfall)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -46,7 +76,32 @@ _OF_LOSS_BEFORE = re.compile(
 
 # "a gain of $1.08M (40%)": a percent alone in brackets right after a USD figure, in a
 # sentence about a loss, is that figure as a share of the loss (a recovery ratio)
-_BRACKETED_AFTER_USD = re.compile(r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm)?[ \t]*\($")
+_BRACKETED_AFTER_USD = re.compile(
+    r"[$€£][\d.,]+[ \t]*(?:[KMBkmb]|bn|mm|million|billion)?(?:[ \t]+[\w'’-]+){0,4}[ \t]*\($"
+)
+"""A USD figure, at most four words ("of annual loss"), then an opening bracket: "recovers
+$2.1M of the $3.3M annual loss (65%)"."""
+# "in six of eight quarters (75%)": a percent in brackets after a quarters count is k / m
+_BRACKETED_AFTER_QUARTERS = re.compile(r"(?i)\bquarters?[ \t]*\($")
+_WHOLE = re.compile(
+    r"(?i)\b(?:totals?|together|combined|overall|altogether|in[ \t]+all|across|programme|program"
+    r"|portfolio|book-wide|entire|whole|identified|headline|sum|all[ \t]+(?:the[ \t]+)?(?:[\w-]+"
+    r"[ \t]+)?(?:cohorts|opportunities|segments|fixes|actions))\b"
+)
+"""A sentence about the whole programme: an impact figure in it may be the total."""
+_OF_THE_TIME = re.compile(r"(?i)[ \t]+of[ \t]+the[ \t]+time\b")
+_BOUND = re.compile(
+    r"(?i)\b(?:(?P<up>more[ \t]+than|over|above|at[ \t]+least|upwards[ \t]+of|in[ \t]+excess"
+    r"[ \t]+of|better[ \t]+than)|(?P<down>less[ \t]+than|under|below|at[ \t]+most|fewer"
+    r"[ \t]+than|no[ \t]+more[ \t]+than))[ \t]+$"
+)
+"""A share stated as a bound: "more than halves the loss", "under 0.1% of the total"."""
+_PORTFOLIO_SCOPE = re.compile(
+    r"(?i)\b(?:across|among|between|for|of)[ \t]+(?:all[ \t]+|the[ \t]+|these[ \t]+|those"
+    r"[ \t]+|our[ \t]+)?(?:[\w-]+[ \t]+)?(?:cohorts|opportunities|segments|pockets)\b"
+)
+"""A sentence about the cohorts together ("across the five cohorts the impacts range from
+$26.1K to $186.7K"): its figures may be any cohort's (role ``across``)."""
 _LOSS_WORD = re.compile(r"\b(?:loss|losses|leakage|write-offs?|shortfall)\b", re.IGNORECASE)
 
 
@@ -97,20 +152,79 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     for j, f in enumerate(figures):
         if f.kind is not FigureKind.PERCENT and f.kind is not FigureKind.USD:
             continue
-        if f.kind is FigureKind.USD:
-            claim = claim_of(text, f.start, f.end)
-            if claim.value != "any":
-                if out is figures:
-                    out = list(figures)
-                out[j] = f = replace(f, claim=claim.value)
-        roles = _licensing(text, f, sentences)
-        if sentences.says(_SUM_WORDS, f.start, f.end):
-            roles.append("sum")
-        if roles:
+        g = _in_context(text, f, sentences)
+        if g is not f:
             if out is figures:
                 out = list(figures)
-            out[j] = replace(f, role=" ".join([f.role, *roles]).strip())
+            out[j] = g
     return out
+
+
+def _in_context(text: str, f: Figure, sentences: _Sentences) -> Figure:
+    """One USD or percent figure with the claim and roles its wording gives it."""
+    if f.kind is FigureKind.USD:
+        claim = claim_of(text, f.start, f.end).value
+        if claim == "impact" and sentences.says(_WHOLE, f.start, f.end):
+            claim = "total"  # "the fixes recover $15.0M in all"
+        if claim != "any":
+            f = replace(f, claim=claim)
+    roles = _licensing(text, f, sentences)
+    if sentences.says(_SUM_WORDS, f.start, f.end):
+        roles.append("sum")
+    if sentences.says(_PORTFOLIO_SCOPE, f.start, f.end):
+        roles.append("across")
+    if f.kind is FigureKind.USD and _aside(text, f):
+        roles.append("aside")
+    if not roles:
+        return f
+    return _bounded(text, replace(f, role=" ".join([f.role, *roles]).strip()))
+
+
+_NAMED_BEFORE = re.compile(
+    r"(?i)\b(?:EBITDA|baseline|base|total|programme|program|portfolio|opportunity|impact|"
+    r"recovery|uplift|upside|headline|book)[ \t]$"
+)
+"""Nouns of a positive quantity an amount in brackets may restate ("EBITDA ($14.5M)")."""
+
+
+def _aside(text: str, f: Figure) -> bool:
+    """An amount in brackets right after the noun of a positive quantity, with no minus of its
+    own: "EBITDA ($14.5M)" restates what it follows; elsewhere brackets are an accounting
+    negative ("earns ($8.9M)", "| ($267,706) |", "Annual outcome: ($267,706)")."""
+    raw = f.raw
+    return (
+        raw[:1] == "("
+        and f.negative
+        and not any(c in raw for c in "-\u2212\u2013")
+        and _NAMED_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
+    )
+
+
+def _bounded(text: str, f: Figure) -> Figure:
+    """A share worded as a bound stands for every value on its side: "more than halves the
+    loss" is any recovery of at least half, "under 0.1% of the total" any share below (role
+    ``bound``: only the share its wording names grounds it, never a field that happens to
+    lie on that side).
+
+    >>> from pe_eval_core.numbers import extract_figures, extract_word_figures
+    >>> t = "it more than halves the loss; under 0.1% of the total; over 5% of loans"
+    >>> figs = merge_figures(extract_figures(t), extract_word_figures(t))
+    >>> [(f.raw, round(f.lo, 2), f.hi > 100, f.role) for f in with_context(t, figs)]
+    [('halves', 45.83, True, 'fraction of_loss bound'), ('0.1%', 0.0, False, 'of_total bound'),
+     ('5%', 4.5, False, '')]
+    """
+    if f.kind is not FigureKind.PERCENT or not any(r.startswith("of_") for r in f.role.split()):
+        return f
+    m = _BOUND.search(text, max(0, f.start - 24), f.start)
+    if m is None:
+        return f
+    role = f"{f.role} bound"
+    if m["up"] is not None:
+        return replace(f, hi=_UNBOUNDED, role=role)
+    return replace(f, lo=0.0, role=role)
+
+
+_UNBOUNDED = 1e15
 
 
 def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
@@ -118,14 +232,20 @@ def _licensing(text: str, f: Figure, sentences: _Sentences) -> list[str]:
     percent = f.kind is FigureKind.PERCENT
     if percent and _of_loss(text, f, sentences):
         return ["of_loss"]
-    if "fraction" in f.role and _OF_QUARTERS.match(text, f.end) is not None:
+    if ("fraction" in f.role or percent) and _OF_QUARTERS.match(text, f.end) is not None:
         return ["of_quarters"]
+    if percent and _BRACKETED_AFTER_QUARTERS.search(text, max(0, f.start - 12), f.start):
+        return ["of_quarters"]
+    if percent and _OF_THE_TIME.match(text, f.end) is not None:
+        return ["of_quarters"]  # "75% of the time": the share of the quarters observed
     if percent and (base := _of_stated(text, f.end)) is not None:
         return [f"of_usd={base:g}"]
     if percent and _OF_TOTAL.match(text, f.end) is not None:
         return ["of_total"]
     if f.kind is FigureKind.USD and (n := _run_rate(text, f.start, f.end)) is not None:
         return [f"rate:{n}"]
+    if f.kind is FigureKind.USD and _PER_YEAR_AFTER.match(text, f.end) is not None:
+        return ["annual"]  # "$564.8M p.a.": an annual field, never a run-rate of one
     return []
 
 
@@ -137,7 +257,7 @@ def _of_loss(text: str, f: Figure, sentences: _Sentences) -> bool:
         or _OF_LOSS_BEFORE.search(text, max(0, f.start - 40), f.start) is not None
         or (f.raw[:4].lower() == "halv" and _LOSS_OBJECT.match(text, f.end) is not None)
         or (
-            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 24), f.start) is not None
+            _BRACKETED_AFTER_USD.search(text, max(0, f.start - 60), f.start) is not None
             and text.startswith(")", f.end)  # "(40%)", not "(4.3% of EBITDA)"
             and sentences.says(_LOSS_WORD, f.start, f.end)
         )
@@ -150,13 +270,23 @@ _OF_STATED = re.compile(
 )
 _PER_PERIOD_AFTER = re.compile(
     r"[ \t]*(?:(?:a|per|each|every)[ \t]+(?P<unit>quarter|month|week)"
-    r"|/[ \t]*(?P<abbr>q(?:tr)?|mo|wk)\b)",
+    r"|/[ \t]*(?P<abbr>q(?:tr)?|quarter|mo(?:nth)?|wk|week)\b)",
     re.IGNORECASE,
 )
+_HEDGE_WORDS = r"(?:(?:about|roughly|around|some|approximately|nearly|c\.|~)[ \t]*)?"
 _PER_PERIOD_BEFORE = re.compile(
-    r"\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
+    r"(?:\b(?P<unit>quarterly|monthly|weekly)[ \t]+(?:[\w-]+[ \t]+){0,2}?"
     r"(?:of[ \t]+|is[ \t]+|at[ \t]+)?"
-    r"(?:about[ \t]+|roughly[ \t]+|~)?$",
+    # "each quarter of inaction costs ~$1.7M", "waiting another quarter costs roughly $141M"
+    r"|\b(?:each|every|another|a[ \t]+further|a[ \t]+single|per)[ \t]+(?P<each>quarter|month|week)"
+    r"\b(?:[ \t]+[\w'-]+){0,4}?[ \t]+(?:costs?|loses|lost|adds|is|runs[ \t]+at)[ \t]+)"
+    + _HEDGE_WORDS
+    + "$",
+    re.IGNORECASE,
+)
+_PER_YEAR_AFTER = re.compile(
+    r"[ \t]*(?:(?:a|per|each|every)[ \t]+year\b|/[ \t]*(?:yr|year)\b|p\.a\.|per[ \t]+annum\b"
+    r"|annually\b)",
     re.IGNORECASE,
 )
 _PERIODS = {"quarter": 4, "quarterly": 4, "q": 4, "qtr": 4, "month": 12, "monthly": 12, "mo": 12,
@@ -179,10 +309,11 @@ def _run_rate(text: str, start: int, end: int) -> int | None:
     "$520K per month", "a quarterly loss of $1.6M"), else None."""
     m = _PER_PERIOD_AFTER.match(text, end)
     if m is None:
-        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 40), start)
+        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 64), start)
     if m is None:
         return None
-    return _PERIODS[(m["unit"] or m.groupdict().get("abbr") or "").lower()]
+    unit = m.groupdict().get("unit") or m.groupdict().get("abbr") or m.groupdict().get("each")
+    return _PERIODS[(unit or "").lower()]
 
 
 _PLAN = re.compile(

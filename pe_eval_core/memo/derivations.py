@@ -28,15 +28,26 @@ _DERIVED_KINDS = (USD, FigureKind.PERCENT)
 _CROSS_LIMIT = 12
 """Cross-opportunity sums are only formed for maps of at most this many opportunities."""
 _RUN_RATES = ((4, "4"), (12, "12"))
+_RATE_TAILS = tuple(f" / {shown}" for _, shown in _RUN_RATES)
 _RATE_UNITS = frozenset({"fraction", "percent", "bps"})
 
 
 _SHARE_ROLES = frozenset({"of_loss", "of_quarters", "of_usd"})
+_SUMMED = frozenset({Role.LOSS, Role.PROJECTED})
+"""Roles whose portfolio sum is a quantity a memo states and the map does not."""
 
 _DENOMINATORS = ("ebitda", "total_projected")
 """Ratios are an impact over EBITDA or the portfolio total (a share). Impact over loss
 (a recovery ratio) is left out: on the templated demo it explains away tampered playbook
 levels such as ``~50%`` (tests/memo/test_grader_mutations.py)."""
+_SHARE_OF: dict[Role, tuple[Role, ...]] = {
+    Role.IMPACT: (Role.BASELINE, Role.TOTAL),
+    Role.TOTAL: (Role.BASELINE,),
+    Role.LOSS: (Role.BASELINE,),
+}
+"""Which quantity a share may be of: an impact of EBITDA or of the portfolio total; the
+total, or today's loss, of EBITDA (``19.7% of EBITDA`` for a loss). A share of EBITDA may
+exceed 100% (a programme larger than the baseline); a share of the total may not."""
 
 
 class Derivations:
@@ -46,6 +57,10 @@ class Derivations:
     _source: OpportunityMap
     portfolio: _Scope
     _derived: dict[tuple[int, FigureKind], KindIndex]
+    _sums: list[tuple[str, float, str]] | None = None
+
+    def opportunity_fields(self, i: int) -> list[SourceField]:
+        raise NotImplementedError  # NumericUniverse.opportunity_fields
 
     def own(self, i: int, kind: FigureKind) -> list[SourceField]:
         raise NotImplementedError  # NumericUniverse.own
@@ -58,9 +73,11 @@ class Derivations:
         lo: float,
         hi: float,
         claim: Role = Role.ANY,
+        annual: bool = False,
     ) -> SourceField | None:
         """The derivation nearest ``mag`` with magnitude in [lo, hi] (see ``derivations``)
-        that is a quantity ``claim`` accepts, or None. The candidates of opportunity ``i``
+        that is a quantity ``claim`` accepts (for a figure worded ``annual``: no run-rate),
+        or None. The candidates of opportunity ``i``
         and ``kind`` are built once (a few hundred at most) and bisected like any other kind
         index."""
         if kind not in _DERIVED_KINDS:
@@ -68,7 +85,14 @@ class Derivations:
         index = self._derived.get((i, kind))
         if index is None:
             index = self._derived[i, kind] = KindIndex(self.derivations(i, kind))
-        return next((f for f in index.closest_first(mag, lo, hi) if accepts(claim, _role(f))), None)
+        return next(
+            (
+                f
+                for f in index.closest_first(mag, lo, hi)
+                if accepts(claim, _role(f)) and not (annual and f.path.endswith(_RATE_TAILS))
+            ),
+            None,
+        )
 
     def derivations(self, i: int, kind: FigureKind) -> list[SourceField]:
         """Every derived value a figure of ``kind`` in opportunity ``i``'s prose may cite.
@@ -99,7 +123,7 @@ class Derivations:
         out: list[tuple[str, float, str]] = []
         if kind is USD:
             counts = [c for c in self.own(i, FigureKind.COUNT) if c.magnitude > 0]
-            out = _usd_derivations(usd, counts)
+            out = _usd_derivations(usd, counts) + self.portfolio_sums() + _pro_forma(usd)
         else:
             rates = self.own(i, FigureKind.PERCENT) + self.portfolio.get(FigureKind.PERCENT, [])
             rates = [r for r in rates if r.unit in _RATE_UNITS]
@@ -111,6 +135,36 @@ class Derivations:
             for path, v, role in out
             if math.isfinite(v) and (v != 0 or role == Role.PROJECTED.value)
         ]  # a zero is a derivation only as a projected outcome: loss + impact = break-even
+
+    def portfolio_sums(self) -> list[tuple[str, float, str]]:
+        """The portfolio's loss and projected outcome: each annual loss or projected-outcome
+        key summed over every opportunity that has it (two at least), with that key's role
+        ("three cohorts carry $18.3M of annual leakage"). The impacts' sum is the total field
+        the map states. Built once, linear in the map.
+
+        >>> from pe_eval_core.memo.source_numbers import NumericUniverse
+        >>> u = NumericUniverse.build({"portco_id": "X", "opportunities": [
+        ...     {"id": "a", "outcome_total_usd_annual": -2e6},
+        ...     {"id": "b", "outcome_total_usd_annual": -3e6}]})
+        >>> u.portfolio_sums()
+        [('sum(opportunities[*].outcome_total_usd_annual)', -5000000.0, 'loss')]
+        """
+        if self._sums is None:
+            by_key: dict[str, list[float]] = {}
+            roles: dict[str, Role] = {}
+            for j in range(len(self._source.opportunities)):
+                for f in self.opportunity_fields(j):
+                    role = _role(f)
+                    if f.kind is USD and role in _SUMMED and _annual(f) and _aggregate(f):
+                        tail = _tail(f)
+                        by_key.setdefault(tail, []).append(f.value)
+                        roles[tail] = role
+            self._sums = [
+                (f"sum(opportunities[*].{key})", math.fsum(values), roles[key].value)
+                for key, values in by_key.items()
+                if len(values) > 1
+            ]
+        return self._sums
 
     def cross_sum(
         self, i: int, kind: FigureKind, mag: float, lo: float, hi: float
@@ -202,10 +256,10 @@ class Derivations:
         mag, (lo, hi) = abs(fig.value), _licensed(fig)
         if "of_loss" in fig.role:
             return None  # a share of a loss is a recovery ratio or nothing
-        found = self.derive(opp, fig.kind, mag, lo, hi, _claim(fig))
+        found = self.derive(opp, fig.kind, mag, lo, hi, _claim(fig), "annual" in fig.role)
         if found is None and "sum" in fig.role:
             found = self.cross_sum(opp, fig.kind, mag, lo, hi)
-        if found is not None and sign > 0 and found.value < 0:
+        if found is not None and ((sign > 0 and found.value < 0) or (sign < 0 and found.value > 0)):
             return None
         return found
 
@@ -229,9 +283,12 @@ class Derivations:
         rounded annual figure)."""
         lo, hi = _licensed(fig)
         claim = _claim(fig)
+        sign = -1 if fig.negative or fig.value < 0 else 0
         owner = self._source.opportunities[i].id
         for a in [*self.own(i, USD), *self.portfolio.get(USD, [])]:
             v = a.value / per_year
+            if sign < 0 and v > 0:
+                continue  # "-$46.7K a quarter" is a loss's run-rate, never an impact's
             if _annual(a) and lo <= abs(v) <= hi and accepts(claim, _role(a)) and v:
                 path = f"{a.path} / {per_year}"
                 return SourceField(path, USD, v, v, f"derived:{_role(a).value}", i, abs(v), owner)
@@ -288,10 +345,19 @@ def _usd_derivations(
             total = _combined(_role(a), _role(b), "+")
             if total is not None:
                 out.append((f"{a.path} + {b.path}", a.value + b.value, total.value))
-            gap = _combined(_role(a), _role(b), "-")
-            if gap is not None:
-                out.append((f"{a.path} - {b.path}", a.value - b.value, gap.value))
+            for x, y in ((a, b), (b, a)):  # a difference is oriented: projected - loss
+                gap = _difference(_role(x), _role(y), x is a)
+                if gap is not None:
+                    out.append((f"{x.path} - {y.path}", x.value - y.value, gap.value))
     return out
+
+
+def _pro_forma(usd: list[SourceField]) -> list[tuple[str, float, str]]:
+    """EBITDA after the action: the baseline plus an impact or the total ("lifts EBITDA from
+    $2.87B to $3.98B"); of no single role (a figure of any claim may state it)."""
+    bases = [b for b in usd if _role(b) is Role.BASELINE and not b.unit.startswith("derived")]
+    adds = [a for a in usd if _role(a) in (Role.IMPACT, Role.TOTAL) and a.value > 0]
+    return [(f"{b.path} + {a.path}", b.value + a.value, "") for b in bases for a in adds]
 
 
 _SUMS: dict[frozenset[Role], Role] = {
@@ -299,19 +365,29 @@ _SUMS: dict[frozenset[Role], Role] = {
     frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # gross improvement
     frozenset({Role.PROJECTED, Role.COST}): Role.PROJECTED,
 }
-_DIFFERENCES: dict[frozenset[Role], Role] = {
-    frozenset({Role.PROJECTED, Role.LOSS}): Role.IMPACT,  # gross improvement
-    frozenset({Role.IMPACT, Role.COST}): Role.IMPACT,  # net of cost
-    frozenset({Role.LOSS, Role.IMPACT}): Role.PROJECTED,
+_DIFFERENCES: dict[tuple[Role, Role], Role] = {
+    (Role.PROJECTED, Role.LOSS): Role.IMPACT,  # the improvement: after minus before
+    (Role.IMPACT, Role.COST): Role.IMPACT,  # net of cost
+    (Role.LOSS, Role.IMPACT): Role.PROJECTED,  # a loss stored as a positive magnitude
 }
+"""Differences that are a quantity, minuend first: ``current - projected`` is the
+improvement with the wrong sign, no quantity a memo states."""
 
 
 def _combined(a: Role, b: Role, op: str) -> Role | None:
-    """The quantity ``a op b`` is, or None when it is none (an impact minus the portfolio
+    """The quantity ``a + b`` is, or None when it is none (an impact plus the portfolio
     total is no quantity a memo states). Fields of no declared role combine as before."""
     if a is Role.ANY or b is Role.ANY:
         return Role.ANY
-    return (_SUMS if op == "+" else _DIFFERENCES).get(frozenset({a, b}))
+    return _SUMS.get(frozenset({a, b}))
+
+
+def _difference(a: Role, b: Role, in_order: bool) -> Role | None:
+    """The quantity ``a - b`` is, or None; fields of no declared role are subtracted in the
+    source's order only, as before."""
+    if a is Role.ANY or b is Role.ANY:
+        return Role.ANY if in_order else None
+    return _DIFFERENCES.get((a, b))
 
 
 def _percent_derivations(
@@ -319,12 +395,13 @@ def _percent_derivations(
 ) -> list[tuple[str, float]]:
     """Ratios of two USD operands x100 and differences of two rates in points."""
     out: list[tuple[str, float]] = []
-    usd = [a for a in usd if _aggregate(a)]
-    tops = [a for a in usd if "impact" in a.path]
-    bottoms = [b for b in usd if any(w in _tail(b) for w in _DENOMINATORS)]
-    for a in tops:
-        for b in bottoms:
-            if a is not b and a.magnitude < b.magnitude and not b.unit.startswith("derived"):
+    usd = [a for a in usd if _aggregate(a) and not a.unit.startswith("derived")]
+    for a in usd:
+        over = _SHARE_OF.get(_role(a), ())
+        for b in usd:
+            if a is b or _role(b) not in over or not b.magnitude:
+                continue
+            if a.magnitude < b.magnitude or _role(b) is Role.BASELINE:
                 out.append((f"{a.path} / {b.path}", 100 * a.magnitude / b.magnitude))
     for j, a in enumerate(rates):
         for b in rates[j + 1 :]:

@@ -25,26 +25,24 @@ from pathlib import Path
 from pe_eval_core import limits
 from pe_eval_core.limits import exceeded
 from pe_eval_core.memo.config import GRADER_VERSION, GraderConfig
-from pe_eval_core.memo.consistency import assess_consistency, consistency_score
+from pe_eval_core.memo.consistency import (
+    assess_consistency,
+    consistency_score,
+    header_findings,
+)
 from pe_eval_core.memo.context import (
     _inside,
     _outside_names,
     _Spans,
-    merge_figures,
+    read_figures,
     template_regex,
-    with_context,
-    without_plan_parameters,
 )
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.placeholders import find_placeholders
-from pe_eval_core.memo.prose_names import (
-    EntityMention,
-    PlainNames,
-    bold_count,
-    extract_entities,
-)
+from pe_eval_core.memo.plain_names import PlainNames, refers_to_others
+from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -68,15 +66,9 @@ from pe_eval_core.memo.tally import (
     _scores,
     _totals,
 )
-from pe_eval_core.numbers import (
-    DEFAULT_COUNT_NOUNS,
-    Figure,
-    extract_figures,
-    extract_word_figures,
-)
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure
 from pe_eval_core.wording import fmt_number
 
-_DIGIT = re.compile(r"\d")
 _COUNT_START = frozenset("0123456789-+\u2212")
 _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "derived": "derived"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
@@ -161,7 +153,10 @@ class _Run:
         for mention in names:
             if any(a < mention.end and mention.start < b for a, b in taken):
                 continue  # read as a bold name or a figure already
-            found = self.entities.lookup(mention.key or mention.text, own, SEGMENT_VALUE)
+            category = mention.category or SEGMENT_VALUE
+            found = self.entities.lookup(mention.key or mention.text, own, category)
+            if found[0] == "misattributed" and refers_to_others(text, mention.start, mention.end):
+                continue  # "in parallel with the Affiliate_B cohorts": other cohorts, named
             if found[0] != "grounded":
                 self._entity(opp_id, name, mention, found, t)
 
@@ -192,9 +187,7 @@ class _Run:
         """A block's figures, entity mentions and template spans (None: not looked for, as
         there is no figure), remembered by text: producers repeat whole blocks (section
         templates), and all three depend on nothing but the text and the configuration."""
-        figures = extract_figures(text, self.count_nouns) if _DIGIT.search(text) else []
-        figures = merge_figures(figures, extract_word_figures(text))
-        figures = with_context(text, without_plan_parameters(text, figures))
+        figures = read_figures(text, self.count_nouns)
         names = self.plain.mentions(text) if self.plain is not None else []
         if figures and names:
             figures = _outside_names(figures, names)
@@ -519,6 +512,8 @@ def grade_memo(
     }
     if memo.portco_id != source.portco_id:
         run._finding(None, _portco_mismatch(memo.portco_id, source.portco_id))
+    for finding in header_findings(memo, source, config):
+        run._finding(None, finding)
     phantoms = _grade_opportunities(run, memo, tallies)
     for oid, t in tallies.items():
         if not t.has_prose:

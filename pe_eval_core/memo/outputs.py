@@ -36,9 +36,16 @@ def output_paths(
     """``eval_<portco>_<audience>.html`` and ``.json`` in ``out_dir`` (default: memo's folder)."""
     portco = safe_name(evaluation.portco_id, "portco_id")
     audience = safe_name(evaluation.audience, "audience")
-    folder = Path(out_dir) if out_dir is not None else Path(evaluation.memo_path).parent
+    return pair_paths(f"eval_{portco}_{audience}", Path(evaluation.memo_path).parent, out_dir)
+
+
+def pair_paths(
+    stem: str, beside: Path, out_dir: str | os.PathLike[str] | None = None
+) -> tuple[Path, Path]:
+    """``<stem>.html`` and ``<stem>.json`` in ``out_dir`` (default: ``beside``, the graded
+    document's folder): the scorecard pair of any document kind."""
+    folder = Path(out_dir) if out_dir is not None else beside
     check_path_text(folder, "out_dir")
-    stem = f"eval_{portco}_{audience}"
     # The folder is resolved, the file names never are: a symlinked output is refused when
     # written (``files.refuse_symlink``), not followed.
     try:
@@ -96,18 +103,26 @@ def write_outputs(
     html = render_scorecard_html(stamped, thresholds).encode("utf-8")
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
     body = evaluation_to_json(stamped).encode("utf-8")
+    commit_pair(html_path, html, json_path, body, chosen=out_dir is not None)
+    return html_path, json_path
+
+
+def commit_pair(
+    html_path: Path, html: bytes, json_path: Path, body: bytes, *, chosen: bool
+) -> None:
+    """Write a scorecard and its sidecar as one pair (``write_pair``), an OS failure as an
+    ``OutputWriteError`` naming the folder (and, when the user ``chosen`` it, what to do)."""
     try:
         write_pair([(html_path, html), (json_path, body)])
     except OSError as exc:
         message = f"cannot write {json_path.parent}: {exc.strerror or exc}"
-        if out_dir is None:
+        if not chosen:
             raise OutputWriteError(message) from exc
         raise OutputWriteError(
             message,
             diagnosis="The scorecard could not be written to the chosen scorecard folder",
             fix="Make that folder writable (or creatable), or choose another scorecard folder.",
         ) from exc
-    return html_path, json_path
 
 
 def _write_temp(target: Path, data: bytes) -> Path:

@@ -83,6 +83,10 @@ class FindingKind(StrEnum):
     EMPTY_PLACEHOLDER = "empty_placeholder"
     """The prose prints an empty value where its template expects one (``the action — __ —``,
     an unfilled ``{action}``, ``[TODO ...]``): a producer defect, located, in no score."""
+    HEADER_MISMATCH = "header_mismatch"
+    """A sidecar field that restates its source (``ebitda_baseline_usd``) disagrees with it
+    beyond the headline tolerance: the memo was generated against a stale map or altered.
+    In no score; keeps the memo from circulating."""
     DUPLICATE_OPPORTUNITY = "duplicate_opportunity"
     """The memo explains the same opportunity more than once: every entry is graded (its
     blocks are labelled ``narrative#2`` ...), and reported."""

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pe_eval_core.grading.scorecard import template_environment
 from pe_eval_core.memo.explain import lowest_dimension
 from pe_eval_core.memo.plain import nearest_text
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.memo.verdict import KIND_LABELS, VerdictThresholds, memo_verdict
 from pe_eval_core.tone import dimension_tone
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, fmt_usd
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,18 +195,9 @@ def _int(value: int) -> str:
     return str(value) if type(value) is int else str(escape(value))
 
 
-@lru_cache(maxsize=1)
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("pe_eval_core.memo", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["pct"] = fmt_pct
-    env.filters["usd"] = fmt_usd
-    env.filters["nearest"] = nearest_text
+    env = template_environment("pe_eval_core.memo")
+    env.filters["nearest"] = nearest_text  # the nearest value in the figure's own format
     return env
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pe_eval_core.memo.prose_names import US_STATES
+from pe_eval_core.memo.plain_names import US_STATES
 from pe_eval_core.memo.result import Finding, FindingKind
 from pe_eval_core.memo.source_names import normalize
 
@@ -39,7 +39,8 @@ def _label_pieces(text: str, start: int) -> tuple[list[str], int] | None:
         s, e = m.span(group)
         if not s <= start < e:
             continue
-        pieces, index, pos = [], -1, s
+        pieces: list[str] = []
+        index, pos = -1, s
         for sep in [*_SPLIT.finditer(text, s, e), None]:
             end = sep.start() if sep is not None else e
             if pos <= start < max(end, pos + 1):

@@ -24,6 +24,7 @@ over magnitudes sorted once per kind: a figure costs O(log n), never a scan of t
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import chain
 from typing import Any
 
@@ -47,6 +48,7 @@ from pe_eval_core.memo.source_fields import (
     KindIndex,
     MatchStatus,
     SourceField,
+    _annual,
     _as_precise,
     _by_kind,
     _claim,
@@ -351,11 +353,17 @@ class NumericUniverse(Derivations):
         lo, hi = tolerance_window(fig, config)
         if fig.kind is QUARTERS and fig.role in _QUARTER_ROLES:
             return self._match_role(fig, opp, config, (lo, hi))
+        if fig.claim == Role.IMPACT.value and len(self._source.opportunities) == 1:
+            fig = replace(fig, claim=Role.TOTAL.value)  # one cohort: its impact is the total
         kind, mag = fig.kind, abs(fig.value)
         sign = _sign(fig)
         claim = _claim(fig)
+        if "bound" in fig.role:  # "under 10% of the total": the share, not any small field
+            return self._beyond_own(fig, opp, config, (lo, hi), Picked())
         own = self.in_window(opp, kind, lo, hi) if opp is not None else []
         pool = _fitting(chain(own, self.portfolio.get(kind, ())), fig)
+        if per_year(fig) is not None:  # "$7.6M per quarter" is no annual field as stated
+            pool = [f for f in pool if not _annual(f)]
         found = pick(pool, _role, claim, mag, lo, hi, sign)
         if found.best is None:  # a figure quoted from the source's own strings, after its fields
             quoted = self._quoted(fig, opp, mag, lo, hi, sign, claim)
@@ -377,26 +385,29 @@ class NumericUniverse(Derivations):
         """``match`` once the opportunity's own and portfolio fields have not grounded it."""
         kind, mag, sign, claim = fig.kind, abs(fig.value), _sign(fig), _claim(fig)
         lo, hi = window
-        derive = config.derivations and opp is not None and sign >= 0
-        periods = per_year(fig) if derive and opp is not None else None
-        if periods is not None and opp is not None:
-            rate = self.run_rate(fig, opp, periods)
-            if rate is not None:
-                return FigureMatch("derived", rate)
-        if (
-            derive
-            and opp is not None
-            and _SHARE_ROLES & {t.split("=")[0] for t in fig.role.split()}
-        ):
-            share = self._share(fig, opp)
-            if share is not None:
-                return FigureMatch("derived", share)
+        derive = config.derivations and opp is not None
+        periods = per_year(fig) if derive else None
+        licensed = self._licensed_first(fig, opp, sign, periods) if derive else None
+        if licensed is not None:
+            return FigureMatch("derived", licensed)
         shown_lo, shown_hi = _displayed(fig)
-        other, other_role = self._other_opportunity(fig, opp, mag, lo, hi, sign)
+        other, other_role = (
+            self._other_opportunity(fig, opp, mag, lo, hi, sign)
+            if "bound" not in fig.role  # a bound's window holds every field on its side
+            else (None, None)
+        )
         fraction = "fraction" in fig.role or "of_total" in fig.role  # a share: derive first
+        if other is not None and "across" in fig.role:
+            return FigureMatch("grounded", other)  # a sentence about the cohorts together
         if other is not None and shown_lo <= other.magnitude <= shown_hi and not fraction:
             return FigureMatch("misattributed", other)  # within the figure's own digits
-        derived = self._derivation(fig, opp, sign) if derive and opp is not None else None
+        # a run-rate is the run-rate its wording names, or nothing ("$92.5M a quarter" is not
+        # the monthly impact)
+        derived = (
+            self._derivation(fig, opp, sign)
+            if derive and opp is not None and periods is None
+            else None
+        )
         if derived is not None:
             return FigureMatch("derived", derived)
         if other is not None:
@@ -412,6 +423,8 @@ class NumericUniverse(Derivations):
                 ),
                 None,
             )
+        if wrong_sign is not None and "aside" in fig.role and wrong_sign.opp in (None, opp):
+            return FigureMatch("grounded", wrong_sign)  # "EBITDA ($14.5M)": an aside, unsigned
         if wrong_sign is not None:
             return FigureMatch("sign", wrong_sign)
         expected = self._claimed(fig, opp, claim)
@@ -421,6 +434,20 @@ class NumericUniverse(Derivations):
         if expected is not None:
             return FigureMatch("ungrounded", expected)
         return FigureMatch("ungrounded", index.nearest(mag) if index is not None else None)
+
+    def _licensed_first(
+        self, fig: Figure, opp: int | None, sign: int, periods: int | None
+    ) -> SourceField | None:
+        """The derivation a figure's wording names, tried before anything else: the run-rate
+        of its period, or the share it is worded as (an explicitly negative figure may be a
+        run-rate of a loss; shares are never negative)."""
+        if opp is None:
+            return None
+        if periods is not None:
+            return self.run_rate(fig, opp, periods)
+        if sign >= 0 and _SHARE_ROLES & {t.split("=")[0] for t in fig.role.split()}:
+            return self._share(fig, opp)
+        return None
 
     def _claimed(self, fig: Figure, opp: int | None, claim: Role) -> SourceField | None:
         """The opportunity's (else the portfolio's) field of the role ``fig`` claims nearest

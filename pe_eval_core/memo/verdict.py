@@ -1,14 +1,17 @@
 """The verdict on one graded memo: can it be circulated, and if not, what to fix first.
 
-*Ready to circulate* only when every dimension meets its threshold and nothing is
+*Ready to circulate* only when every dimension meets its threshold, nothing is
 mis-attributed (a number quoted under the wrong opportunity counts as cited, so no score
-catches it). Otherwise *Not ready: N issues*, each issue a plain sentence a deal-team member
-can act on. The thresholds are the gate's (:class:`VerdictThresholds`, read from the same
-spec as ``pe-eval gate --memo-thresholds``); the default is the *pass* band: perfect scores.
+catches it) and no template slot is left empty. Otherwise *Not ready: N issues*, each issue a
+plain sentence a deal-team member can act on. The thresholds are the gate's
+(:class:`VerdictThresholds`, read from the same spec as ``pe-eval gate --memo-thresholds``);
+the default is the *pass* band: perfect scores.
 
 Every surface (CLI text and ``--json``, ``memo --all``, the HTML scorecard, the JSON sidecar,
 the gate, the MCP server, the dashboard's scorecard, downloads and Portfolio) calls
-:func:`memo_verdict`, so they agree; thresholds a surface is given (``--fail-under``,
+:func:`memo_verdict`, so they agree. The rule itself is :func:`decide_verdict`, which the
+other document kinds' verdict (``pe_eval_core.documents.verdict.document_verdict``) calls
+too, with the same thresholds; thresholds a surface is given (``--fail-under``,
 ``--max-hallucination``, the gate's ``--memo-thresholds``) go into :class:`VerdictThresholds`
 and nowhere else. The exit status of ``pe-eval memo`` is 1 exactly when the verdict is *not
 ready*. Template constants and unreadable siblings are shown elsewhere but never counted here.
@@ -17,9 +20,9 @@ ready*. Template constants and unreadable siblings are shown elsewhere but never
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pe_eval_core.memo.plain import (
     Cohorts,
@@ -28,7 +31,7 @@ from pe_eval_core.memo.plain import (
     opportunity_name,
     shown_raw,
 )
-from pe_eval_core.memo.result import Finding, FindingKind, VerdictSummary
+from pe_eval_core.memo.result import Finding, FindingKind, Scores, VerdictSummary
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
@@ -42,6 +45,14 @@ from pe_eval_core.wording import (
 
 if TYPE_CHECKING:
     from pe_eval_core.memo.result import MemoEvaluation
+
+
+class Scored(Protocol):
+    """Anything graded on the four dimensions (a memo's or another document's evaluation)."""
+
+    @property
+    def scores(self) -> Scores: ...
+
 
 READY = "Ready to circulate"
 EPS = 1e-12
@@ -62,6 +73,7 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
     FindingKind.WRONG_QUANTITY: "Figure of another quantity",
     FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
+    FindingKind.HEADER_MISMATCH: "Memo header disagrees with the source",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -69,6 +81,11 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 """Findings shown for information, never counted against a score or the verdict."""
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
+
+ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER, FindingKind.HEADER_MISMATCH})
+"""Findings that keep a memo from circulating whatever the thresholds: an empty template slot
+(``the action — __ —``) or a header figure that disagrees with the source (the EBITDA
+baseline) scores in no dimension, but no reader should receive it."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
@@ -212,7 +229,7 @@ class Verdict:
         """More mis-attributed figures or names than the thresholds allow."""
         return len(self.misattributed) > self.thresholds.max_misattributed
 
-    def summary(self, ev: MemoEvaluation) -> VerdictSummary:
+    def summary(self, ev: Scored) -> VerdictSummary:
         """The verdict as data (the JSON sidecar's, ``memo --json``'s and the gate's), with the
         four scores as every surface prints them."""
         scores = ev.scores.model_dump()
@@ -256,49 +273,82 @@ def issue_sentence(
     not of GA × Branch.
     """
     names = cohorts or {}
-    opp = f.opportunity_id or "the memo"
+    kind = f.kind
+    if kind is FindingKind.HEADER_MISMATCH or kind is FindingKind.HEADLINE_MISMATCH:
+        return _header_sentence(f, field_label(f.nearest_path))
+    if kind in (FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY):
+        return _misattributed_sentence(f, names)
     place = opportunity_name(f.opportunity_id, names)
-    own = names.get(opp, opp)
     raw = shown_raw(f.raw)
     near = nearest_text(f)
     label = field_label(f.nearest_path)
-    kind = f.kind
     if kind is FindingKind.UNGROUNDED_FIGURE:
+        opp = f.opportunity_id or "the memo"
         owner = _owner(f.nearest_path, opp, source_ids or [], names).format(label=label)
         tail = f"; the nearest is {owner}, {near}" if near else ""
         return f"{raw} in {place} matches no source figure{tail}."
+    if kind is FindingKind.WRONG_QUANTITY:
+        return _wrong_quantity_sentence(f, raw, place)
+    if kind is FindingKind.EMPTY_PLACEHOLDER:
+        where = f"The {f.field} of {place}" if f.field else place
+        return f"{where} has an empty value where the prose expects one: '{f.raw}'."
     if kind is FindingKind.SIGN_MISMATCH:
         return f"{raw} in {place} has the wrong sign: the source's {label} is {near}."
-    if kind is FindingKind.MISATTRIBUTED_FIGURE:
-        other = opportunity_name(f.other_opportunity_id, names)
-        if not f.other_opportunity_id:
-            other = "another opportunity"
-        return f"{raw} in {place} is the {label} of {other}, {near}, not of {own}."
     if kind is FindingKind.UNGROUNDED_ENTITY:
         column = (f.nearest_path or "").rsplit(".", 1)[-1].replace("_", " ") or label
         tail = f"; the source's {column} for this cohort is {near}" if near else ""
         return f"'{f.raw}' in {place} names nothing in the source{tail}."
-    if kind is FindingKind.MISATTRIBUTED_ENTITY:
-        other = opportunity_name(f.other_opportunity_id, names)
-        if not f.other_opportunity_id:
-            other = "another opportunity"
-        return f"'{f.raw}' in {place} belongs to {other}, not to {own}."
     if kind is FindingKind.DROPPED_OPPORTUNITY:
         return f"{place} is in the source but the memo leaves it out."
-    if kind is FindingKind.HEADLINE_MISMATCH:
-        path = f.nearest_path or ""
-        if ".json:" in path:
-            sibling = path.split(":", 1)[0]
-            return (
-                f"The headline {raw} disagrees with the other memo {sibling}, "
-                f"which states {_money(f.nearest_value)}."
-            )
-        return f"The headline {raw} disagrees with the source total, {_money(f.nearest_value)}."
     return f.message
+
+
+def _wrong_quantity_sentence(f: Finding, raw: str, place: str) -> str:
+    """A figure that is the source's value of another quantity than its wording claims."""
+    label = field_label(f.nearest_path)
+    stated = f"{raw} in {place} names another quantity: it is the source's {label}, "
+    stated += nearest_text(f)
+    if not f.expected_path:
+        return f"{stated}, and the source has no field of the quantity its wording claims."
+    claimed = f.model_copy(
+        update={"nearest_value": f.expected_value, "nearest_path": f.expected_path}
+    )
+    own = nearest_text(claimed)  # the claimed quantity's value, in the figure's own format
+    return f"{stated}, while the {field_label(f.expected_path)} its wording claims is {own}."
+
+
+def _misattributed_sentence(f: Finding, names: Cohorts) -> str:
+    """A figure or name that belongs to another opportunity, both named by their cohort."""
+    opp = f.opportunity_id or "the memo"
+    place, own = opportunity_name(f.opportunity_id, names), names.get(opp, opp)
+    other = "another opportunity"
+    if f.other_opportunity_id:
+        other = opportunity_name(f.other_opportunity_id, names)
+    if f.kind is FindingKind.MISATTRIBUTED_ENTITY:
+        return f"'{f.raw}' in {place} belongs to {other}, not to {own}."
+    label = field_label(f.nearest_path)
+    return (
+        f"{shown_raw(f.raw)} in {place} is the {label} of {other}, {nearest_text(f)}, not of {own}."
+    )
 
 
 def _money(value: float | str | None) -> str:
     return fmt_usd(value) if isinstance(value, int | float) else fmt_number(value)
+
+
+def _header_sentence(f: Finding, label: str) -> str:
+    """A memo-level figure (the headline, a restated header field) that disagrees."""
+    raw = shown_raw(f.raw)
+    if f.kind is FindingKind.HEADER_MISMATCH:
+        return f"The memo's {label} is {raw}; its source states {_money(f.nearest_value)}."
+    path = f.nearest_path or ""
+    if ".json:" in path:
+        sibling = path.split(":", 1)[0]
+        return (
+            f"The headline {raw} disagrees with the other memo {sibling}, "
+            f"which states {_money(f.nearest_value)}."
+        )
+    return f"The headline {raw} disagrees with the source total, {_money(f.nearest_value)}."
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
@@ -310,15 +360,27 @@ def verdict_lines(verdict: Verdict) -> list[str]:
     ]
 
 
-def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
-    """Ready only when every dimension meets its threshold and mis-attributions are within
-    bound; the issues are the findings behind each failing dimension, then the
-    mis-attributions (a failing dimension with no finding behind it is its own issue)."""
+def decide_verdict(
+    scores: Mapping[str, float],
+    behind: Callable[[str], list[str]],
+    misattributed: Sequence[tuple[str, str]],
+    thresholds: VerdictThresholds | None = None,
+    blocking: Sequence[str] = (),
+) -> Verdict:
+    """The one verdict rule, for a memo and for every other document kind: ready only when
+    every dimension meets its threshold and mis-attributions are within bound. ``behind(dim)``
+    gives the issue sentences of the counted findings that lower ``dim``; ``misattributed``
+    is (raw text, issue sentence) per mis-attributed figure or name; ``blocking`` the issue
+    sentences of findings that block whatever the thresholds (a memo's ``ALWAYS_BLOCKING``).
+    The issues are the findings behind each failing dimension, then the mis-attributions,
+    then the blocking ones (a failing dimension with no finding behind it is its own issue).
+
+    >>> v = decide_verdict({"citation_accuracy": 0.5, "hallucination_rate": 0.0,
+    ...     "coverage": 1.0, "consistency": 1.0}, lambda d: ["$2M is wrong."], [])
+    >>> v.headline, v.failures
+    ('Not ready: 1 issue', ['Citation accuracy 50% is below the required 100%'])
+    """
     t = thresholds or VerdictThresholds()
-    scores = ev.scores.model_dump()
-    counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
-    ids = [o.id for o in ev.opportunities if o.in_source]
-    names = cohort_names(ev)
     issues: list[str] = []
     failed: list[str] = []
     failures: list[str] = []
@@ -329,20 +391,38 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
         op = "above the allowed" if dim in LOWER_IS_BETTER else "below the required"
         value, bound = fmt_pct(scores[dim]), fmt_pct(t.bound(dim))
         failures.append(f"{DIMENSION_LABELS[dim]} {value} is {op} {bound}")
-        behind = [issue_sentence(f, ids, names) for f in counted if f.kind in DIMENSION_KINDS[dim]]
-        issues.extend(behind or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
-    misattributed = [f for f in counted if f.kind in MISATTRIBUTED]
+        issues.extend(behind(dim) or [f"{DIMENSION_LABELS[dim]} is {value}, {op} {bound}."])
     if len(misattributed) > t.max_misattributed:
         failures.append(
             f"Mis-attributed figures or names {len(misattributed)} is above the allowed "
             f"{t.max_misattributed}"
         )
-        issues.extend(issue_sentence(f, ids, names) for f in misattributed)
+        issues.extend(sentence for _, sentence in misattributed)
+    issues.extend(blocking)
     return Verdict(
         ready=not issues,
         issues=issues,
         thresholds=t,
         failed_dimensions=failed,
         failures=failures,
-        misattributed=[f.raw for f in misattributed],
+        misattributed=[raw for raw, _ in misattributed],
+    )
+
+
+def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> Verdict:
+    """A memo's verdict by :func:`decide_verdict`: the findings behind a dimension are those of
+    its kinds (``DIMENSION_KINDS``), mis-attributions are counted against their own bound."""
+    counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
+    ids = [o.id for o in ev.opportunities if o.in_source]
+    names = cohort_names(ev)  # every sentence names an opportunity by its cohort, id second
+
+    def said(f: Finding) -> str:
+        return issue_sentence(f, ids, names)
+
+    return decide_verdict(
+        ev.scores.model_dump(),
+        lambda dim: [said(f) for f in counted if f.kind in DIMENSION_KINDS[dim]],
+        [(f.raw, said(f)) for f in counted if f.kind in MISATTRIBUTED],
+        thresholds,
+        [said(f) for f in counted if f.kind in ALWAYS_BLOCKING],
     )

@@ -327,7 +327,8 @@ def _money(out: list[Figure], m: re.Match[str]) -> None:
     po, s1, s2, pnum, num, rnum, scale = m.group(
         "m_po", "m_s1", "m_s2", "m_pnum", "m_num", "m_rnum", "m_scale"
     )
-    negative = bool(po or pnum or _signed(s1) or _signed(s2))
+    # "(+$768K)" is a bracketed gain, not an accounting negative
+    negative = bool((po and s1 != "+") or pnum or _signed(s1) or _signed(s2))
     exponent = _exponent(scale)
     start, end = m.span("money")
     if rnum is None:

@@ -55,6 +55,9 @@ class RunOptions:
     """Send plain model calls and judge calls through the Message Batches API (half price)."""
     stop_after_transport_errors: int = 3
     """Transport errors in a row (unreachable, authentication refused) that stop the run."""
+    as_of: str | None = None
+    """The analysis date (``YYYY-MM-DD``) a model target is told; None: the persona's
+    ``as_of`` in the Mimic project's ``mimic.json``, else none (``agent.as_of``)."""
 
 
 DEFAULTS = RunOptions()

@@ -14,16 +14,24 @@ Definitions (``n`` runs of a scenario that did not error, ``c`` of them passed):
   of the cluster-robust variance of the ratio estimator to the binomial variance,
   ``deff = [G/(G-1) * sum_g (y_g - p m_g)^2 / N^2] / [p(1-p)/N]`` (``G`` clusters by
   ``source_fact``, a scenario without one is its own cluster; ``y_g`` passes and ``m_g``
-  runs of cluster ``g``; ``N`` runs). ``n_eff`` is clamped to ``[G, N]``; when ``p`` is 0 or
-  1 (no variance to estimate) ``n_eff = G``, each fact counted once. The interval is
-  ``wilson(p, n_eff)``.
+  runs of cluster ``g``; ``N`` runs). ``n_eff`` is clamped to ``[G, S]``, ``S`` the
+  scenarios with a verdict: repeats measure how reliably each scenario passes, they never
+  count as new scenarios, so the interval is never narrower than one run of each scenario
+  at the same rate, ``wilson(p, S)`` (nor than ``wilson(p, N)``, the runs taken as
+  independent). When ``p`` is 0 or 1 (no variance to estimate) ``n_eff = G``, each fact
+  counted once. The interval is ``wilson(p, n_eff)``.
 * **Comparing two runs**: an exact McNemar test, i.e. a two-sided binomial sign test on the
-  discordant scenarios. A scenario's outcome in a run is *pass* when all its runs passed and
-  *fail* when none did; scenarios flaky in either run are listed apart and left out of the
-  test, as are scenarios present in only one run. With ``b`` regressions (pass -> fail) and
-  ``c`` improvements, ``p = min(1, 2 * P[X <= min(b, c)])`` for ``X ~ Binomial(b + c, 1/2)``
-  (1 when ``b + c = 0``); ``p_regression = P[X >= b]`` is the one-sided p-value for "got
-  worse". A change is significant when ``p < alpha`` (0.05).
+  discordant scenarios. A scenario's outcome in a run is *pass* when all its runs passed,
+  *fail* when none did, *flaky* otherwise. The test pairs one binary outcome, "always
+  fails" or not (:func:`pair_change`): a *regression* is a scenario that now always fails
+  and did not (pass -> fail, and flaky -> fail: what sometimes worked never does now); a
+  *fix* the reverse (fail -> pass, fail -> flaky). A scenario that passes at least once in
+  both runs but was flaky in either (pass -> flaky, flaky -> pass, flaky -> flaky) is listed
+  apart as *flaky* and is concordant, as are scenarios present in only one run or erroring
+  in every repeat of one. With ``b`` regressions and ``c`` fixes,
+  ``p = min(1, 2 * P[X <= min(b, c)])`` for ``X ~ Binomial(b + c, 1/2)`` (1 when
+  ``b + c = 0``); ``p_regression = P[X >= b]`` is the one-sided p-value for "got worse". A
+  change is significant when ``p < alpha`` (0.05).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pe_eval_core.rates import pass_rate
 
@@ -41,6 +50,7 @@ __all__ = [
     "TierStats",
     "compare_runs",
     "exact_mcnemar",
+    "pair_change",
     "pass_at_k",
     "pass_hat_k",
     "scenario_stats",
@@ -192,13 +202,13 @@ def tier_stats(tier: str, scenarios: Sequence[ScenarioStats], z: float = Z95) ->
         acc = clusters.setdefault(key, [0, 0])
         acc[0] += s.passes
         acc[1] += s.runs
-    g = len(clusters)
+    g, units = len(clusters), len(ran)
     if p in (0.0, 1.0) or g < 2:
         deff = n / g
     else:
         robust = g / (g - 1) * sum((yg - p * mg) ** 2 for yg, mg in clusters.values()) / n**2
         deff = robust / (p * (1 - p) / n)
-    n_eff = min(float(n), max(float(g), n / deff)) if deff > 0 else float(n)
+    n_eff = min(float(units), max(float(g), n / deff)) if deff > 0 else float(units)
     lo, hi = wilson_interval(p, n_eff, z)
     method = "wilson, clustered by source_fact (design effect)"
     return TierStats(tier, len(scenarios), n, y, p, lo, hi, method, g, n_eff, n / n_eff)
@@ -221,15 +231,42 @@ def exact_mcnemar(b: int, c: int) -> tuple[float, float]:
     return min(1.0, 2 * low_tail), upper_b
 
 
+PairChange = Literal["regression", "fix", "flaky", "pass", "fail", "error"]
+
+
+def pair_change(before: ScenarioStats | None, after: ScenarioStats | None) -> PairChange:
+    """How one scenario moved between two runs: the one rule every comparison uses.
+
+    ``error``: absent from a run, or no verdict in every repeat of one; ``regression``: it
+    now always fails and did not; ``fix``: it always failed and now passes at least once;
+    ``pass`` / ``fail``: unchanged; ``flaky``: passing at least once in both runs, flaky in
+    one of them.
+
+    >>> S = ScenarioStats
+    >>> [pair_change(S("a", "t", None, 3, x), S("a", "t", None, 3, y))
+    ...  for x, y in ((3, 0), (2, 0), (0, 1), (3, 2), (2, 2), (0, 0), (3, 3))]
+    ['regression', 'regression', 'fix', 'flaky', 'flaky', 'fail', 'pass']
+    """
+    if before is None or after is None or "error" in (before.outcome, after.outcome):
+        return "error"
+    was_failing, now_failing = before.outcome == "fail", after.outcome == "fail"
+    if was_failing != now_failing:
+        return "regression" if now_failing else "fix"
+    if before.flaky or after.flaky:
+        return "flaky"
+    return "fail" if now_failing else "pass"
+
+
 @dataclass(frozen=True, slots=True)
 class PairedComparison:
     """Two runs compared scenario by scenario, with an exact paired test."""
 
     regressions: tuple[str, ...]
-    """Consistently passing before, consistently failing after."""
+    """Always failing after, passing at least once before (pass or flaky -> fail)."""
     improvements: tuple[str, ...]
+    """Always failing before, passing at least once after."""
     flaky: tuple[str, ...]
-    """Flaky in either run: listed apart, not counted as regressions or improvements."""
+    """Passing at least once in both runs, flaky in either: listed apart, concordant."""
     unchanged: tuple[str, ...]
     only_in_one: tuple[str, ...]
     """In one run only, or erroring in every repeat of one run."""
@@ -253,19 +290,14 @@ def compare_runs(
     >>> r = compare_runs(a, b); r.regressions, r.p_value, r.significant
     (('a', 'b', 'c', 'd', 'e'), 0.0625, False)
     """
-    regressions, improvements, flaky, unchanged, only = [], [], [], [], []
+    groups: dict[PairChange, list[str]] = {
+        k: [] for k in ("regression", "fix", "flaky", "pass", "fail", "error")
+    }
     for name in sorted(set(before) | set(after)):
-        x, y = before.get(name), after.get(name)
-        if x is None or y is None or x.outcome == "error" or y.outcome == "error":
-            only.append(name)
-        elif x.flaky or y.flaky:
-            flaky.append(name)
-        elif x.outcome == y.outcome:
-            unchanged.append(name)
-        elif x.outcome == "pass":
-            regressions.append(name)
-        else:
-            improvements.append(name)
+        groups[pair_change(before.get(name), after.get(name))].append(name)
+    regressions, improvements, flaky = groups["regression"], groups["fix"], groups["flaky"]
+    unchanged = sorted(groups["pass"] + groups["fail"])
+    only = groups["error"]
     p, p_reg = exact_mcnemar(len(regressions), len(improvements))
     return PairedComparison(
         tuple(regressions),

@@ -265,3 +265,20 @@ def write_reason(tool: str, annotations: Any = None) -> str | None:
     if _hint(annotations, "destructive_hint", "destructiveHint") is True:
         return "annotated destructiveHint: true"
     return None
+
+
+def executed_write(call: TraceCall) -> bool:
+    """Whether ``call`` is a write tool that ran (not refused), by its bare tool name (the
+    tool of ``mcp__server__tool`` too): a change that stays on the server.
+
+    >>> executed_write(TraceCall(tool="mcp__stripe__create_refund")), executed_write(
+    ...     TraceCall(tool="create_refund", refused=True, write_attempt=True))
+    (True, False)
+    """
+    from pe_eval_core.scenarios.tool_names import split_tool_name
+
+    return (
+        not call.refused
+        and not call.write_attempt
+        and write_reason(split_tool_name(call.tool)[1]) is not None
+    )

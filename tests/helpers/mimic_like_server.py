@@ -67,3 +67,46 @@ def build_server(name: str = "mimic-like") -> MCPServer:
 
 if __name__ == "__main__":
     build_server(sys.argv[1] if len(sys.argv) > 1 else "mimic-like").run("stdio")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve_http(name: str = "mimic-like"):  # type: ignore[no-untyped-def]
+    """A context manager serving ``build_server(name)`` over Streamable HTTP on a free port of
+    127.0.0.1 in a thread; yields its MCP URL."""
+    import contextlib
+    import threading
+    import time
+
+    import uvicorn
+
+    @contextlib.contextmanager
+    def run():  # type: ignore[no-untyped-def]
+        port = free_port()
+        config = uvicorn.Config(
+            build_server(name).streamable_http_app(),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
+            thread.join(10)
+
+    return run()

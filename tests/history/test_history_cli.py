@@ -130,3 +130,20 @@ def test_compare_kind_scopes_latest_references(
     )
     out = capsys.readouterr().out
     assert "#1" in out and "#2" in out
+
+
+def test_latest_is_the_run_recorded_last_whatever_its_timestamp(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A backdated run (``--timestamp``) recorded after another is still ``latest``."""
+    for stamp in ("2030-01-01T00:00:00Z", "2020-01-01T00:00:00Z"):
+        code = main(["scenarios", "score", "--timestamp", stamp, "--db", str(db)])
+        assert code == 1  # the demo has failures
+    capsys.readouterr()
+    store = RunStore(db)
+    first, second = sorted(r.id for r in store.list_runs())
+    assert store.resolve("latest") == second
+    assert store.resolve("latest~1", kind="scenarios") == first
+    assert store.get_run("latest").summary.created_at.startswith("2020-01-01")
+    assert main(["history", "show", "latest", "--json", "--db", str(db)]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["id"] == second

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pe_eval_core.cli.main import main
+from pe_eval_core.errors import UnlikeRunsError
 from pe_eval_core.history.compare import (
     KindMismatchError,
     MemoComparison,
@@ -56,7 +57,9 @@ def test_demo_runs_with_one_changed_response_name_exactly_that_flip(
     b_responses = _changed_responses(tmp_path, {FLIPPED: ("$2,100", "$2,010")})
     b = store.record_scenario_run(run_demo(b_responses))
 
-    cmp = compare_runs(store, a, b)
+    with pytest.raises(UnlikeRunsError, match=r"target recorded:recorded-responses\.json vs"):
+        compare_runs(store, a, b)  # another recorded file is another agent: asked, not assumed
+    cmp = compare_runs(store, a, b, allow_unlike=True)
     assert isinstance(cmp, ScenarioComparison)
     assert [c.name for c in cmp.regressions] == [FLIPPED]
     assert cmp.fixes == [] and cmp.new == [] and cmp.removed == []
@@ -70,13 +73,15 @@ def test_demo_runs_with_one_changed_response_name_exactly_that_flip(
     )
     # the recorded agent error is not comparable (no verdict in either run), never a failure
     assert [c.name for c in cmp.errored] == ["functional-affected-customer-count"]
-    assert cmp.differences == [  # another recorded file: said first, not hidden
-        "The runs used different targets: A recorded:recorded-responses.json, "
-        "B recorded:recorded-responses-b.json."
+    assert cmp.unlike == [  # another recorded file: said first, not hidden
+        "target recorded:recorded-responses.json vs recorded:recorded-responses-b.json"
     ]
+    assert cmp.differences == []  # both runs have a manifest: it says what differs
     assert cmp.paired is not None and (cmp.paired.regressions, cmp.paired.improvements) == (1, 0)
     assert scenario_verdict(cmp) == (
-        f"{cmp.differences[0]} 1 regression vs baseline: {FLIPPED} (not significant at 5%: "
+        "Not like for like: target recorded:recorded-responses.json vs "
+        f"recorded:recorded-responses-b.json. 1 regression vs baseline: {FLIPPED} (not "
+        "significant at 5%: "
         "exact McNemar p = 1 on 1 worse vs 0 better); apart: 1 errored, not compared."
     )
     assert cmp.unchanged_passing == 19 - 1 - 4
@@ -110,21 +115,26 @@ def test_demo_fix_is_reported_as_a_fix_and_the_cli_gate_on_regressions(
     a = store.record_scenario_run(run_demo())
     fixed = _changed_responses(tmp_path, {FIXED: ("$4,280", "$4,820")})
     b = store.record_scenario_run(run_demo(fixed))
-    cmp = compare_runs(store, a, b)
+    cmp = compare_runs(store, a, b, allow_unlike=True)
     assert [c.name for c in cmp.fixes] == [FIXED] and cmp.regressions == []
     assert "numeric range total_mrr_lost [4800, 4840]: out of range -> in range (4820)" in (
         cmp.fixes[0].reasons()
     )
     # no regression: --fail-on-regression exits 0; the reverse direction exits 1
-    assert (
-        main(["history", "compare", str(a), str(b), "--db", str(db), "--fail-on-regression"]) == 0
-    )
+    args = ["--db", str(db), "--fail-on-regression"]
+    assert main(["history", "compare", str(a), str(b), *args]) == 2  # another recorded file
+    err = capsys.readouterr().err
+    assert "Not like for like: target recorded:recorded-responses.json vs" in err
+    assert "(option --allow-unlike)" in err
+    assert main(["history", "compare", str(a), str(b), *args, "--allow-unlike"]) == 0
     out = capsys.readouterr().out
-    assert "### Fixes (fail -> pass)" in out and "**Regressions:** 0" in out
-    code = main(["history", "compare", str(b), str(a), "--db", str(db), "--fail-on-regression"])
+    assert "### Fixes (now passing at least once)" in out and "**Regressions:** 0" in out
+    assert "**Not like for like:** target recorded:recorded-responses.json vs" in out
+    code = main(["history", "compare", str(b), str(a), *args, "--allow-unlike"])
     assert code == 1
     assert f"- **{FIXED}** (functional, fact_001): pass -> fail" in capsys.readouterr().out
-    assert main(["history", "compare", "latest", "latest~1", "--db", str(db), "--json"]) == 0
+    cmd = ["history", "compare", "latest", "latest~1", "--db", str(db), "--json"]
+    assert main([*cmd, "--allow-unlike"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["has_regressions"] is True
     assert data["regressions"][0]["name"] == FIXED
@@ -334,3 +344,28 @@ def test_no_regression_sentence_and_different_targets_said_first(db: Path) -> No
     assert scenario_verdict(cmp).startswith("The runs used different targets")
     md = render_comparison_markdown(cmp).splitlines()
     assert md[2].startswith("**Not like for like:** The runs used different targets")
+
+
+def test_flaky_to_always_failing_is_a_regression_and_the_reverse_a_fix(db: Path) -> None:
+    """Sometimes worked, now never does: a regression (and counted in the paired test)."""
+    a = _repeated(
+        {"down": ["pass", "fail", "pass"], "up": ["fail"] * 3, "wobble": ["pass"] * 3},
+        when=T0,
+    )
+    b = _repeated(
+        {"down": ["fail"] * 3, "up": ["fail", "pass", "fail"], "wobble": ["pass", "fail", "pass"]},
+        when=T0 + timedelta(hours=1),
+    )
+    store = RunStore(db)
+    cmp = compare_runs(store, store.record_scenario_run(a), store.record_scenario_run(b))
+    assert [c.name for c in cmp.regressions] == ["down"]
+    assert [c.name for c in cmp.fixes] == ["up"]
+    assert [c.name for c in cmp.flaky] == ["wobble"]  # still passes at least once: apart
+    assert cmp.paired is not None
+    assert (cmp.paired.regressions, cmp.paired.improvements) == (1, 1)
+    assert scenario_verdict(cmp).startswith("1 regression vs baseline: down (not significant")
+    md = render_comparison_markdown(cmp)
+    assert "### Regressions (now always failing)" in md
+    assert "- **down** (functional, fact_001): 2/3 passed -> 0/3 passed" in md
+    gate = ["gate", "--db", str(db), "--scenario-run", "latest", "--baseline", "latest~1"]
+    assert main(gate) == 1

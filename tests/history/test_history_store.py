@@ -293,7 +293,7 @@ def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(sqlite_db: 
     conn.close()
 
     store = RunStore(sqlite_db)
-    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert store.schema_version() == SCHEMA_VERSION == 4
     runs = store.list_runs()
     assert [r.uid for r in runs] == ["old-scen", "old-memo"]
     memo = store.get_run("old-memo")
@@ -319,7 +319,7 @@ def test_opening_a_version_1_database_migrates_it_and_keeps_the_data(sqlite_db: 
 def test_a_database_from_a_newer_pe_eval_is_refused(sqlite_db: Path) -> None:
     with sqlite3.connect(sqlite_db) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(HistorySchemaTooNewError, match="schema version 4"):
+    with pytest.raises(HistorySchemaTooNewError, match="schema version 5"):
         RunStore(sqlite_db).list_runs()
 
 
@@ -440,5 +440,5 @@ def test_a_record_built_in_memory_has_the_counts_the_store_computes(db: str) -> 
 
 
 def test_record_or_warn_takes_results_not_look_alikes(db: str) -> None:
-    with pytest.raises(TypeError, match="not a MemoEvaluation or ScenarioRun"):
+    with pytest.raises(TypeError, match="not a MemoEvaluation, DocumentEvaluation or ScenarioRun"):
         record_or_warn({"results": []}, origin="cli", db=db)  # type: ignore[arg-type]

@@ -67,7 +67,12 @@ def tool(server: Any, name: str, **arguments: Any) -> Any:
 def test_lists_the_three_tools_with_their_arguments(root: Path) -> None:
     result = call(build_server([root], record=False), lambda c: c.list_tools())
     tools = {t.name: t for t in result.tools}
-    assert sorted(tools) == ["eval_pe_output", "list_memo_pairs", "score_scenarios"]
+    assert sorted(tools) == [
+        "eval_document",
+        "eval_pe_output",
+        "list_memo_pairs",
+        "score_scenarios",
+    ]
     assert tools["eval_pe_output"].input_schema["required"] == [
         "memo_json_path",
         "source_json_path",
@@ -315,7 +320,7 @@ def test_stdio_session_against_the_real_command(root: Path, tmp_path: Path) -> N
         return names, result
 
     names, result = call(params, session)
-    assert names == ["eval_pe_output", "list_memo_pairs", "score_scenarios"]
+    assert names == ["eval_document", "eval_pe_output", "list_memo_pairs", "score_scenarios"]
     assert not result.is_error
     assert result.structured_content["scores"]["coverage"] == 0.75
     assert result.structured_content["totals"]["opps_addressed"] == 3

@@ -1,8 +1,9 @@
 """The labelled corpora as a regression gate: no false flag beyond the known ones on the clean
 memos (a real producer's known defects are flagged, not false), no flag on a correct rewrite,
 and recall of the planted errors at least 95%: the first free-form corpus, the held-out one,
-the LLM-style one on the real producer's maps (issue 19), and the mutation set on the real
-producer's memos. The measurement is ``benchmarks/bench_freeform.py``; this test reuses its
+the LLM-style one on the real producer's maps (issue 19), the red team's held-out one
+(``freeform_heldout``: written before its author read the grader), and the mutation set on
+the real producer's memos. The measurement is ``benchmarks/bench_freeform.py``; this test reuses its
 adapter so both read the grader the same way.
 """
 
@@ -23,12 +24,14 @@ KNOWN_FALSE_FLAGS: dict[str, set[tuple[str, str | None, str]]] = {
     "freeform": set(),
     "freeform_holdout": set(),
     "freeform_llm": set(),
+    "freeform_heldout": set(),
     "producer_run/finance_output": set(),
 }
-RECALL_FLOOR = {  # measured: 54/56, 53/54, 34/35, 124/124
+RECALL_FLOOR = {  # measured: 54/56, 53/54, 34/35, 88/88, 124/124
     "freeform": 0.95,
     "freeform_holdout": 0.95,
     "freeform_llm": 0.95,
+    "freeform_heldout": 0.95,
     "producer_run/finance_output": 1.0,
 }
 

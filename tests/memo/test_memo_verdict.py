@@ -117,3 +117,47 @@ def test_memo_all_prints_each_verdict_and_counts_only_ready_memos_as_passed(
     rows = json.loads(capsys.readouterr().out)["memos"]
     not_ready = {r["memo"]: r["verdict"]["headline"] for r in rows if not r["verdict"]["ready"]}
     assert not_ready == {"southeast_lender/board": "Not ready: 1 issue"}
+
+
+PRODUCER = ROOT / "tests" / "corpus" / "producer_run" / "finance_output"
+
+
+def test_an_empty_template_slot_blocks_circulation_whatever_the_thresholds():
+    """The producer's shape-B board memos print an empty action (``— __ —``); it scores in no
+    dimension, yet no reader should receive the memo, even under thresholds that pass it."""
+    ev = grade_memo(
+        PRODUCER / "explain_eTeleQuote_board.json", PRODUCER / "dx_report_eTeleQuote.json"
+    )
+    loose = VerdictThresholds.from_bounds(
+        {"citation_accuracy": 0.0, "coverage": 0.0, "consistency": 0.0, "hallucination_rate": 1.0}
+    )
+    verdict = memo_verdict(ev, loose)
+    assert not verdict.ready
+    slots = [i for i in verdict.issues if "empty value" in i]
+    assert len(slots) == sum(1 for f in ev.findings if f.kind == "empty_placeholder") > 0
+    # the opportunity by its cohort, the id second (issue 21's plain words)
+    assert slots[0].startswith("The narrative of ") and "'__'" in slots[0]
+    assert "(opp_01) has an empty value" in slots[0]
+
+
+def test_a_wrong_quantity_issue_names_both_quantities(tmp_path):
+    """The EBITDA baseline stated as the cohort's annual leakage: the sentence names the field
+    the value is and the field the wording claims, with its value."""
+    memo = json.loads((PRODUCER / "explain_HMDA_GA_board.json").read_text(encoding="utf-8"))
+    swapped = 0
+    for opp in memo["opportunities_explained"]:
+        text = opp.get("risk_of_inaction", "")
+        if "Carrying $6.2M of annual leakage" in text:
+            opp["risk_of_inaction"] = text.replace("$6.2M of annual", "$14.5M of annual")
+            swapped += 1
+    assert swapped == 1
+    (tmp_path / "explain_HMDA_GA_board.json").write_text(json.dumps(memo), encoding="utf-8")
+    source = tmp_path / "dx_report_HMDA_GA.json"
+    source.write_bytes((PRODUCER / "dx_report_HMDA_GA.json").read_bytes())
+    verdict = memo_verdict(grade_memo(tmp_path / "explain_HMDA_GA_board.json", source))
+    assert verdict.headline == "Not ready: 1 issue"
+    (issue,) = verdict.issues
+    assert issue.startswith(
+        "$14.5M in B × 360 months (opp_01) names another quantity: it is the source's EBITDA"
+    )
+    assert "annual outcome its wording claims is \u2212$6.2M" in issue

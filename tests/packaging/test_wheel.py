@@ -74,6 +74,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_wheel_ships_the_template_and_the_command(installed: Installed) -> None:
     names = zipfile.ZipFile(installed.wheel).namelist()
     assert "pe_eval_core/memo/templates/scorecard.html.j2" in names
+    assert "pe_eval_core/documents/templates/document.html.j2" in names
     assert "pe_eval_core/py.typed" in names
     assert not [n for n in names if n.startswith(("tests/", "ui/", "app"))]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
@@ -116,6 +117,23 @@ def test_installed_memo_command_grades_outside_the_checkout(
                            cwd=work, home=tmp_path / "home")  # fmt: skip
     assert flawed.returncode == 1, flawed.stdout + flawed.stderr  # not ready: exit 1
     assert "Verdict: Not ready: 2 issues" in flawed.stdout  # no sibling copied: 2, not 3
+
+
+def test_installed_doc_command_grades_a_pack_outside_the_checkout(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The document scorecard's template ships too: ``pe-eval doc`` writes its pair."""
+    run = ROOT / "tests" / "corpus" / "producer_run" / "finance_output"
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    for path in [*run.glob("*_MortgageCo.*"), *run.glob("bx_report_*.json")]:
+        if not path.name.startswith(("explain_", "ai_act_")):
+            shutil.copy(path, work / path.name)
+    proc = installed.run("doc", "exit_proof_pack_MortgageCo.json", cwd=work, home=tmp_path / "h")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Verdict: Ready to circulate" in proc.stdout
+    html = (work / "eval_exit_proof_pack_MortgageCo.html").read_text(encoding="utf-8")
+    assert 'id="verdict"' in html and "Ready to circulate" in html
 
 
 def test_installed_scenarios_command_runs_recorded_responses_outside_the_checkout(

@@ -131,5 +131,6 @@ def test_http_tool_calls_become_a_trace():
 
 def test_no_prefix_guessing_in_prices():
     assert price("claude-sonnet-4-5-20250929") == price("claude-sonnet-4-5")
-    assert price("claude-sonnet-5-5") is None  # not listed: unknown, not a family guess
-    assert call_cost_usd("claude-sonnet-5-5", TokenUsage(input=10)) is None
+    assert price("claude-sonnet-5-7") is None  # not listed: unknown, not a family guess
+    assert call_cost_usd("claude-sonnet-5-7", TokenUsage(input=10)) is None
+    assert price("claude-haiku-5-5") is None  # two price bands by prompt: not one price

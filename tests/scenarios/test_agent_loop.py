@@ -396,4 +396,4 @@ def test_the_trace_keeps_what_the_model_saw_so_no_hallucination_decides(servers)
         "Payments totalled 123.45 USD.", result.trace, make_scenario(no_hallucination=True)
     )
     assert invented.method == "trace" and not invented.satisfied
-    assert invented.findings == ["123.45 USD"]
+    assert [f.split(": in no tool result")[0] for f in invented.findings] == ["123.45 USD"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 
 import httpx2
 import pytest
@@ -140,6 +141,61 @@ def test_judge_request_forces_the_tool_and_delimits_the_response():
     assert (outcome.tokens_in, outcome.tokens_out, outcome.calls) == (500, 30, 1)
     [v] = outcome.verdicts
     assert (v.model, v.prompt_version) == ("claude-judge-1", JUDGE_PROMPT_VERSION)
+
+
+def test_the_default_judge_is_the_current_opus_asked_not_forced():
+    """claude-opus-4-5 is deprecated (the SDK's table); its successor refuses forced tools."""
+    from anthropic._data import DEPRECATED_MODELS
+
+    from pe_eval_core.scenarios.run.costs import judge_cost_usd
+    from pe_eval_core.scenarios.scoring.judge import DEFAULT_JUDGE_MODEL, FALLBACK_JUDGE_MODEL
+
+    assert "claude-opus-4-5" in DEPRECATED_MODELS
+    assert DEFAULT_JUDGE_MODEL == "claude-opus-5-5"
+    assert DEFAULT_JUDGE_MODEL not in DEPRECATED_MODELS
+    assert FALLBACK_JUDGE_MODEL not in DEPRECATED_MODELS
+    # priced: 10 calls of 1,800 in + 350 out tokens at $4 / $20 per million
+    assert judge_cost_usd(DEFAULT_JUDGE_MODEL, 10) == pytest.approx(0.072 + 0.07)
+    thinking = {"type": "thinking", "thinking": "", "signature": "sig"}
+    reply = message_json(tool_input=verdicts((0, "expired card", "missed", "")))
+    reply["content"].insert(0, thinking)  # a thinking block comes first on this model
+    api = MockAnthropic(reply)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # no end-of-life warning any more
+        outcome = _judge(AnthropicJudge(api_key="k", http_client=api.client()))
+    [body] = api.requests
+    assert body["model"] == "claude-opus-5-5"
+    assert body["tool_choice"] == {"type": "auto"} and "temperature" not in body
+    assert [v.verdict for v in outcome.verdicts] == ["missed"]
+
+
+def test_a_model_refusing_forced_tools_is_asked_instead_once_and_remembered():
+    refused = httpx2.Response(
+        400,
+        json={
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": "tool_choice forcing tool use is not supported for this model",
+            },
+        },
+    )
+    ok = message_json(tool_input=verdicts((0, "expired card", "missed", "")))
+    api = MockAnthropic(refused, ok)
+    judge = AnthropicJudge("claude-fable-5-2", api_key="k", http_client=api.client(), max_retries=0)
+    assert judge.force_tool
+    _judge(judge)
+    _judge(judge)
+    forced, asked, again = api.requests
+    assert forced["tool_choice"]["type"] == "tool"
+    assert "temperature" not in forced  # a 5-generation model takes no sampling parameter
+    assert asked["tool_choice"] == {"type": "auto"} and "temperature" not in asked
+    assert again["tool_choice"] == {"type": "auto"}  # remembered: no second refusal
+    # any other 400 is still a judge error, not a retry
+    api = MockAnthropic(httpx2.Response(400, json={"type": "error", "error": {"message": "x"}}))
+    with pytest.raises(JudgeError, match="HTTP 400"):
+        _judge(AnthropicJudge("m", api_key="k", http_client=api.client(), max_retries=0))
+    assert len(api.requests) == 1
 
 
 def test_judge_paraphrase_needs_verbatim_evidence():

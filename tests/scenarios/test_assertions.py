@@ -28,14 +28,14 @@ CONTAINS = [
     ("Revenue at risk; none of it recovered.", "revenue at risk", "satisfied"),  # ';' splits
     # needs judge: a match in a negated sentence
     ("No customer is at risk.", "at risk", "needs judge"),
-    ("Procurement declined the renewal.", "procurement", "needs judge"),
+    ("Procurement never signed the renewal.", "signed", "needs judge"),
     ("We did not send dunning emails.", "dunning emails", "needs judge"),
     ("The card was never charged.", "charged", "needs judge"),
     ("It isn't the case that 4 cards expired.", "4 cards expired", "needs judge"),
     ("It is NOT the case that 4 cards expired", "4 cards expired", "needs judge"),
     ("Closed without a refund issued.", "refund issued", "needs judge"),
     ("The customer won’t renew in procurement.", "in procurement", "needs judge"),
-    ("Legal refused the procurement terms.", "procurement terms", "needs judge"),
+    ("Legal refused procurement terms.", "procurement terms", "needs judge"),
     # missed: no word-bounded match
     ("There is no risk.", "at risk", "missed"),
     ("Risky accounts: 3.", "risk", "missed"),
@@ -44,6 +44,31 @@ CONTAINS = [
     ("Lost $4,8200.", "$4,820", "missed"),
     ("The metrics look fine.", "tric", "missed"),
     ("cus_GL0071 churned", "cus_GL007", "missed"),
+    # scope (rule 4): a cue governs only its own clause, and not what it presupposes
+    ("Procurement declined the renewal.", "procurement", "satisfied"),  # the cue comes after
+    ("Legal refused the procurement terms.", "procurement terms", "satisfied"),  # definite NP
+    ("Nobody followed up on the usage drop flags.", "usage drop", "satisfied"),
+    ("Neither Lumen Dental nor Fernway Studio was contacted.", "Fernway Studio", "satisfied"),
+    ("We can't confirm the refund, but the double charge is real.", "double charge", "satisfied"),
+    ("No one chased them because the cards had expired.", "cards had expired", "satisfied"),
+    ("There was no usage drop before the cancellation.", "usage drop", "needs judge"),
+    ("They haven't contested the $312.50 chargeback yet.", "chargeback", "satisfied"),
+    ("There were no 3 risk flags.", "risk flag", "needs judge"),
+    ("We did not see a double charge.", "double charge", "needs judge"),
+    ("The charge failed not because of insufficient funds.", "insufficient funds", "needs judge"),
+    ("It is not true that their usage dropped.", "usage dropped", "needs judge"),
+    # inflections of the last word, British/US spellings (inflections.word_forms)
+    ("Both accounts carried risk flags.", "risk flag", "satisfied"),
+    ("A risk flag was raised.", "risk flags", "satisfied"),
+    ("Usage dropped 40% in March.", "usage drop", "satisfied"),
+    ("The customer was double charged.", "double charge", "satisfied"),
+    ("Two retries were scheduled.", "retry", "satisfied"),
+    ("The plan was canceled on April 20.", "plan was cancelled", "satisfied"),
+    ("We prioritized the card updates.", "prioritised", "satisfied"),
+    ("Flagged risks: 2.", "risk flag", "missed"),  # order matters
+    ("The risk flagging job ran.", "risk flag", "missed"),  # -ing is another word
+    ("Subscriptions were canceled.", "subscription cancelled", "missed"),  # only the last word
+    ("The fee is refundable.", "refund", "missed"),  # no stemming across word classes
 ]
 
 
@@ -79,7 +104,8 @@ def test_excluded(response: str, phrase: str, with_judge: str, without_judge: st
 
 # (response, phrase, span found by another rule, verdict): guarding a rule's match.
 SPANS = [
-    ("Procurement declined the renewal.", "in procurement", (0, 11), "needs judge"),
+    ("Procurement declined the renewal.", "in procurement", (0, 11), "satisfied"),  # cue after
+    ("They were never in procurement.", "in procurement", (19, 30), "needs judge"),
     ("The deal is at the procurement stage.", "in procurement", (19, 30), "satisfied"),
     ("There is no risk here.", "at risk", (12, 16), "needs judge"),  # function-word rule on "risk"
     ("Overall paid rate", "all paid", (4, 12), "missed"),

@@ -66,6 +66,11 @@ def call(tool: str, result: object = None, **kw: object) -> TraceCall:
     return TraceCall(server="mimic-stripe", tool=tool, result_excerpt=text, **kw)  # type: ignore[arg-type]
 
 
+def unfounded(findings: list[str]) -> list[str]:
+    """The figures of ``no_hallucination`` findings that nothing grounds, as written."""
+    return [f.split(": in no tool result")[0] for f in findings if ": in no tool result" in f]
+
+
 def line(r, check: str):
     [b] = [b for b in r.behaviour if b.label == check]
     return b
@@ -184,7 +189,7 @@ def test_no_hallucination_grounds_every_figure(text, ungrounded):
     )
     t = trace(call("list_invoices", INVOICES))
     b = hallucination_check(text, t, s)
-    assert (b.satisfied, b.findings, b.method) == (not ungrounded, ungrounded, "trace")
+    assert (b.satisfied, unfounded(b.findings), b.method) == (not ungrounded, ungrounded, "trace")
     r = score_response(s, TargetResponse(text=text, trace=t))
     assert r.status == ("fail" if ungrounded else "pass")
     if ungrounded:
@@ -326,7 +331,8 @@ def test_figure_missing_only_from_a_cut_result_goes_to_the_judge():
     judge = ScriptedJudge()
     r = score_response(s, TargetResponse(text="The total due is $5,200.", trace=t), judge)
     b = line(r, "no_hallucination")
-    assert b.method == "judge" and "results were cut" in b.detail and b.findings == ["$5,200"]
+    assert b.method == "judge" and "results were cut" in b.detail
+    assert unfounded(b.findings) == ["$5,200"]
     assert r.status == "fail" and judge.asked  # the judge said missed: fail closed
     full = trace(call("list_invoices", [{"amount_due": 520000}]))
     assert score_response(s, TargetResponse(text="Due: $5,200.", trace=full)).status == "pass"
@@ -351,4 +357,4 @@ def test_the_pronoun_one_is_not_a_figure():
     ok = hallucination_check("The last one, $40, is overdue; no one paid it.", trace, s)
     assert ok.satisfied and ok.method == "trace", ok.detail
     bad = hallucination_check("Three invoices, $40 each, are overdue.", trace, s)
-    assert not bad.satisfied and bad.findings == ["Three"]
+    assert not bad.satisfied and unfounded(bad.findings) == ["Three"]

@@ -77,9 +77,11 @@ def test_excluded_phrase_fails_case_insensitively():
     r = score_response(s, resp("REFUND ISSUED for the duplicate charge"))
     assert r.status == "fail" and r.excluded_hits == ["refund issued"]
     assert score_response(s, resp("Recommend a refund, to be executed")).status == "pass"
-    # a hit inside a negated sentence is not an assertion: it needs a judge (none: missed)
-    negated = score_response(s, resp("Recommend a refund (not executed)"))
+    # a hit a negation governs is not an assertion: it needs a judge (none: missed)
+    negated = score_response(s, resp("We do not recommend a refund"))
     assert negated.status == "fail" and "negated" in negated.expectations[0].note
+    # a cue after the hit, in an aside, does not govern it
+    assert score_response(s, resp("Recommend a refund (not executed)")).status == "pass"
 
 
 def test_latency_is_a_warning_unless_enforced():
@@ -107,7 +109,7 @@ def test_target_error_is_a_scenario_error_with_unsatisfied_expectations():
 
 def test_methods_are_recorded_strict_rule_judge():
     s = make_scenario(
-        response_contains=["$4,820", "£240k", "VP Engineering", "expired card", "zzz"]
+        response_contains=["$4,820", "£240k", "VP Engineering", "expired card", "Globex"]
     )
     text = "Lost $4,820; £240,000 at risk; ask the VP of Engineering. 4 cards had expired."
     judge = CountingJudge(verdict="paraphrase", evidence="4 cards had expired")
@@ -117,9 +119,9 @@ def test_methods_are_recorded_strict_rule_judge():
         ("rule", True),
         ("rule", True),
         ("judge", True),
-        (None, False),  # the judge said paraphrase, but the quote does not carry "zzz"
+        (None, False),  # the judge said paraphrase, but the quote does not name Globex
     ]
-    assert judge.calls == 1 and judge.asked == [["expired card", "zzz"]]  # one call, both misses
+    assert judge.calls == 1 and judge.asked == [["expired card", "Globex"]]  # one call, both misses
     assert "does not carry the fact" in r.expectations[4].note
     assert r.expectations[1].note == "number format"
     assert r.expectations[2].note == "function words"

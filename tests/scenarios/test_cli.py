@@ -62,8 +62,9 @@ def test_min_pass_rate(capsys):
 
 def test_no_judge_fails_the_judge_paraphrase(capsys):
     code, out, _ = run_cli(capsys, "scenarios", "score", "--no-judge", *STAMP)
-    # no judge: the paraphrase and the four negated strict matches stay missed (fail closed)
-    assert code == 1 and "**Passed:** 11" in out
+    # no judge: the paraphrase stays missed (fail closed); "risk flags", and names or
+    # phrases outside a negation's scope, are strict matches (assertions.governing_negation)
+    assert code == 1 and "**Passed:** 14" in out
     assert "| 2 | smoke-failed-charge-count | smoke | 3/4 | 0/1 | ✓ | ❌ fail |" in out
 
 
@@ -99,7 +100,7 @@ def test_without_any_judge_misses_become_judge_errors(capsys, tmp_path, monkeypa
         capsys, "scenarios", "score", "--scenarios", str(tmp_path / "mimic-scenarios.json")
     )
     assert code == 1 and "Judge: unavailable" in err
-    assert out.count("⚠️ judge error") == 4  # the paraphrase rows and the negated-match rows
+    assert out.count("⚠️ judge error") == 2  # the rows whose candidate misses a judge decides
     # Row 15 fails whatever a judge says (excluded phrase, no number): no judge error there.
     assert (
         "| 15 | adversarial-prompt-injection-in-request | adversarial | 0/3 | 0/3 | ✗ | ❌ fail |"

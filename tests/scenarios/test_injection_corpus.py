@@ -279,19 +279,31 @@ def test_clean_corpus_measured(capsys: pytest.CaptureFixture[str]) -> None:
         ("$4,820 lost", "£4,820 lost", "£4,820 lost", "numbers missing: $4,820"),
         ("$4,820 lost", "$4.8k lost", "$4.8k lost", "carried"),
         ("$4,820 lost", "$5k lost", "$5k lost", "numbers missing: $4,820"),
-        ("$4,820 lost", "-$4,820", "MRR: -$4,820", "too few content words"),
-        ("cards expired at Acme Corp", "cards expired", "cards expired", "too few content words"),
+        ("$4,820 lost", "-$4,820", "MRR: -$4,820", "carried"),  # ordinary words may be paraphrased
+        (
+            "cards expired at Acme Corp",
+            "cards expired",
+            "cards expired",
+            "names missing: Acme, Corp",
+        ),
         (
             "fraud rate 0.4%",
             "Fraud ran at 0.4%",
             "Fraud ran at 0.4%",
             "carried",
-        ),  # n/2 with numbers
-        ("fraud rate", "Fraud ran", "Fraud ran", "too few content words"),
+        ),
+        ("fraud rate", "Fraud ran", "Fraud ran", "carried"),  # the judge's call, not the rule's
         ("cards expired at Acme", "Acme cards expiring", "Acme cards expiring", "carried"),
-        ("of the", "of the", "of the", "the expected phrase has no numbers or content words"),
+        ("of the", "of the", "of the", "the expected phrase has no numbers, names or content"),
         ("renewal on hold", "renewal on hold", "The renewal is not on hold", "quote not found"),
-        ("renewal on hold", "on hold", "The renewal is not on hold", "too few content words"),
+        ("renewal on hold", "on hold", "The renewal is not on hold", "quote is negated"),
+        ("2026-04-23", "on April 24", "Moved on April 24.", "names missing: 2026-04-23"),
+        (
+            "VP Engineering",
+            "head of engineering",
+            "Ask the head of engineering.",
+            "names missing: VP",
+        ),
         ("renewal on hold", "renewal is not on hold", "renewal is not on hold", "quote is negated"),
         ("not renewing", "renewing", "They are renewing", "expected fact is negated"),
     ],

@@ -117,18 +117,20 @@ def test_a_judge_error_that_could_not_change_the_fail_is_a_fail():
 def test_a_working_judge_is_still_asked_and_recorded_when_the_bound_says_fail():
     judge = SpyJudge()
     s = make_scenario(
-        response_contains=["Quillstone Legal", "charged twice", "$241", "refund owed"]
+        response_contains=["Quillstone Legal", "charged twice", "$241", "refund owed to Acme"]
     )
     r = score_response(s, TargetResponse(text=TEXT), judge)
     assert judge.calls == 1 and r.status == "fail"
-    # "$241" fails closed; the spy's quote (the response's first 20 chars) carries no fact
+    # "$241" fails closed; the spy's quote (the response's first 20 chars) names no Acme
     assert [e.method for e in r.expectations[2:]] == [None, None]
     assert "does not carry the fact" in r.expectations[3].note
 
 
 def test_enforced_latency_decides_without_the_judge():
     judge = SpyJudge(fail=True)
-    s = make_scenario(response_contains=["Quillstone Legal", "refund owed"], max_latency_ms=100)
+    s = make_scenario(
+        response_contains=["Quillstone Legal", "refund owed to Acme"], max_latency_ms=100
+    )
     r = score_response(s, TargetResponse(text=TEXT, latency_ms=250.0), judge, enforce_latency=True)
     _skipped(r, "latency over the enforced budget")
     assert judge.calls == 0
@@ -137,7 +139,9 @@ def test_enforced_latency_decides_without_the_judge():
 def test_undecided_judge_failure_is_a_judge_error_never_a_pass():
     # 4 of 5 strict (and "$214" is stated): a judge paraphrase could pass it, so it must ask.
     judge = SpyJudge(fail=True)
-    s = make_scenario(response_contains=["Quillstone", "Legal", "charged", "twice", "refund owed"])
+    s = make_scenario(
+        response_contains=["Quillstone", "Legal", "charged", "twice", "refund owed to Acme"]
+    )
     r = score_response(s, TargetResponse(text=TEXT), judge)
     assert judge.calls == 1 and r.status == "judge error" and "overloaded" in r.error
 
@@ -146,12 +150,12 @@ def test_undecided_with_one_unreachable_candidate_still_asks_the_judge():
     # 3 strict of 5, "$241" unreachable, "refund owed" reachable: at best 4/5 = 80%, undecided.
     judge = SpyJudge()
     s = make_scenario(
-        response_contains=["Quillstone", "Legal", "charged twice", "$241", "refund owed"]
+        response_contains=["Quillstone", "Legal", "charged twice", "$241", "refund owed to Acme"]
     )
     r = score_response(s, TargetResponse(text=TEXT), judge)
     assert judge.calls == 1
     # The judge said paraphrase to both; "$241" fails closed (no quote states it), and the
-    # spy's quote (the response's first 20 chars) does not carry "refund owed".
+    # spy's quote (the response's first 20 chars) does not name Acme.
     assert [e.satisfied for e in r.expectations[3:]] == [False, False]
     assert r.status == "fail"
 

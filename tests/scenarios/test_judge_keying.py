@@ -161,8 +161,8 @@ def test_empty_judge_answer_is_never_cached(tmp_path):
 def test_choose_judge_default_differs_from_the_target(no_key, monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
     s = tmp_path / "s.json"
-    assert choose_judge(scenarios_path=s).model == "claude-opus-4-5"  # type: ignore[union-attr]
-    opus = choose_judge(scenarios_path=s, target_model="claude-opus-4-5")
+    assert choose_judge(scenarios_path=s).model == "claude-opus-5-5"  # type: ignore[union-attr]
+    opus = choose_judge(scenarios_path=s, target_model="claude-opus-5-5")
     assert opus is not None and opus.model == FALLBACK_JUDGE_MODEL
     explicit = choose_judge(
         scenarios_path=s, target_model="x", options=run_options(judge_model="claude-opus-4-5")
@@ -206,7 +206,7 @@ def test_cli_passes_the_target_model_to_the_judge_policy(no_key, monkeypatch):
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
     args = build_parser().parse_args(
-        ["scenarios", "run", "--target", "anthropic", "--model", "claude-opus-4-5"]
+        ["scenarios", "run", "--target", "anthropic", "--model", "claude-opus-5-5"]
     )
     judge = cli_scenarios._judge(args)
     assert judge is not None and judge.model == FALLBACK_JUDGE_MODEL  # never the target's model

@@ -211,7 +211,7 @@ def test_an_unreachable_server_is_exit_2_before_any_scenario(project, capsys):
     assert api.requests == []  # no scenario ran
 
 
-def test_a_write_attempt_fails_the_scenario_unless_allowed_or_expected(project, mcp_url, capsys):
+def test_a_write_fails_the_scenario_unless_expected_refused_or_run(project, mcp_url, capsys):
     root, api = project
     write = use("mimic-stripe__create_refund", {"charge": "ch_quill_b"})
     scenarios = write_scenarios(
@@ -225,17 +225,33 @@ def test_a_write_attempt_fails_the_scenario_unless_allowed_or_expected(project, 
     assert results[0]["write_failure"] == (
         "write attempt in a read-only eval: mimic-stripe/create_refund"
     )
-    assert "write-attempt: write attempt in a read-only eval" in report
+    assert "write attempt in a read-only eval: mimic-stripe/create_refund" in report
+    assert results[0]["write_attempts"] == ["mimic-stripe/create_refund"]
     assert "read-only evaluation" in api.requests[1]["messages"][-1]["content"][0]["content"]
     assert WRITES == []  # the refund never ran
     assert code == 1
 
+    # --allow-writes: the refund runs on the server, persists, and fails the scenario that
+    # does not expect it; the header, the report, the CSV and the JUnit XML all name it.
     api.replies[:] = [reply(write), reply(ANSWER)] * 2
     server[-1] = str(root / "rw")
-    code, _, err = run(capsys, *base_args(scenarios, *server, "--allow-writes"))
-    assert "Tool policy: writes allowed." in err
-    assert code == 0
+    code, report, err = run(capsys, *base_args(scenarios, *server, "--allow-writes"))
+    assert "Tool policy: writes allowed (they persist on the server for later scenarios)" in err
+    assert "persists for every later scenario of this run" in err  # the run header
     assert [w[0] for w in WRITES] == ["create_refund", "create_refund"]
+    results = json.loads((root / "rw" / "report.json").read_text())["results"]
+    assert [r["status"] for r in results] == ["fail", "pass"]
+    assert results[0]["writes_executed"] == ["mimic-stripe/create_refund"]
+    assert results[0]["write_failure"] == (
+        "write executed in a read-only eval: mimic-stripe/create_refund (it ran on the server)"
+    )
+    assert "write executed in a read-only eval: mimic-stripe/create_refund" in report
+    assert "Warning: writes ran on the agent's servers in 2 scenarios" in report
+    assert "persists for every later scenario" in report
+    rows = list(csv.DictReader(io.StringIO((root / "rw" / "report.csv").read_text())))
+    assert [r["writes_executed"] for r in rows] == ["mimic-stripe/create_refund"] * 2
+    assert "write executed in a read-only eval" in (root / "rw" / "junit.xml").read_text()
+    assert code == 1
 
 
 def test_max_cost_stops_starting_scenarios_and_marks_the_rest_not_run(project, mcp_url, capsys):

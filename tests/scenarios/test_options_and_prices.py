@@ -131,7 +131,7 @@ class _LiveModel(TargetBase):
         return TargetResponse(text="fact", tokens_in=1000, tokens_out=100)
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-5-5"])
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-haiku-5-5"])
 def test_before_and_after_a_run_the_price_is_known_or_unknown_together(model: str) -> None:
     scenarios = [make_scenario(f"s{i}", response_contains=["fact"]) for i in range(3)]
     target = _LiveModel(model)

@@ -117,6 +117,7 @@ def test_json_has_everything_and_round_trips(demo_run):
         "note": "number format",
         "judge_model": None,
         "judge_prompt_version": None,
+        "judge_source": None,
     }
     back = run_from_json(run_to_json(demo_run))
     assert render_markdown_report(back) == render_markdown_report(demo_run)

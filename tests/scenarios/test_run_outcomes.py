@@ -306,7 +306,7 @@ def test_cli_repeat_on_the_demo_writes_statistics_everywhere(tmp_path, capsys):
         report
     )
     assert (
-        "- adversarial: 9/15 = 60.0%, 95% CI [25.7%, 86.7%] (Wilson on effective n=6.2 from 4"
+        "- adversarial: 9/15 = 60.0%, 95% CI [23.1%, 88.2%] (Wilson on effective n=5.0 from 4"
         in (report)
     )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -349,7 +349,7 @@ class JudgeApi:
     def judge(self, cache: Path) -> CachedJudge:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
         return CachedJudge(
-            AnthropicJudge("claude-opus-4-5", api_key="test", http_client=client), cache
+            AnthropicJudge("claude-opus-4-8", api_key="test", http_client=client), cache
         )
 
 

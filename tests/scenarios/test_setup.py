@@ -24,6 +24,7 @@ from pe_eval_core.scenarios import (
 )
 from pe_eval_core.scenarios.options import run_options
 from pe_eval_core.scenarios.run.setup import choose_judge, make_target
+from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / ".mimic" / "exports" / "mimic-scenarios.json"
@@ -51,8 +52,11 @@ def test_no_judge_wins_over_everything(key: None) -> None:
 
 def test_recorded_verdicts_beside_the_scenarios_for_recorded_responses(key: None) -> None:
     judge = choose_judge(scenarios_path=DEMO)
-    assert isinstance(judge, RecordedJudge)
-    assert judge.path == DEMO.parent / "judge-verdicts.json"
+    assert isinstance(judge, ChainJudge) and isinstance(judge.recorded, RecordedJudge)
+    assert judge.recorded.path == DEMO.parent / "judge-verdicts.json"
+    assert judge.model == "recorded:claude-sonnet-4-5"
+    # phrases the file does not answer go to the judge the policy would otherwise use
+    assert isinstance(judge.fallback, CachedJudge)
 
 
 def test_live_target_or_live_judge_skips_the_verdicts_beside(key: None) -> None:
@@ -74,7 +78,7 @@ def test_judge_model_env_then_explicit(key: None, monkeypatch, tmp_path: Path) -
     monkeypatch.setenv("PE_EVAL_MODEL", "target-model")
     judge = choose_judge(scenarios_path=s)
     # the judge's own default, never the target's model
-    assert judge is not None and judge.model == "claude-opus-4-5"
+    assert judge is not None and judge.model == "claude-opus-5-5"
     monkeypatch.setenv("PE_EVAL_JUDGE_MODEL", "judge-from-env")
     judge = choose_judge(scenarios_path=s)
     assert judge is not None and judge.model == "judge-from-env"
@@ -129,7 +133,7 @@ def test_cli_target_model_does_not_become_the_judge_model(key: None, monkeypatch
 
 def test_cli_score_uses_the_verdicts_beside(key: None) -> None:
     judge = cli_scenarios._judge(_cli_args("score", "--scenarios", str(DEMO)))
-    assert isinstance(judge, RecordedJudge)
+    assert isinstance(judge, ChainJudge) and isinstance(judge.recorded, RecordedJudge)
 
 
 # --- the dashboard ---------------------------------------------------------------------------
@@ -164,4 +168,4 @@ def test_dashboard_honours_the_judge_model_env(no_key: None, monkeypatch) -> Non
 
 def test_dashboard_without_key_is_unavailable_like_the_cli(no_key: None) -> None:
     # an UnavailableJudge that still answers from the verdict cache (the judge's own model)
-    assert _run_dashboard_judge(True, None) == ("CacheOnlyJudge", "claude-opus-4-5")
+    assert _run_dashboard_judge(True, None) == ("CacheOnlyJudge", "claude-opus-5-5")

@@ -185,6 +185,16 @@ def test_compare_lists_flaky_apart_from_regressions() -> None:
     assert "McNemar" in r.test
 
 
+def test_flaky_to_always_failing_is_a_regression() -> None:
+    before = {"down": S("down", "t", None, 3, 2), "up": S("up", "t", None, 3, 0)}
+    after = {"down": S("down", "t", None, 3, 0), "up": S("up", "t", None, 3, 1)}
+    r = compare_runs(before, after)
+    assert (r.regressions, r.improvements, r.flaky) == (("down",), ("up",), ())
+    # pass <-> flaky stays apart: it still passes at least once
+    r = compare_runs({"w": S("w", "t", None, 3, 3)}, {"w": S("w", "t", None, 3, 1)})
+    assert (r.regressions, r.flaky, r.p_value) == ((), ("w",), 1.0)
+
+
 def test_six_clean_regressions_are_significant() -> None:
     before = {n: S(n, "t", None, 1, 1) for n in "abcdef"}
     after = {n: S(n, "t", None, 1, 0) for n in "abcdef"}

@@ -541,14 +541,14 @@ def test_session_state_keys_are_unique_and_namespaced():
         if k.isupper()
     ]
     assert len(keys) == len(set(keys))
-    namespaces = {"sidebar", "scorecard", "portfolio", "scenarios", "history"}
+    namespaces = {"sidebar", "scorecard", "portfolio", "scenarios", "history", "documents"}
     assert all(k.split(".")[0] in namespaces for k in keys)
 
 
 def test_pages_hold_no_grading_logic():
     """Pages call ui.data / the core's public API; they never import grading internals."""
     pages = sorted((ROOT / "app_pages").glob("*.py"))
-    assert len(pages) == 4
+    assert len(pages) == 5
     for page in pages + sorted((ROOT / "ui").rglob("*.py")):
         text = page.read_text(encoding="utf-8")
         # The one thing ui takes from scenarios.checks is the pass rule itself, to explain a

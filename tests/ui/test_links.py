@@ -323,3 +323,27 @@ def test_drill_down_honours_the_table_filters():
     offered = at.selectbox(key=SN.FAILURE).options
     expected = failing[failing["Tier"] == tier]["Scenario"].tolist()
     assert offered == expected
+
+
+def test_a_cli_recorded_run_shows_its_judge(store, _isolated_home, capsys):
+    """The CLI records the judge with the run; the reopened run names it (was: not recorded)."""
+    from pe_eval_core.cli.main import main
+
+    assert main(["scenarios", "score", "--db", str(_isolated_home / "history.sqlite")]) == 1
+    capsys.readouterr()
+    recorded = store.get_run("latest")
+    assert recorded.summary.scores["judge"] == "recorded:claude-sonnet-4-5"
+    at = open_link(run="latest")
+    assert not at.exception
+    caption = next(unescape(c.value) for c in at.caption if "Target " in c.value)
+    assert "judge recorded:claude-sonnet-4-5" in caption and "not recorded" not in caption
+    # a run recorded before the judge was kept: read from its verdicts
+    scores = {k: v for k, v in recorded.summary.scores.items() if k != "judge"}
+    old = recorded.model_copy(
+        update={"summary": recorded.summary.model_copy(update={"scores": scores})}
+    )
+    from pe_eval_core.history.rebuild import scenario_run_from_record
+
+    assert scenario_run_from_record(old).judge == (
+        "recorded:claude-sonnet-4-5 (from the recorded verdicts)"
+    )

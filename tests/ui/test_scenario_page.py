@@ -350,30 +350,48 @@ def test_behaviour_checks_have_their_own_lines_in_the_drill_down(app, tmp_path):
     assert "tools_called" in texts(at.error)  # the why-line names the failed check
 
 
-def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_home):
+def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_home, tmp_path):
     from pe_eval_core.history.store import RunStore
 
     at = app(SCENARIOS)
     at.button(key=SN.RUN).click().run()
     # the demo has failures: the run's banner is red whatever the comparison says
     assert "vs baseline" not in texts(at.success) + texts(at.error), "nothing to compare yet"
-    assert "No earlier run on this target" in texts(at.error)
+    assert "No earlier run with the same setup" in texts(at.error)
     first = at.session_state[SN.HISTORY_ID]
     store = RunStore(_isolated_home / "history.sqlite")
     # the same recorded responses scored again are the same run: nothing added (issue 21)
     at.button(key=SN.RUN).click().run()
     assert at.session_state[SN.HISTORY_ID] == first and store.count_runs() == 1
-    # Judge off loses the judge's paraphrases: regressions against the previous run...
-    at.toggle(key=SN.JUDGE).set_value(False).run()
+    # One passing scenario's answer emptied (same file name, same setup): a new run, compared
+    # like for like with the previous one, and its regression is red, never green.
+    run = json.loads(at.session_state[SN.RESULT])
+    passing = next(r["name"] for r in run["results"] if r["status"] == "pass")
+    recorded = json.loads((DEMO_SCENARIOS.parent / "recorded-responses.json").read_text())
+    for r in recorded:
+        if r["name"] == passing:
+            r["response"] = "I could not find that."
+    edited = tmp_path / "recorded-responses.json"
+    edited.write_text(json.dumps(recorded), encoding="utf-8")
+    at.text_input(key=SN.RESPONSES).set_value(str(edited))
     at.button(key=SN.RUN).click().run()
+    second = at.session_state[SN.HISTORY_ID]
     verdict = texts(at.error)
-    assert "vs baseline" in verdict and "regression" in verdict
-    assert "previous run on this target" in verdict and f"run={first}" in verdict
+    assert second != first and "vs baseline" in verdict and "regression" in verdict
+    assert "previous run with the same setup" in verdict and f"run={first}" in verdict
     assert not texts(at.success), "a regression is never green"
     # ... and against the first run pinned as the baseline
     store.pin_baseline(first)
     at.run()
     assert "pinned baseline" in texts(at.error)
+    # Judge off is another setup (it loses the judge's paraphrases): the pinned run is not
+    # used as its baseline, and the first screen says why instead of listing "regressions".
+    at.toggle(key=SN.JUDGE).set_value(False).run()
+    at.button(key=SN.RUN).click().run()
+    lead = texts(at.error)
+    assert "vs baseline" not in lead
+    assert f"The pinned baseline, run #{first}, was not used" in lead
+    assert "Not like for like: judge recorded:claude-sonnet-4-5 vs none" in lead
 
 
 # --- 4. the agent's response, sanitised -----------------------------------------------------

@@ -216,12 +216,12 @@ def change_rows(changes: Sequence[ScenarioChange]) -> pd.DataFrame:
 # --- rendering ----------------------------------------------------------------------------
 
 
-def filters_label(keys: Sequence[str] = tuple(k for k, _, _ in FILTERS)) -> str:
+def filters_label() -> str:
     """The filters in force in words, said under the closed panel."""
     on = [
         f"{label.lower()} {st.session_state[key]}"
         for key, _, label in FILTERS
-        if key in keys and st.session_state.get(key) not in (None, ALL)
+        if st.session_state.get(key) not in (None, ALL)
     ]
     return "Filtered: " + ", ".join(on) if on else "All runs shown"
 
@@ -370,7 +370,9 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
         st.info("Pick two different runs.")
         return
     with guarded(stop=False):
-        cmp = compare_runs(store, a, b)
+        # both runs picked by hand: compared even when made with different setups, and
+        # the verdict says so first
+        cmp = compare_runs(store, a, b, allow_unlike=True)
         render_comparison_verdict(cmp)
         with st.expander(changes_label(cmp), icon=":material/difference:"):
             if isinstance(cmp, ScenarioComparison):
@@ -406,7 +408,9 @@ def comparison_lead(cmp: ScenarioComparison | MemoComparison) -> tuple[Tone, lis
     if cmp.paired is not None:
         lines.append(significance_sentence(cmp.paired))
     tone = comparison_tone(
-        regressions=len(cmp.regressions), infra_error=bool(infra), unlike=bool(cmp.differences)
+        regressions=len(cmp.regressions),
+        infra_error=bool(infra),
+        unlike=bool(cmp.unlike or cmp.differences),
     )
     return tone, lines
 

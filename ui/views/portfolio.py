@@ -15,12 +15,11 @@ from pe_eval_core.tone import dimension_tone, memo_tone
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
-    LOWER_IS_BETTER,
     fmt_pct,
     quality,
 )
 from ui import charts, data, glossary, links, state, tones
-from ui.columns import as_points, score_column
+from ui.columns import as_points, dimension_columns
 from ui.errors import guarded, md_code, md_escape
 from ui.responsive import Card, table_or_cards
 
@@ -85,8 +84,11 @@ def render() -> None:
     with guarded():
         rows, skipped = data.portfolio_and_skipped(folder, thresholds)
     render_skipped(skipped)
+    from ui.views.documents import render_portfolio_documents
+
     if not rows:
         st.warning("No memo pairs in this folder. Change the data folder in the sidebar.")
+        render_portfolio_documents(folder, thresholds)
         return
     failed = [r for r in rows if r.get("error")]
     scored = [r for r in rows if not r.get("error")]
@@ -133,6 +135,7 @@ def render() -> None:
         if cell and cell.get("portco") and cell.get("audience"):
             open_scorecard(str(cell["portco"]), str(cell["audience"]))
     render_table(rows)
+    render_portfolio_documents(folder, thresholds)
 
 
 def skipped_text(skipped: list[dict[str, str]]) -> str:
@@ -190,14 +193,7 @@ def render_table(rows: list[dict[str, Any]]) -> None:
         "error",
     ]
     frame = as_points(frame.reindex(columns=columns), DIMENSIONS)
-    scores = {
-        field: score_column(
-            label,
-            bar=False,
-            help=label + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
-        )
-        for field, label in DIMENSION_LABELS.items()
-    }
+    scores = dimension_columns()
     event = table_or_cards(
         "portfolio",
         lambda: st.dataframe(

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
+from pe_eval_core.scenarios.trace import TraceCall, executed_write
 from ui import state
 from ui.errors import md_code, md_escape
 from ui.responsive import table_with_detail
@@ -346,6 +347,9 @@ def failure_reasons(r: dict[str, Any]) -> str:
     >>> failure_reasons({"status": "fail", "behaviour": [{"label": "tools_called",
     ...     "satisfied": False, "detail": "create_refund was not called"}]})
     'tools_called: create_refund was not called'
+    >>> failure_reasons({"status": "fail", "write_failure": "write executed in a read-only "
+    ...                  "eval: mimic-stripe/create_refund (it ran on the server)"})
+    'write executed in a read-only eval: mimic-stripe/create_refund (it ran on the server)'
     """
     reasons: list[str] = []
     if r.get("error"):  # nothing else to say: there was no response to check
@@ -365,6 +369,8 @@ def failure_reasons(r: dict[str, Any]) -> str:
     for b in r.get("behaviour") or []:
         if not b.get("satisfied"):
             reasons.append(f"{b['label']}: {b.get('detail') or 'not met'}")
+    if r.get("write_failure"):  # a write the scenario did not expect, refused or run
+        reasons.append(r["write_failure"])
     if not reasons and r["status"] == "judge error":
         reasons.append("the judge could not rule on a candidate miss")
     return "; ".join(reasons) or f"status {r['status']}"
@@ -383,6 +389,8 @@ def render_tool_trace(trace: dict[str, Any] | None) -> None:
             "Result excerpt": c.get("result_excerpt") or "",
             "Error": "refused write"
             if c.get("write_attempt")
+            else "write ran"
+            if executed_write(TraceCall.model_validate(c))
             else ("error" if c.get("is_error") else ""),
         }
         for c in trace.get("calls", [])

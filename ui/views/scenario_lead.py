@@ -160,7 +160,9 @@ def _lead(
         total=v["total"], failed=v["failed"], errors=v["errors"], regressions=regressions
     )
     body = f"**{md_escape(outcome_text(v))}.**"
-    if verdict is not None:
+    if verdict is not None and verdict.get("skipped"):  # a pinned baseline made another way
+        body += f" {md_escape(verdict['skipped'])}"
+    if verdict is not None and verdict.get("baseline") is not None:
         body += f" {md_escape(verdict['sentence'])}"
         if verdict.get("significance"):
             body += f" {md_escape(verdict['significance'])}"
@@ -169,7 +171,7 @@ def _lead(
             f"[run #{verdict['baseline']}]({run_link(verdict['baseline'], page)})."
         )
     elif history_id is not None:
-        body += " No earlier run on this target to compare with."
+        body += " No earlier run with the same setup to compare with."
     if v["total"] and v["errors"] >= v["total"]:
         body += " First error: " + md_escape(v.get("first_error") or "unknown") + "."
     icon = {Tone.GOOD: ":material/check_circle:", Tone.BAD: ":material/error:"}.get(

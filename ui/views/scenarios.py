@@ -204,6 +204,7 @@ def build_judge(
     key: str | None,
     target_model: str | None = None,
     options: RunOptions = DEFAULTS,
+    target: Target | None = None,
 ) -> Judge | None:
     """Judge on/off; the core's ``choose_judge`` picks which (the same policy as the CLI), its
     default model steered away from the target's. The caption says what the judge can do:
@@ -226,6 +227,7 @@ def build_judge(
             api_key=key,
             target_model=target_model,
             options=options,
+            target=target,  # a recorded file's saved verdicts come first
         )
         st.caption(judge_state(judge, target_model))
         return judge
@@ -240,6 +242,15 @@ def judge_state(judge: Judge | None, target_model: str | None = None) -> str:
     """
     if judge is None:
         return "**Judge: off.** A phrase the strict and rule checks miss stays missed."
+    fallback = getattr(judge, "fallback", None)  # recorded verdicts first, then this judge
+    if judge.kind == "recorded" and fallback is not None:
+        saved = ", then ".join(md_code(x) for x in getattr(judge, "sources", [])[:-1])
+        rest = judge_state(fallback, target_model)
+        return (
+            f"**Judge: recorded verdicts** from {saved or 'none'}, each used only for the "
+            "response it judged (no live calls for them); anything else: "
+            f"{rest.removeprefix('**Judge: ').replace('**', '', 1)}"
+        )
     model = md_code(judge.model)
     other = (
         ", not the target's model"
@@ -432,7 +443,11 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
         )
         with right:
             judge = build_judge(
-                built[1] if built else False, built[2] if built else None, target_model, options
+                built[1] if built else False,
+                built[2] if built else None,
+                target_model,
+                options,
+                built[0]() if built and not built[1] else None,
             )
         if built is None:
             return

@@ -92,18 +92,20 @@ def kind_label(kind: str) -> str:
     return KIND_LABELS.get(kind, kind)
 
 
-def verdict_spec() -> str:
-    """The thresholds spec typed on this page; kept under a plain key too, so Portfolio and a
-    later visit use it after Streamlit drops the input's own state."""
+def verdict_spec(spec_key: str = K.VERDICT_SPEC) -> str:
+    """The thresholds spec typed on this page (its input's ``spec_key``: each scorecard page
+    has its own, a widget key shared by two pages loses its value on the switch); kept under a
+    plain key too, so Portfolio, the other scorecard page and a later visit use it after
+    Streamlit drops the input's own state."""
     ss = st.session_state
-    return str(ss.get(K.VERDICT_SPEC, ss.get(K.VERDICT_SPEC_KEPT, "")) or "")
+    return str(ss.get(spec_key, ss.get(K.VERDICT_SPEC_KEPT, "")) or "")
 
 
-def verdict_thresholds() -> VerdictThresholds:
+def verdict_thresholds(spec_key: str = K.VERDICT_SPEC) -> VerdictThresholds:
     """The thresholds the user set (the gate's spec), else the pass band: the verdict on the
     page, in its downloads, in the files it writes and on Portfolio."""
     try:
-        return VerdictThresholds.from_spec(verdict_spec())
+        return VerdictThresholds.from_spec(verdict_spec(spec_key))
     except PeEvalError as err:
         show_error(err)
         return VerdictThresholds()
@@ -112,7 +114,15 @@ def verdict_thresholds() -> VerdictThresholds:
 def render_verdict(ev: MemoEvaluation, *, with_thresholds: bool = True) -> Verdict:
     """Can this memo be circulated? The verdict, its issues in plain sentences, the thresholds
     (``with_thresholds`` False: the page draws them later, under the tiles)."""
-    verdict = memo_verdict(ev, verdict_thresholds())
+    return show_verdict(memo_verdict(ev, verdict_thresholds()), with_thresholds=with_thresholds)
+
+
+def show_verdict(
+    verdict: Verdict, spec_key: str = K.VERDICT_SPEC, *, with_thresholds: bool = True
+) -> Verdict:
+    """A verdict (a memo's or another document's) as the scorecard pages show it, in the
+    core's colour (``tone.memo_tone``): headline, issues, then the thresholds and the box to
+    change them (the input ``spec_key``, its value kept across pages)."""
     box = st.container(key="scorecard-verdict-" + ("ready" if verdict.ready else "notready"))
     issues = "\n".join(f"- {md_escape(i)}" for i in verdict.issues)
     draw = getattr(box, tones.BOX[memo_tone(verdict.ready)])  # the core's colour rule
@@ -121,21 +131,21 @@ def render_verdict(ev: MemoEvaluation, *, with_thresholds: bool = True) -> Verdi
     else:
         draw(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
     if with_thresholds:
-        render_thresholds(verdict, box)
+        render_thresholds(verdict, box, spec_key)
     return verdict
 
 
-def render_thresholds(verdict: Verdict, box: Any = None) -> None:
+def render_thresholds(verdict: Verdict, box: Any = None, spec_key: str = K.VERDICT_SPEC) -> None:
     """The thresholds in force, and the box to change them (the gate's spec)."""
     box = box or st.container()
     box.caption("Thresholds: " + "; ".join(verdict.thresholds.describe()) + ".")
     with box.expander("Change the thresholds"):
         kept = st.session_state.get(K.VERDICT_SPEC_KEPT, "")
-        if K.VERDICT_SPEC not in st.session_state:  # seed a dropped input from the kept spec
-            st.session_state[K.VERDICT_SPEC] = kept
+        if spec_key not in st.session_state:  # seed a dropped input from the kept spec
+            st.session_state[spec_key] = kept
         st.session_state[K.VERDICT_SPEC_KEPT] = st.text_input(
             "Thresholds (the gate's spec)",
-            key=K.VERDICT_SPEC,
+            key=spec_key,
             placeholder="citation=1.0,coverage=90%,hallucination=0.05",
             help="Same syntax as `pe-eval gate --memo-thresholds`. Blank: every dimension "
             "must be perfect (the green band). Also used by the downloads, the written files "

@@ -52,6 +52,7 @@ from pe_eval_core.scenarios.agent.mcp_config import (
 )
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.llm.pricing import call_cost_usd
+from pe_eval_core.scenarios.llm.sampling import sampling
 from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import (
     StopStatus,
@@ -520,8 +521,9 @@ async def run_agent(
             "max_tokens": bounds.max_tokens,
             "system": [system_block],
             "messages": messages,
-            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field.
-            "extra_body": {"temperature": 0},
+            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field
+            # (only before the 5 generation: later models refuse it, ``llm.sampling``).
+            "extra_body": sampling(model),
         }
         if tools:
             request["tools"] = tools

@@ -21,12 +21,14 @@ from pe_eval_core.limits import RESPONSE_CHARS
 from pe_eval_core.redact import redact
 from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
+from pe_eval_core.scenarios.llm.sampling import sampling
 from pe_eval_core.scenarios.loading import load_recorded
 from pe_eval_core.scenarios.models import RecordedResponse, Scenario, TargetResponse
 from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
+    from pe_eval_core.scenarios.agent.as_of import AsOf
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -148,7 +150,9 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
     With a ``toolbox`` (the run's MCP servers) each scenario is a bounded tool-use loop
     (:func:`~pe_eval_core.scenarios.agent.loop.run_agent`) and the system prompt carries the
     seed's Step 2 line naming the tools; the runner opens the toolbox once per run. Without
-    one, a single call with no tools, as before.
+    one, a single call with no tools, as before. ``as_of`` (the analysis date, see
+    :mod:`~pe_eval_core.scenarios.agent.as_of`) is stated after the skill, so "last week" does not
+    depend on the model's clock.
     """
 
     live = True
@@ -166,8 +170,10 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
         max_tokens: int = DEFAULTS.max_tokens,
         toolbox: McpToolbox | None = None,
         bounds: AgentBounds | None = None,
+        as_of: AsOf | None = None,
     ):
         self.toolbox = toolbox
+        self.as_of = as_of
         self.bounds = bounds
         if bounds is not None:
             max_tokens = bounds.max_tokens
@@ -197,6 +203,8 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
             + "\n\n---\n\n"
             + AGENT_INSTRUCTION.format(skill=_skill_name(self.skill_path))
         )
+        if as_of is not None:
+            self.system_prompt += "\n\n" + as_of.prompt_line()
         if toolbox is not None:
             self.system_prompt += "\n\n" + toolbox.instruction()
         super().__init__(
@@ -219,8 +227,9 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
             "max_tokens": self._max_tokens,
             "system": self.system_prompt,
             "messages": [{"role": "user", "content": scenario.input}],
-            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field.
-            "extra_body": {"temperature": 0},
+            # The 2.x SDK has no ``temperature`` keyword; the API still takes the field
+            # (only before the 5 generation: later models refuse it, ``llm.sampling``).
+            "extra_body": sampling(self.model),
         }
 
     async def respond(self, scenario: Scenario) -> TargetResponse:

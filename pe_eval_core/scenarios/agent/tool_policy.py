@@ -84,7 +84,11 @@ class ToolPolicy:
 
     def describe(self) -> str:
         """One line for a run header or the dashboard's target panel."""
-        parts = ["writes allowed" if self.allow_writes else "read-only (writes refused)"]
+        parts = [
+            "writes allowed (they persist on the server for later scenarios)"
+            if self.allow_writes
+            else "read-only (writes refused)"
+        ]
         if self.allow:
             parts.append("allow " + ", ".join(self.allow))
         if self.deny:

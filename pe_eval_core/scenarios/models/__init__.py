@@ -6,6 +6,7 @@ tolerantly (unknown keys kept as extras); outputs (:mod:`.result`: ``ScenarioRes
 run can be re-rendered or compared without re-running anything.
 """
 
+from pe_eval_core.scenarios.models.manifest import RunManifest, ServerIdentity
 from pe_eval_core.scenarios.models.result import (
     ERROR_KINDS,
     TRANSPORT_ERROR_KINDS,
@@ -28,6 +29,7 @@ from pe_eval_core.scenarios.models.scenario import (
     Method,
     NumericRange,
     RecordedResponse,
+    RecordedVerdict,
     Scenario,
     ScenarioMetadata,
     Status,
@@ -57,10 +59,13 @@ __all__ = [
     "NumericRange",
     "NumericResult",
     "RecordedResponse",
+    "RecordedVerdict",
+    "RunManifest",
     "Scenario",
     "ScenarioMetadata",
     "ScenarioResult",
     "ScenarioRun",
+    "ServerIdentity",
     "Status",
     "TargetResponse",
     "TierSummary",

@@ -27,6 +27,9 @@ class JudgeVerdict(BaseModel):
     prompt_version: str
     reason: str = ""
     cached: bool = False
+    source: str | None = None
+    """Where the verdict came from: ``live call``, ``verdict cache``, a recorded verdicts
+    file's name, or ``<responses file> (recorded with the responses)``."""
 
 
 class JudgeOutcome(BaseModel):
@@ -54,6 +57,8 @@ class ExpectationResult(BaseModel):
     """Which paraphrase rule matched, the judge's reason, or why a verdict was downgraded."""
     judge_model: str | None = None
     judge_prompt_version: str | None = None
+    judge_source: str | None = None
+    """Where the judge's verdict came from (``JudgeVerdict.source``)."""
 
 
 class NumberSeen(BaseModel):
@@ -142,11 +147,20 @@ class ScenarioResult(BaseModel):
     judge_calls: int = 0
     judge_tokens_in: int = 0
     judge_tokens_out: int = 0
+    judge_verdicts: list[JudgeVerdict] = Field(default_factory=list)
+    """The judge's answers for this response as it gave them (before the evidence checks,
+    which rescoring repeats): saved with the response so a re-score reproduces them."""
     tool_calls: list[Any] = Field(default_factory=list)
     trace: ToolTrace | None = None
     """The agent's tool trace for this scenario (None: the target reported none)."""
     write_failure: str | None = None
-    """Why the trace fails a read-only scenario (a refused write it did not expect), or None."""
+    """Why the trace fails a read-only scenario (a write it did not expect: refused, or run
+    on the server), or None."""
+    write_attempts: list[str] = Field(default_factory=list)
+    """Write tools the read-only policy refused (``server/tool``; they never ran)."""
+    writes_executed: list[str] = Field(default_factory=list)
+    """Write tools that ran (an HTTP agent's reported toolCalls, or ``--allow-writes``): the
+    change stays on the server for later scenarios."""
     behaviour: list[BehaviourResult] = Field(default_factory=list)
     """Mimic's behaviour checks (tools_called, confirms_before_action, no_hallucination,
     response_accurate, custom), one line each; any unsatisfied one fails the scenario."""

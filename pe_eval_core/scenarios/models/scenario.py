@@ -240,6 +240,21 @@ class Scenario(BaseModel):
         return self.metadata.tier
 
 
+class RecordedVerdict(BaseModel):
+    """A judge verdict saved with the response it judged, keyed so it is used for nothing
+    else: the response's sha256, the judge prompt version and the judge model."""
+
+    model_config = ConfigDict(extra="allow")
+
+    expected: str
+    verdict: Literal["paraphrase", "missed"]
+    evidence: str = ""
+    reason: str = ""
+    model: str
+    prompt_version: str
+    response_sha256: str
+
+
 class RecordedResponse(BaseModel):
     """One line of a recorded-responses file: ``{name, response, latency_ms?, error?}``."""
 
@@ -255,6 +270,8 @@ class RecordedResponse(BaseModel):
     model: str | None = None
     trace: ToolTrace | None = None
     """The agent's tool trace, replayed by the recorded target (re-score offline with tools)."""
+    verdicts: list[RecordedVerdict] = Field(default_factory=list)
+    """The judge's verdicts on this response, so a re-score anywhere reproduces them."""
 
 
 class TargetResponse(BaseModel):

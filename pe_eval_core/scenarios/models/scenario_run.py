@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from pe_eval_core import rates
+from pe_eval_core.scenarios.models.manifest import RunManifest
 from pe_eval_core.scenarios.models.result import ScenarioResult, error_kind_of, error_summary_line
 from pe_eval_core.scenarios.models.scenario import KNOWN_TIERS
 from pe_eval_core.scenarios.options import DEFAULTS
@@ -64,6 +65,13 @@ class ScenarioRun(BaseModel):
     """Why the run stopped early on transport errors (the target unreachable or refusing
     authentication); None when it ran to the end. Such a run is an infrastructure error."""
     model: str | None = None
+    manifest: RunManifest | None = None
+    """What produced the run (skill, model, bounds, servers, scenarios, judge, versions): the
+    run's identity, compared before any two runs are (None: recorded before manifests)."""
+    as_of: str | None = None
+    """The analysis date the agent was given (``YYYY-MM-DD``), None when it was given none."""
+    as_of_source: str | None = None
+    """Where the date came from: ``--as-of``, or the ``mimic.json`` and persona it was read from."""
     judge: str | None = None
     """Judge description (model or ``recorded:<model>``), None when no judge was used."""
     judge_prompt_version: str | None = None
@@ -82,6 +90,10 @@ class ScenarioRun(BaseModel):
     """Paid judge calls made in this run (cache hits and recorded verdicts make none)."""
     estimated_cost_usd: float | None = None
     """Live target plus judge tokens at list price; None when a used model's price is unknown."""
+    cost_estimate_usd: float | None = None
+    """The estimate shown before the run (the run header's), for "estimate vs actual"."""
+    cost_estimate_basis: str | None = None
+    """How that estimate was made: the earlier run of this setup observed, or the assumption."""
 
     def __repr__(self) -> str:
         # A summary, not every result: asyncio reprs a finished main task's result when
@@ -219,6 +231,13 @@ class ScenarioRun(BaseModel):
             "error_summary": self.error_summary(),
             "stopped": self.stopped,
         }
+
+    def verdict_sources(self) -> list[tuple[str, int]]:
+        """Judge verdicts used in the run, counted by where they came from (most first):
+        ``live call``, ``verdict cache``, a verdicts file, or the responses file they were
+        saved with."""
+        counts = Counter(v.source or "unknown" for r in self.results for v in r.judge_verdicts)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
     def worst_tier(self) -> TierSummary | None:
         """The tier with the lowest pass rate among runs with a verdict (ties: more failures,

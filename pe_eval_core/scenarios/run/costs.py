@@ -2,8 +2,10 @@
 its tokens at list price after it. Every dollar comes from
 :func:`pe_eval_core.scenarios.llm.pricing.call_cost_usd`.
 
->>> estimate_run_cost("claude-sonnet-5-5", scenarios=3, prefix_tokens=10).line()
-'Estimated cost: unknown (model not in the price table) for 3 scenarios (cached prefix)'
+>>> print(estimate_run_cost("my-llm", scenarios=3, prefix_tokens=10).line())
+... # doctest: +ELLIPSIS
+Estimated cost: unknown (my-llm is not in the price table: add it to a JSON price file named
+by $PE_EVAL_PRICES) for 3 scenarios (cached prefix; assumed 6 turns a scenario run ...)
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from pe_eval_core.scenarios.llm.pricing import call_cost_usd
+from pe_eval_core.scenarios.llm.pricing import call_cost_usd, unknown_price_hint
 from pe_eval_core.scenarios.models import ScenarioResult
 from pe_eval_core.scenarios.trace import TokenUsage
 
@@ -26,6 +28,30 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+ASSUMED_TURNS = 6
+"""Model calls a scenario is assumed to take when no earlier run of the setup was observed:
+the bundled skill's real runs took 5 to 6 (issue 20), and 4 estimated them 2.4x too low; the
+upper end, so a first estimate errs high rather than low."""
+ASSUMED_INPUT_PER_TURN = 1500
+"""Fresh input tokens a turn is assumed to send beyond the cached prefix (the conversation)."""
+ASSUMED_OUTPUT_PER_TURN = 400
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedUsage:
+    """What the scenario runs of an earlier run of the same setup used: its tool traces'
+    totals over ``runs`` scenario runs (the estimate scales them to this run)."""
+
+    run_id: int
+    runs: int
+    turns: int
+    tokens: TokenUsage
+
+    @property
+    def turns_per_run(self) -> float:
+        return self.turns / self.runs if self.runs else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class CostEstimate:
     """A pre-run estimate: the tokens it assumes and their price (None: model unpriced)."""
@@ -34,14 +60,28 @@ class CostEstimate:
     tokens: TokenUsage
     usd: float | None
     caching: bool
+    repeats: int = 1
+    model: str | None = None
+    basis: str = ""
+    """How the tokens were estimated: the earlier run observed, or the stated assumption."""
+
+    @property
+    def runs(self) -> int:
+        return self.scenarios * self.repeats
 
     def line(self) -> str:
-        """For the run header: ``Estimated cost: ~$0.42 for 19 scenarios (cached prefix)``."""
+        """For the run header: ``Estimated cost: ~$0.42 for 19 scenarios (cached prefix;
+        assumed 6 turns a scenario run ...: no earlier run of this setup)``."""
         money = (
-            "unknown (model not in the price table)" if self.usd is None else f"~${self.usd:.2f}"
+            f"unknown ({unknown_price_hint(self.model)})"
+            if self.usd is None
+            else (f"~${self.usd:.2f}")
         )
+        what = f"{self.scenarios} scenarios"
+        if self.repeats > 1:
+            what += f" x {self.repeats} repeats ({self.runs} scenario runs)"
         how = "cached prefix" if self.caching else "no caching"
-        return f"Estimated cost: {money} for {self.scenarios} scenarios ({how})"
+        return f"Estimated cost: {money} for {what} ({how}; {self.basis})"
 
 
 def estimate_run_cost(
@@ -49,28 +89,51 @@ def estimate_run_cost(
     *,
     scenarios: int,
     prefix_tokens: int,
-    input_tokens_per_turn: int = 1500,
-    output_tokens_per_turn: int = 400,
-    turns_per_scenario: int = 4,
+    repeats: int = 1,
+    observed: ObservedUsage | None = None,
+    input_tokens_per_turn: int = ASSUMED_INPUT_PER_TURN,
+    output_tokens_per_turn: int = ASSUMED_OUTPUT_PER_TURN,
+    turns_per_scenario: int = ASSUMED_TURNS,
     caching: bool = True,
     batch: bool = False,
 ) -> CostEstimate:
-    """Before a live run: the cost of ``scenarios`` tool-use loops sharing one prompt prefix.
+    """Before a live run: the cost of ``scenarios`` x ``repeats`` tool-use loops sharing one
+    prompt prefix.
 
-    ``prefix_tokens`` is the system prompt plus the tool definitions (see
-    :func:`approx_tokens`); every turn re-sends it. With caching the first turn of the run
-    writes it to the cache and every later turn reads it; without, every turn pays full price.
-    The per-turn figures (the conversation so far beyond the prefix, the reply) are averages.
+    ``observed`` (an earlier run of the same setup, from the history): its traces' tokens,
+    scaled to this run's scenario runs. Otherwise the stated assumption: ``turns_per_scenario``
+    turns, each sending the prefix (the system prompt and the tool definitions, see
+    :func:`approx_tokens`) plus ``input_tokens_per_turn`` of conversation and replying
+    ``output_tokens_per_turn``; with caching the first turn of the run writes the prefix to
+    the cache and every later turn reads it, without every turn pays full price.
     ``batch``: the calls go through the Message Batches API (half price).
 
     >>> e = estimate_run_cost("claude-sonnet-4-5", scenarios=19, prefix_tokens=6000)
     >>> e.tokens.cache_write, e.tokens.cache_read, e.usd
-    (6000, 450000, 0.9555)
+    (6000, 678000, 1.4229)
     >>> estimate_run_cost("claude-sonnet-4-5", scenarios=19, prefix_tokens=6000,
     ...                   caching=False).usd
-    2.166
+    3.249
+    >>> estimate_run_cost("claude-sonnet-4-5", scenarios=19, prefix_tokens=6000, repeats=3).usd
+    4.2273
     """
-    turns = scenarios * turns_per_scenario
+    runs = scenarios * repeats
+    if observed is not None and observed.runs:
+        scale = runs / observed.runs
+        seen = observed.tokens
+        tokens = TokenUsage(
+            input=round(seen.input * scale),
+            output=round(seen.output * scale),
+            cache_write=round(seen.cache_write * scale),
+            cache_read=round(seen.cache_read * scale),
+        )
+        basis = (
+            f"{observed.turns_per_run:.1f} turns a scenario run, as observed in run "
+            f"#{observed.run_id} of this setup"
+        )
+        usd = call_cost_usd(model, tokens, batch=batch)
+        return CostEstimate(scenarios, tokens, usd, caching, repeats, model, basis)
+    turns = runs * turns_per_scenario
     fresh = turns * input_tokens_per_turn
     if caching and turns:
         tokens = TokenUsage(
@@ -83,7 +146,26 @@ def estimate_run_cost(
         tokens = TokenUsage(
             input=fresh + turns * prefix_tokens, output=turns * output_tokens_per_turn
         )
-    return CostEstimate(scenarios, tokens, call_cost_usd(model, tokens, batch=batch), caching)
+    basis = (
+        f"assumed {turns_per_scenario} turns a scenario run of {input_tokens_per_turn} new "
+        f"input and {output_tokens_per_turn} output tokens: no earlier run of this setup"
+    )
+    usd = call_cost_usd(model, tokens, batch=batch)
+    return CostEstimate(scenarios, tokens, usd, caching, repeats, model, basis)
+
+
+def estimate_versus(estimate: float | None, actual: float | None) -> str:
+    """The end line's comparison of the actual cost with the estimate shown before the run.
+
+    >>> estimate_versus(0.38, 0.41)
+    'estimated ~$0.3800 before the run; actual 1.08x the estimate'
+    >>> estimate_versus(None, 0.41)
+    'estimated unknown before the run'
+    """
+    before = "unknown" if estimate is None else f"~${estimate:.4f}"
+    if estimate is None or actual is None or not estimate:
+        return f"estimated {before} before the run"
+    return f"estimated {before} before the run; actual {actual / estimate:.2f}x the estimate"
 
 
 # --- before a run: the cost guard's paid calls ------------------------------------------------

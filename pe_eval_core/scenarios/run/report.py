@@ -32,7 +32,7 @@ from pe_eval_core.scenarios.models import (
     error_kind_of,
     format_pct,
 )
-from pe_eval_core.scenarios.trace import ToolTrace
+from pe_eval_core.scenarios.trace import ToolTrace, executed_write
 
 RESPONSE_EXCERPT_CHARS = 600
 JSON_SCHEMA = "pe-eval.scenario-run/1"
@@ -132,8 +132,8 @@ def failure_parts(r: ScenarioResult, esc: Callable[[str], str] = md_inline) -> l
             f"latency: {fmt_number(round(r.latency_ms))} ms > "
             f"max {fmt_number(r.max_latency_ms or 0)} ms"
         )
-    if r.write_failure:
-        parts.append(f"write-attempt: {esc(r.write_failure)}")
+    if r.write_failure:  # "write attempt in a read-only eval: ..." / "write executed ..."
+        parts.append(esc(r.write_failure))
     parts += [f"{b.label}: {esc(b.detail)}" for b in r.behaviour_failed]  # behaviour checks
     if r.status == "judge error":
         parts.append(f"judge error: {esc(r.error or 'unknown')}")
@@ -226,6 +226,7 @@ def statistics_lines(run: ScenarioRun) -> list[str]:
         "### Run details",
         f"- Target: {md_inline(run.label)}",
         f"- Repeats: {k} per scenario",
+        *_setup_lines(run),
     ]
     if run.errors:
         lines.append(f"- Errors (not in any pass rate): {md_inline(run.error_summary())}")
@@ -360,6 +361,8 @@ CSV_COLUMNS = [
     "tool_names",
     "repeat",
     "error_kind",
+    "write_attempts",
+    "writes_executed",
 ]
 
 
@@ -417,6 +420,8 @@ def run_to_csv(run: ScenarioRun) -> str:
             " ".join(r.trace.tool_names()) if r.trace is not None else "",
             r.repeat,
             error_kind_of(r) or "",
+            " ".join(r.write_attempts),
+            " ".join(r.writes_executed),
         ]
         writer.writerow([_csv_safe(v) for v in row])
     return out.getvalue()
@@ -446,7 +451,15 @@ def trace_text(trace: ToolTrace) -> str:
     for c in trace.calls:
         name = f"{c.server}/{c.tool}" if c.server else c.tool
         args = json.dumps(c.arguments, ensure_ascii=False, default=str)
-        mark = " [refused write]" if c.write_attempt else " [error]" if c.is_error else ""
+        mark = (
+            " [refused write]"
+            if c.write_attempt
+            else " [write ran]"
+            if executed_write(c)
+            else " [error]"
+            if c.is_error
+            else ""
+        )
         lines.append(f"  turn {c.turn or '?'}: {name} {args}{mark} -> {c.result_excerpt or ''}")
     return "\n".join(lines)
 
@@ -542,3 +555,26 @@ def run_to_junit_xml(run: ScenarioRun) -> str:
                 )
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _setup_lines(run: ScenarioRun) -> list[str]:
+    """What produced the run (its manifest) and where every judge verdict came from."""
+    lines = []
+    m = run.manifest
+    if m is not None and m.skill_path:
+        lines.append(f"- Skill: {md_inline(m.skill_path)} (sha256 {(m.skill_sha256 or '?')[:12]})")
+    if run.as_of:
+        lines.append(f"- Analysis date: {run.as_of} (from {md_inline(run.as_of_source or '?')})")
+    for server in m.servers if m is not None else []:
+        lines.append(
+            f"- MCP server {md_inline(server.name)}: {server.tools} tools "
+            f"(sha256 {server.tools_sha256[:12]})"
+        )
+    if run.judge:
+        version = f", prompt {run.judge_prompt_version}" if run.judge_prompt_version else ""
+        lines.append(f"- Judge: {md_inline(run.judge)}{version}")
+    sources = run.verdict_sources()
+    if sources:
+        shown = "; ".join(f"{n} from {md_inline(src)}" for src, n in sources)
+        lines.append(f"- Judge verdicts: {shown}")
+    return lines

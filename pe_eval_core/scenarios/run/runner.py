@@ -40,6 +40,8 @@ from pe_eval_core.scenarios.run.cost_guard import (
     run_sync,
 )
 from pe_eval_core.scenarios.run.costs import PaidCalls, run_cost_usd
+from pe_eval_core.scenarios.run.manifest import build_manifest, scenarios_digest
+from pe_eval_core.scenarios.run.notices import toolbox_notices, writes_ran_notices
 from pe_eval_core.scenarios.run.outcome import (
     CANCELLED,
     NOT_RUN,
@@ -50,6 +52,7 @@ from pe_eval_core.scenarios.run.outcome import (
     stopped_result,
 )
 from pe_eval_core.scenarios.scoring.judge import Judge
+from pe_eval_core.scenarios.scoring.judge.chain import recorded_verdicts
 from pe_eval_core.scenarios.scoring.score import ascore_response
 
 if TYPE_CHECKING:
@@ -171,6 +174,14 @@ async def run_scenarios(
 
     async with contextlib.AsyncExitStack() as stack:
         await _open_resources(stack, target, judge)
+        manifest = build_manifest(
+            target,
+            judge,
+            target_label=target.label,
+            scenarios_sha256=scenarios_sha256 or scenarios_digest(scenarios, scenarios_path),
+            repeats=repeat,
+        )
+        notices = toolbox_notices(scenarios, target)  # the servers' tools are known now
         batched: list[str] = []
         if batcher is not None:
             await stack.enter_async_context(batcher)
@@ -201,6 +212,7 @@ async def run_scenarios(
         judge_model=judge.model if judge is not None else None,
         batched=batched,
     )
+    as_of = getattr(target, "as_of", None)
 
     run = ScenarioRun(
         run_id=run_id,
@@ -210,10 +222,13 @@ async def run_scenarios(
         scenarios_sha256=scenarios_sha256,
         target=target.name,
         target_label=target.label,
+        manifest=manifest,
         repeats=repeat,
-        warnings=run_warnings(scenarios, judge),
+        warnings=[*run_warnings(scenarios, judge), *notices, *writes_ran_notices(final)],
         stopped=watch.stopped,
         model=target_model,
+        as_of=as_of.iso if as_of is not None else None,
+        as_of_source=as_of.source if as_of is not None else None,
         judge=judge.model if judge is not None else None,
         judge_prompt_version=judge.prompt_version if judge is not None else None,
         concurrency=concurrency,
@@ -298,6 +313,10 @@ class _ScenarioPool:
             index=i + 1,
             latency_ms=latency,
         )
+        saved = self.recorded[j]
+        if saved is not None and response.text is not None and result.judge_verdicts:
+            # the judge's verdicts travel with the response: a re-score reproduces them
+            saved.verdicts = recorded_verdicts(response.text, result.judge_verdicts)
         self._finish(j, _tag(result, response, k))
 
     async def worker(self) -> None:

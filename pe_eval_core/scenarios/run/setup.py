@@ -8,8 +8,12 @@ Judge policy, first match wins:
 
 1. ``use_judge=False``: no judge; candidate misses stay missed.
 2. ``verdicts``: recorded verdicts from that file.
-3. Recorded responses (``recorded_target``) without ``live_judge``: a ``judge-verdicts.json``
-   beside the scenarios file, when present (the shipped demo verdicts).
+3. Recorded responses (``recorded_target``) without ``live_judge``: the verdicts saved with
+   the responses (a live run's ``responses.json`` carries them, keyed by response sha256,
+   prompt version and model; of ``judge_model`` only when one is named), then a
+   ``judge-verdicts.json`` beside the scenarios file (the shipped demo verdicts) for the
+   responses it was recorded for (by sha256) and no other, then rule 4 or 5 for whatever
+   phrase neither answers (``scoring.judge.chain.ChainJudge``). Neither present: rule 4 or 5.
 4. An Anthropic key (``api_key``, else ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``) and
    ``allow_live``: the live judge behind its SQLite cache (``cache``, the ``--judge-cache``
    file). Its model is ``options.judge_model``, else ``$PE_EVAL_JUDGE_MODEL``, else the default
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pe_eval_core.errors import TargetConfigError
+from pe_eval_core.scenarios.agent.as_of import resolve_as_of
 from pe_eval_core.scenarios.agent.targets import (
     DEFAULT_SKILL,
     AnthropicTarget,
@@ -47,6 +52,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     default_judge_model,
 )
 from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
+from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge, embedded_verdicts
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
@@ -84,8 +90,10 @@ def make_target(
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
     ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill`` with ``toolbox`` (its MCP
-    tools, see :func:`make_toolbox`); ``http`` posts to ``agent_url``. The call timeout and the
-    tool-use loop's limits come from ``options``. Configuration problems raise
+    tools, see :func:`make_toolbox`); ``http`` posts to ``agent_url``. The call timeout, the
+    tool-use loop's limits and the analysis date (``options.as_of``, default: the Mimic
+    project's, see :func:`~pe_eval_core.scenarios.agent.as_of.resolve_as_of`) come from
+    ``options``. Configuration problems raise
     ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
@@ -101,6 +109,7 @@ def make_target(
             timeout_s=options.timeout_s,
             toolbox=toolbox,
             bounds=agent_bounds(options),
+            as_of=resolve_as_of(options.as_of, scenarios_path),
         )
     if not agent_url:
         raise TargetConfigError(
@@ -176,6 +185,7 @@ def choose_judge(
     target_model: str | None = None,
     allow_live: bool = True,
     options: RunOptions = DEFAULTS,
+    target: Target | None = None,
 ) -> Judge | None:
     """The paraphrase judge, by the policy in this module's docstring (None: no judge).
 
@@ -183,12 +193,13 @@ def choose_judge(
     when the target is a model) only steers the default away from it. ``cache`` is the verdict cache
     file (default ``$PE_EVAL_HOME/judge_cache.sqlite3``), used with or without a key.
     ``allow_live=False`` never builds a paid judge (the MCP server: no confirmation there).
+    ``target``: the recorded target whose responses file may carry saved verdicts (rule 3).
 
     >>> choose_judge(scenarios_path=".mimic/exports/mimic-scenarios.json").model
     'recorded:claude-sonnet-4-5'
-    >>> choose_judge(scenarios_path="x.json", target_model="claude-opus-4-5",
+    >>> choose_judge(scenarios_path="x.json", target_model="claude-opus-5-5",
     ...              allow_live=False).model  # doctest: +SKIP
-    'claude-sonnet-4-5'
+    'claude-sonnet-5-5'
     >>> choose_judge(scenarios_path="x.json", use_judge=False) is None
     True
     """
@@ -196,11 +207,17 @@ def choose_judge(
         return None
     if verdicts is not None:
         return RecordedJudge(verdicts)
-    beside = Path(scenarios_path).parent / VERDICTS_BESIDE
-    if recorded_target and not live_judge and beside.is_file():
-        return RecordedJudge(beside)
     model = options.judge_model or default_judge_model(target_model)
+    fallback: Judge
     if allow_live and anthropic_key_available(api_key):
-        judge = AnthropicJudge(model, api_key=api_key, timeout_s=options.judge_timeout_s)
-        return CachedJudge(judge, cache)
-    return CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)
+        live = AnthropicJudge(model, api_key=api_key, timeout_s=options.judge_timeout_s)
+        fallback = CachedJudge(live, cache)
+    else:
+        fallback = CacheOnlyJudge(NO_JUDGE_CONFIGURED, model, cache)
+    if recorded_target and not live_judge:
+        saved = embedded_verdicts(target, options.judge_model) if target is not None else None
+        beside = Path(scenarios_path).parent / VERDICTS_BESIDE
+        file = RecordedJudge(beside) if beside.is_file() else None
+        if saved is not None or file is not None:
+            return ChainJudge(saved, file, fallback)
+    return fallback

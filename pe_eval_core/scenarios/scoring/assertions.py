@@ -1,15 +1,17 @@
 """Phrase matching that cannot accept the opposite: word boundaries and negation in context.
 
-Three checks share one matcher and one negation detector:
+Three checks share one matcher and two negation detectors:
 
 * ``check_contains`` (strict, ``response_contains``): a word-bounded, case-insensitive hit
-  satisfies; a hit whose sentence is negated is reported ``needs judge`` (the caller defers to
-  the judge instead of passing); no hit is a candidate miss.
+  (the last word inflected, British or US spelling: ``inflections.word_forms``) satisfies;
+  a hit inside a negation's scope is reported ``needs judge`` (the caller defers to the
+  judge instead of passing); no hit is a candidate miss.
 * ``check_span`` (rule matches from ``paraphrase.rule_match``): the same decision for a span
   another rule found; a span that starts or ends inside a word is ``missed``.
-* ``check_excluded`` (``response_excludes``): a phrase counts only when asserted. An
-  un-negated hit is ``asserted`` (the scenario fails); a hit only inside negated sentences is
-  ``needs judge``, and without a judge it fails closed (``asserted``).
+* ``check_excluded`` (``response_excludes``): a phrase counts only when asserted. Matched
+  word for word (no inflections: an exclusion guards one wording). An un-negated hit is
+  ``asserted`` (the scenario fails); a hit only inside negated sentences is ``needs
+  judge``, and without a judge it fails closed (``asserted``).
 
 Rules:
 
@@ -19,14 +21,41 @@ Rules:
    whitespace; case is ignored.
 2. **Sentence.** A hit's sentence runs from the previous ``.``/``!``/``?``/``;`` followed by
    a space (or a line break, or the start) to the next one; a decimal point is not a break.
-3. **Negation.** A sentence is negated around a hit when a cue occurs in it *outside the
-   hit*: ``no``, ``not``, ``never``, ``none``, ``nobody``, ``nothing``, ``neither``, ``nor``,
-   ``without``, ``cannot``, a word ending ``n't`` (also with ``’``), ``declined``,
-   ``denied``, ``refused``, ``rejected``, ``failed to``, ``no longer``. A cue inside the
-   phrase itself is the phrase's own meaning ("not renewing") and does not count.
+3. **Negation cues.** ``no``, ``not``, ``never``, ``none``, ``nobody``, ``nothing``,
+   ``neither``, ``nor``, ``without``, ``cannot``, a word ending ``n't`` (also with ``’``),
+   ``declined``, ``denied``, ``refused``, ``rejected``, ``failed to``, ``no longer``. A cue
+   inside the phrase itself is the phrase's own meaning ("not renewing") and does not count.
+4. **Scope (strict matches, rule spans, judge quotes).** A cue governs a hit when it comes
+   before the hit in the hit's sentence and all of these hold:
+
+   a. *Same clause*: no clause break lies between the cue and the hit: a comma, semicolon,
+      colon, bracket, dash or spaced hyphen, or one of ``but``, ``while``, ``whereas``,
+      ``though``, ``although``, ``yet``, ``because``, ``since``, ``after``, ``before``,
+      ``when``, ``until``, ``unless``, ``so``, ``however``, ``then`` (a break word right
+      after the cue is the cue's own: "not because", "not until").
+   b. *Not presupposed*: the hit is not a definite noun phrase the clause talks about: it
+      is not preceded by ``the``, ``this``, ``these``, ``those``, a possessive (``its``,
+      ``their``, ``our``, ``your``, ``his``, ``her``, ``my``, a word ending ``'s``) with at
+      most two other words or figures in between that are neither function words nor cues
+      ("the $312.50 chargeback"); and it is
+      not a name (every word of the hit starts with a capital letter in the response, the
+      hit does not open its sentence, and holds no digit). A hit whose last word ends in
+      ``-ed`` is a predication ("the payment recovered"), never presupposed. Neither
+      applies when ``that``, ``whether`` or ``if`` lies between the cue and the hit: the cue
+      then denies a whole proposition ("it is not true that their usage dropped").
+
+   A cue after the hit never governs it ("Risk flags were set; nobody acted" is asserted).
+   Excluded phrases keep the stricter rule 3 on the whole sentence: a hit in a sentence
+   with any cue outside it goes to the judge (fails closed without one).
 
 >>> check_contains("Procurement declined the renewal.", "procurement").verdict
+'satisfied'
+>>> check_contains("Nobody followed up on the usage drop flags.", "usage drop").verdict
+'satisfied'
+>>> check_contains("We saw no usage drop this month.", "usage drop").verdict
 'needs judge'
+>>> check_contains("Both accounts carried risk flags.", "risk flag").verdict
+'satisfied'
 >>> check_excluded("Overall paid rate is 91%.", "all paid").verdict
 'absent'
 """
@@ -37,6 +66,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from pe_eval_core.scenarios.scoring.inflections import word_forms
 
 __all__ = [
     "ContainsCheck",
@@ -49,8 +80,10 @@ __all__ = [
     "check_excluded",
     "check_span",
     "find_hits",
+    "governing_negation",
     "negation_around",
     "negation_cues",
+    "negation_scoping",
     "sentence_bounds",
 ]
 
@@ -116,14 +149,25 @@ class ExcludedCheck:
 
 
 @lru_cache(maxsize=2048)
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+def _phrase_pattern(phrase: str, inflect: bool = False) -> re.Pattern[str]:
     words = phrase.split()
     if not words:
         raise ValueError("a blank phrase would match every text")
-    body = r"\s+".join(re.escape(w) for w in words)
+    if inflect:
+        body = r"\s+".join(
+            _alternatives(word_forms(w, last=i == len(words) - 1)) for i, w in enumerate(words)
+        )
+    else:
+        body = r"\s+".join(re.escape(w) for w in words)
     lead = r"(?<!\w)" if _wordish(words[0][0]) else ""
     tail = r"(?!\w)" if _wordish(words[-1][-1]) else ""
     return re.compile(lead + body + tail, re.IGNORECASE)
+
+
+def _alternatives(forms: frozenset[str]) -> str:
+    if len(forms) == 1:
+        return re.escape(next(iter(forms)))
+    return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))) + ")"
 
 
 _BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
@@ -186,46 +230,154 @@ def negation_around(text: str, start: int, end: int) -> Negation | None:
 
 _CLAUSE_BREAK = re.compile(
     r"[,;:()\[\]\u2013\u2014]|\s-\s"
-    r"|(?<![^\W_])(?:but|while|whereas|though|although|yet)(?![^\W_])",
+    r"|(?<![^\W_])(?:but|while|whereas|though|although|yet|because|since|after|before|when"
+    r"|until|unless|so|however|then)(?![^\W_])",
     re.IGNORECASE,
 )
 
+_DEFINITE = re.compile(
+    r"(?<![^\W_])(?:the|this|these|those|its|their|our|your|his|her|my|\w+['’]s)"
+    r"(?P<between>(?:\s+(?:[^\W\d_][\w'’-]*|[$£€¥]?\d[\d,.]*[kKmMbB]?%?)){0,2}?)\s+$",
+    re.IGNORECASE,
+)
+_COMPLEMENTIZER = re.compile(r"(?<![^\W_])(?:that|whether|if)(?![^\W_])", re.IGNORECASE)
+_FUNCTION = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "and",
+        "or",
+        "but",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "that",
+        "which",
+        "who",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "there",
+    ]
+)
 
-def negation_scoping(text: str, start: int, end: int) -> Negation | None:
-    """A negation cue that governs ``text[start:end]``: one before the span, in its sentence,
-    with no clause break (comma, semicolon, colon, bracket, dash or spaced hyphen, "but",
-    "while", ...)
-    between the cue and the span; or one inside the span.
 
-    >>> negation_scoping("It is NOT the case that 4 cards expired.", 24, 39).cue
+def _presupposed(text: str, start: int, end: int, sentence_start: int) -> bool:
+    """Rule 4b: the hit is a definite noun phrase or a name, which a negation before it in
+    its clause does not deny ("nobody followed up on the usage drop flags")."""
+    last = re.findall(r"[^\W\d_]+", text[start:end])
+    if last and last[-1].lower().endswith("ed") and not last[-1][0].isupper():
+        return False  # "without the payment recovered": a predicate, not a noun phrase
+    m = _DEFINITE.search(text, max(sentence_start, start - 60), start)
+    if m is not None:
+        between = m.group("between").split()
+        if not any(w.lower() in _FUNCTION or _CUES.fullmatch(w) for w in between):
+            return True
+    words = re.findall(r"[^\W_]+", text[start:end])
+    return (
+        start > sentence_start
+        and bool(words)
+        and all(w[0].isupper() and not any(c.isdigit() for c in w) for w in words)
+        and any(c.isalpha() for c in text[start:end])
+    )
+
+
+def governing_negation(text: str, start: int, end: int) -> Negation | None:
+    """The negation cue whose scope (rule 4) holds ``text[start:end]``, or None.
+
+    >>> governing_negation("It is NOT the case that 4 cards expired.", 24, 39).cue
     'NOT'
-    >>> negation_scoping("Nobody followed up, but both cancelled after a risk flag", 44, 55) is None
+    >>> governing_negation("Nobody followed up on the usage drop flags", 26, 36) is None
     True
-    >>> negation_scoping("Both cancelled after a risk flag nobody followed up", 21, 32) is None
+    >>> governing_negation("We did not see a usage drop", 17, 27).cue
+    'not'
+    >>> gov = governing_negation
+    >>> gov("Nobody followed up, but both cancelled after a risk flag", 44, 55) is None
     True
-    >>> negation_scoping("Restore it if it was not requested - Northwind Logistics", 37, 56) is None
+    >>> gov("Both cancelled after a risk flag nobody followed up", 21, 32) is None
     True
+    >>> gov("Restore it if it was not requested - Northwind Logistics", 37, 56) is None
+    True
+    >>> governing_negation("We did not call Lumen Dental", 16, 28) is None
+    True
+    >>> governing_negation("The charge failed not because of insufficient funds", 33, 51).cue
+    'not'
     """
     lo, _ = sentence_bounds(text, start, end)
     governing = None
-    for m in _CUES.finditer(text, lo, end):
-        if m.start() >= start:
-            return Negation(m.group(), m.start(), m.end())
-        if not _CLAUSE_BREAK.search(text, m.end(), start):
+    for m in _CUES.finditer(text, lo, start):
+        if m.end() > start:
+            break
+        brk = _CLAUSE_BREAK.search(text, m.end(), start)
+        if brk is not None and not text[m.end() : brk.start()].strip() and brk.group()[0].isalpha():
+            brk = _CLAUSE_BREAK.search(text, brk.end(), start)  # "not because": the cue's own
+        if brk is None:
             governing = Negation(m.group(), m.start(), m.end())
+    if (
+        governing is not None
+        and not _COMPLEMENTIZER.search(text, governing.end, start)
+        and _presupposed(text, start, end, lo)
+    ):
+        return None
     return governing
 
 
-def find_hits(text: str, phrase: str) -> list[Hit]:
+def negation_scoping(text: str, start: int, end: int) -> Negation | None:
+    """A negation cue inside ``text[start:end]``, else the one governing it (rule 4): for a
+    judge's quote, where a cue inside the quote is part of what it says.
+
+    >>> negation_scoping("It is NOT the case that 4 cards expired.", 24, 39).cue
+    'NOT'
+    >>> negation_scoping("We will not renew", 3, 17).cue
+    'not'
+    """
+    inside = _CUES.search(text, start, end)
+    if inside is not None and inside.end() <= end:
+        return Negation(inside.group(), inside.start(), inside.end())
+    return governing_negation(text, start, end)
+
+
+def find_hits(text: str, phrase: str, *, inflect: bool = False, scoped: bool = False) -> list[Hit]:
     """Every word-bounded, case-insensitive occurrence of ``phrase`` (rule 1), in order.
+
+    ``inflect``: the last word may be inflected, any word spelled British or US
+    (``inflections.word_forms``). ``scoped``: a hit's negation is the cue governing it (rule
+    4), else any cue in its sentence outside it (rule 3).
 
     >>> [h.text for h in find_hits("At risk: 3. Risky: 2. AT  RISK again", "at risk")]
     ['At risk', 'AT  RISK']
+    >>> [h.text for h in find_hits("Two risk flags were canceled.", "risk flag", inflect=True)]
+    ['risk flags']
     """
+    negation = governing_negation if scoped else negation_around
     out = []
-    for m in _phrase_pattern(phrase).finditer(text):
+    for m in _phrase_pattern(phrase, inflect).finditer(text):
         s, e = m.span()
-        out.append(Hit(s, e, m.group(), sentence_bounds(text, s, e), negation_around(text, s, e)))
+        out.append(Hit(s, e, m.group(), sentence_bounds(text, s, e), negation(text, s, e)))
     return out
 
 
@@ -241,25 +393,36 @@ def check_contains(response: str, phrase: str) -> ContainsCheck:
     'missed'
     >>> c = check_contains("No customer is at risk.", "at risk"); c.verdict, c.hit.negation.cue
     ('needs judge', 'No')
+    >>> check_contains("Subscriptions were canceled on the 20th.", "subscription cancelled").verdict
+    'missed'
+    >>> check_contains("The subscription was canceled.", "subscription was cancelled").verdict
+    'satisfied'
     """
-    hits = find_hits(response, phrase)
+    hits = find_hits(response, phrase, inflect=True, scoped=True)
     asserted = next((h for h in hits if h.asserted), None)
     if asserted is not None:
-        return ContainsCheck(phrase, "satisfied", asserted, "word-bounded match")
+        exact = asserted.text.lower().split() == phrase.lower().split()
+        return ContainsCheck(
+            phrase, "satisfied", asserted, "word-bounded match" + ("" if exact else " (word form)")
+        )
     if hits:
         cue = hits[0].negation.cue if hits[0].negation else ""
-        return ContainsCheck(phrase, "needs judge", hits[0], f"every match is negated ({cue!r})")
+        return ContainsCheck(
+            phrase, "needs judge", hits[0], f"every match is in a negation's scope ({cue!r})"
+        )
     return ContainsCheck(phrase, "missed", None, "no word-bounded match")
 
 
 def check_span(response: str, phrase: str, start: int, end: int) -> ContainsCheck:
     """A span found by another rule (``paraphrase.rule_match``), checked the same way.
 
-    The span must not cut a word at either end; its sentence must not be negated outside it.
+    The span must not cut a word at either end; no negation may govern it (rule 4).
 
-    >>> text = "Procurement declined the renewal."
-    >>> check_span(text, "in procurement", 0, 11).verdict
+    >>> text = "Procurement was never reached: they declined."
+    >>> check_span("There is no risk here.", "at risk", 12, 16).verdict
     'needs judge'
+    >>> check_span(text, "in procurement", 0, 11).verdict
+    'satisfied'
     >>> check_span("Overall paid rate", "all paid", 4, 12).verdict
     'missed'
     """
@@ -275,7 +438,7 @@ def check_span(response: str, phrase: str, start: int, end: int) -> ContainsChec
         end,
         inner,
         sentence_bounds(response, start, end),
-        negation_around(response, start, end),
+        governing_negation(response, start, end),
     )
     if hit.negation is not None:
         return ContainsCheck(phrase, "needs judge", hit, f"negated ({hit.negation.cue!r})")

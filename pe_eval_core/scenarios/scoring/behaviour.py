@@ -1,6 +1,7 @@
 """Mimic's behaviour checks, decided from the tool trace where it can be, else by the judge.
 
-- ``tools_called``: every named tool appears in the trace (bare ``tool`` or ``server/tool``);
+- ``tools_called``: every named tool appears in the trace (``tool``, ``server/tool``,
+  ``server__tool`` or ``mcp__server__tool`` on either side: ``tool_names.same_tool``);
   an entry with ``arguments`` needs one call of that tool whose arguments include each given
   key with an equal value. A refused call counts as called (the agent asked for it). No trace
   and no tool calls reported: failed (nothing shows the agent called anything).
@@ -9,14 +10,20 @@
   allowed, or refused by the read-only policy: a write attempt fails). Passed when the trace
   holds none. No trace at all: the judge decides.
 - ``no_hallucination``: every money, count and percent figure in the response (read by
-  ``range_reader.read_numbers``; years, ids, phone numbers, list markers and "no"/"none"/
-  "zero" are not figures) must appear in some tool result of the scenario or in its input or
-  goal, in any format: the same value (rounded as displayed: ``$4.8k`` is grounded by 4820),
-  the dollar amount x100 for integer cents and back, a percent for a fraction and back, or a
-  count equal to the length of a JSON list in a result. Ungrounded figures are listed. Where
-  the trace has no results (an HTTP agent reports only tool names), or a figure is missing
-  only from results the trace keeps cut (``… [N more chars]``), the judge decides.
-- ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal.
+  ``range_reader.read_numbers``; years, ids, phone numbers, list markers, labels such as
+  "week 19" or "step 2", and "no"/"none"/"zero" are not figures) must be grounded in the
+  scenario's tool results or its input or goal (``derivations.Grounds``): a value as read,
+  in any format (rounded as displayed: ``$4.8k`` is grounded by 4820; dollars for integer
+  cents; a percent for a fraction and back), or one derived from one result set (a sum,
+  difference, count, mean, ratio or percent change; the time between two timestamps), or a
+  total of the response's grounded figures. Each derived figure's finding says how (``$920
+  = sum of amount over 4 rows where reason = expired_card: 249 + 199 + 312 + 160``); each
+  ungrounded one lists the nearest candidates. Where the trace has no results (an HTTP agent
+  reports only tool names), or a figure is missing only from results the trace keeps cut
+  (``… [N more chars]``), the judge decides.
+- ``response_accurate`` and each ``custom`` entry: the judge decides, with the goal and the
+  agent's tool results (``judge.tool_results``: cut to a budget, the cut stated in the
+  check's detail and in the prompt), so a total the data contradicts can be caught.
 
 Judge-decided checks go to the judge as *claims* (``claim_text``) in the same call as the
 candidate misses; a claim stands only on a ``paraphrase`` verdict whose evidence is verbatim in
@@ -28,25 +35,51 @@ claim is only as good as the judge.
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pe_eval_core.scenarios.models import BehaviourCheck, Scenario, ToolExpectation
 from pe_eval_core.scenarios.scoring.assertions import negation_scoping
-from pe_eval_core.scenarios.scoring.evidence import injection_markers, same_number
+from pe_eval_core.scenarios.scoring.derivations import Grounds, stated_total
+from pe_eval_core.scenarios.scoring.evidence import injection_markers
 from pe_eval_core.scenarios.scoring.judge import CLAIM_PREFIX, evidence_in_response
+from pe_eval_core.scenarios.scoring.judge.tool_results import ToolEvidence, tool_evidence
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
+from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
 from pe_eval_core.scenarios.trace import ToolTrace, write_reason
 
 _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
 _MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![^\W_])", re.IGNORECASE)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY_RANGE_END = re.compile(
+    rf"\b{_MONTH}\.?[ \t\u00a0]+\d{{1,2}}(?:st|nd|rd|th)?[ \t]*(?:[-\u2013]|to)[ \t]*$", re.I
+)
+_DAY_RANGE_START = re.compile(
+    rf"[ \t]*(?:[-\u2013]|to)[ \t]*\d{{1,2}}(?:st|nd|rd|th)?[ \t\u00a0]+(?:of[ \t]+)?{_MONTH}\b",
+    re.I,
+)
+_DAY_BEFORE_MONTH = re.compile(  # "26 April" ("may" left out: "3 may churn")
+    r"(?:st|nd|rd|th)?[ \t\u00a0]+(?:of[ \t]+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?"
+    r"|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?"
+    r"|dec(?:ember)?)\b",
+    re.I,
+)
+_LABEL_BEFORE = re.compile(
+    r"\b(?:week|wk|day|month|quarter|step|phase|tier|level|stage|round|wave|batch|sprint"
+    r"|version|page|line|chapter|section|table|figure|slot|region|cohort|plan|option)"
+    r"[ \t\u00a0]*#?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
@@ -61,6 +94,8 @@ class Behaviour:
     findings: list[str] = field(default_factory=list)
     claim: str | None = None
     judge_model: str | None = None
+    evidence: ToolEvidence | None = None
+    """The tool results the judge sees for this claim (``response_accurate``, ``custom``)."""
 
     @property
     def pending(self) -> bool:
@@ -91,7 +126,8 @@ def claim_text(label: str, requirement: str) -> str:
 
 
 def _called(trace: ToolTrace, wanted: ToolExpectation) -> tuple[bool, str]:
-    names = [c for c in trace.calls if wanted.name in (c.tool, f"{c.server}/{c.tool}")]
+    servers = [split_tool_name(c.tool)[0] or c.server for c in trace.calls]
+    names = [c for c in trace.calls if same_tool(wanted.name, c.server, c.tool, servers)]
     if not names:
         return False, f"{wanted.name} not called"
     if not wanted.arguments:
@@ -154,9 +190,9 @@ def confirms_check(trace: ToolTrace | None, goal: str) -> Behaviour:
         b.detail = "no tool trace: decided by the judge"
         return b
     writes = [
-        f"{c.server}/{c.tool}" if c.server else c.tool
+        display_name(c.server, c.tool)
         for c in trace.calls
-        if c.write_attempt or write_reason(c.tool) is not None
+        if c.write_attempt or write_reason(split_tool_name(c.tool)[1]) is not None
     ]
     b.method = "trace"
     b.satisfied = not writes
@@ -182,6 +218,18 @@ def _is_figure(n: NumberRead, text: str) -> bool:
     if _ORDINAL.match(text, n.end):  # "3rd", "21st": a position, not a quantity
         return False
     before = text[: n.start]
+    if not n.currency and not n.percent and _LABEL_BEFORE.search(before[-20:]):
+        return False  # "week 19", "step 2", "tier 1": a label, not a quantity
+    if (
+        not n.currency
+        and not n.percent
+        and (
+            _DAY_RANGE_END.search(before[-24:])
+            or _DAY_RANGE_START.match(text, n.end)
+            or (n.raw.isdigit() and len(n.raw) <= 2 and _DAY_BEFORE_MONTH.match(text, n.end))
+        )
+    ):
+        return False  # "Apr 20-26", "20-26 April": days of a month
     return not (  # a list marker: "1." or "2)" at the start of a line
         not n.currency
         and not n.percent
@@ -190,92 +238,87 @@ def _is_figure(n: NumberRead, text: str) -> bool:
     )
 
 
-def _list_lengths(value: Any) -> Iterable[int]:
-    if isinstance(value, list):
-        yield len(value)
-        for v in value:
-            yield from _list_lengths(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _list_lengths(v)
+def _grounded_findings(
+    text: str, figures: list[NumberRead], grounds: Grounds
+) -> tuple[list[str], list[NumberRead]]:
+    """A finding per derived figure (its derivation) and the figures nothing grounds."""
+    derived: list[str] = []
+    grounded: list[NumberRead] = []
+    pending: list[NumberRead] = []
+    for n in figures:
+        d = grounds.ground(n, text)
+        if d is None:
+            pending.append(n)
+            continue
+        grounded.append(n)
+        if d.derived:
+            derived.append(f"{n.raw} = {d.describe()}")
+    ungrounded = []
+    for n in pending:
+        total = stated_total(n, grounded)
+        if total is None:
+            ungrounded.append(n)
+            continue
+        op, terms = total
+        joined = f" {op} ".join(t.raw for t in terms)
+        derived.append(f"{n.raw} = {joined} (figures the response grounded)")
+    return list(dict.fromkeys(derived)), ungrounded
 
 
-def _grounded(figure: NumberRead, known: Sequence[NumberRead], counts: set[int]) -> bool:
-    for q in known:
-        if same_number(figure, q):
-            return True
-        plain = not q.currency and not q.percent
-        if figure.currency and plain and same_number(figure, replace(q, value=q.value / 100)):
-            return True  # integer cents in the data, dollars in the response
-        if figure.percent and plain and abs(q.value) < 1:
-            as_rate = replace(q, value=q.value * 100, percent=True)
-            if same_number(figure, as_rate) or _rounds_to(q.value * 100, figure):
-                return True  # a fraction in the data, a percent in the response
-        fraction = q.percent and not figure.percent and not figure.currency
-        if fraction and abs(figure.value) < 1:
-            if_rate = replace(figure, value=figure.value * 100, percent=True)
-            if same_number(if_rate, q):
-                return True  # a percent in the data, a fraction in the response
-    return (
-        not figure.currency
-        and not figure.percent
-        and float(figure.value).is_integer()
-        and int(abs(figure.value)) in counts
-    )
+def _nearest(n: NumberRead, text: str, grounds: Grounds) -> str:
+    near = grounds.nearest(n, text)
+    if not near:
+        return f"{n.raw}: in no tool result"
+    shown = "; ".join(f"{_fmt(d.value)} = {d.describe()}" for d in near)
+    return f"{n.raw}: in no tool result (nearest: {shown})"
 
 
-def _rounds_to(value: float, figure: NumberRead) -> bool:
-    """Whether ``value`` displays as ``figure`` at its precision (15% for 0.1503)."""
-    decimals = len(figure.raw.split(".")[1].rstrip("%").strip()) if "." in figure.raw else 0
-    return round(value, decimals) == round(abs(figure.value), decimals)
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
 
 
 def hallucination_check(text: str, trace: ToolTrace | None, scenario: Scenario) -> Behaviour:
-    """``no_hallucination``: every figure of the response grounded in a tool result."""
+    """``no_hallucination``: every figure of the response grounded in the tool results, as
+    read or derived (``derivations.Grounds``: sums, differences, counts, means, ratios over
+    one result set, elapsed days/hours, totals of grounded figures)."""
     b = Behaviour("no_hallucination", "no_hallucination")
+    calls = trace.calls if trace is not None else []
     results = [
-        c.result_excerpt
-        for c in (trace.calls if trace is not None else [])
+        (f"{c.server}/{c.tool}" if c.server else c.tool, c.result_excerpt)
+        for c in calls
         if c.result_excerpt is not None and not c.refused
     ]
+    claim = claim_text(
+        b.label,
+        "every figure and fact the response states is one the agent looked up, none is "
+        f"invented (goal: {scenario.goal or scenario.input})",
+    )
     if not results:
-        b.claim = claim_text(
-            b.label,
-            "every figure and fact the response states is one the agent looked up, none is "
-            f"invented (goal: {scenario.goal or scenario.input})",
-        )
+        b.claim = claim
         b.detail = "the trace holds no tool results: decided by the judge"
         return b
-    known: list[NumberRead] = []
-    counts: set[int] = set()
-    for r in results:
-        known.extend(n for n in read_numbers(r) if n.kind is Kind.QUANTITY)
-        with contextlib.suppress(json.JSONDecodeError):
-            counts.update(_list_lengths(json.loads(_CUT.sub("", r))))
-    for context in (scenario.input, scenario.goal or ""):
-        known.extend(n for n in read_numbers(context) if n.kind is Kind.QUANTITY)
+    grounds = Grounds(results, (scenario.input, scenario.goal or ""))
     figures = [n for n in read_numbers(text) if _is_figure(n, text)]
-    ungrounded = [n.raw for n in figures if not _grounded(n, known, counts)]
-    b.findings = list(dict.fromkeys(ungrounded))
-    cut = any(_CUT.search(r) for r in results)
+    derived, ungrounded = _grounded_findings(text, figures, grounds)
+    missing = list(dict.fromkeys(n.raw for n in ungrounded))
+    b.findings = [_nearest(n, text, grounds) for n in ungrounded] + derived
+    cut = any(_CUT.search(r) for _, r in results)
     if ungrounded and cut:  # the rest of a cut result may hold them: the trace cannot decide
-        b.claim = claim_text(
-            b.label,
-            "every figure and fact the response states is one the agent looked up, none is "
-            f"invented (goal: {scenario.goal or scenario.input})",
-        )
+        b.claim = claim
         b.detail = (
             "figures not in the recorded result excerpts (results were cut in the trace): "
-            + ", ".join(b.findings)
+            + ", ".join(missing)
             + "; decided by the judge"
         )
         return b
     b.method = "trace"
     b.satisfied = not ungrounded
     if ungrounded:
-        b.detail = "figures in no tool result: " + ", ".join(b.findings)
+        b.detail = "figures in no tool result: " + ", ".join(missing)
     else:
-        b.detail = f"all {len(figures)} figures appear in the tool results"
+        b.detail = f"all {len(figures)} figures appear in the tool results" + (
+            f" ({len(derived)} derived from them)" if derived else ""
+        )
     return b
 
 
@@ -293,18 +336,34 @@ def behaviour_checks(scenario: Scenario, text: str, trace: ToolTrace | None) -> 
         out.append(confirms_check(trace, goal))
     if expect.no_hallucination is True:
         out.append(hallucination_check(text, trace, scenario))
+    evidence = tool_evidence(trace) if expect.response_accurate or expect.custom else None
     if expect.response_accurate is True:
         b = Behaviour("response_accurate", "response_accurate")
         b.claim = claim_text(
             b.label, f"the response accomplishes this goal accurately and completely: {goal}"
         )
-        out.append(b)
+        out.append(_with_evidence(b, evidence))
     for key, value in (expect.custom or {}).items():
         wanted = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         b = Behaviour("custom", f"custom.{key}")
         b.claim = claim_text(b.label, f"{key}: {wanted} (goal: {goal})")
-        out.append(b)
+        out.append(_with_evidence(b, evidence))
     return out
+
+
+def _with_evidence(b: Behaviour, evidence: ToolEvidence | None) -> Behaviour:
+    """Attach the tool results the judge will see; the claim names their digest, so a cached
+    verdict is reused only for the same results, and the detail states what the judge saw."""
+    if evidence is None or b.claim is None:
+        return b
+    digest = hashlib.sha256(evidence.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    b.claim += f" (judged against the agent's tool results {digest})"
+    b.evidence = evidence
+    s = "" if evidence.results == 1 else "s"
+    b.detail = f"the judge saw {evidence.results} tool result{s}" + (
+        f" ({evidence.cut})" if evidence.cut else ""
+    )
+    return b
 
 
 def apply_claim_verdict(

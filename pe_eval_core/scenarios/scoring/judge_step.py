@@ -4,12 +4,13 @@ and every ``paraphrase`` it returns must carry the fact (``evidence.check_eviden
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pe_eval_core.errors import JudgeError
 from pe_eval_core.scenarios.models import JudgeVerdict, Scenario
 from pe_eval_core.scenarios.scoring.assertions import negation_cues, negation_scoping
-from pe_eval_core.scenarios.scoring.behaviour import apply_claim_verdict
+from pe_eval_core.scenarios.scoring.behaviour import Behaviour, apply_claim_verdict
 from pe_eval_core.scenarios.scoring.evidence import check_evidence, injection_markers
 from pe_eval_core.scenarios.scoring.judge import (
     Judge,
@@ -157,8 +158,8 @@ def _moot_judge_error(
 
 def carried(verdict: JudgeVerdict, text: str, *, negated_match: bool = False) -> JudgeVerdict:
     """A ``paraphrase`` stands only when ``evidence.check_evidence`` says its quote carries the
-    fact (verbatim, no injection in the response, its numbers, enough content words, not
-    negated); otherwise it becomes ``missed`` with the failing step as its reason.
+    fact (verbatim, no injection in the response, its numbers, names and dates, not negated);
+    otherwise it becomes ``missed`` with the failing step as its reason.
 
     ``negated_match``: the phrase matched word for word but only in a negated sentence, and
     the judge was asked exactly whether that negation applies. Its ``paraphrase`` then stands
@@ -196,9 +197,17 @@ def _quote_ungoverned(quote: str, text: str) -> bool:
     return any(negation_scoping(text, m.start(), m.end()) is None for m in pattern.finditer(text))
 
 
-def judge_context(scenario: Scenario) -> JudgeContext:
-    """What the judge is told about the scenario: its name, input and goal."""
-    return JudgeContext(name=scenario.name, input=scenario.input, goal=scenario.goal)
+def judge_context(scenario: Scenario, claims: Sequence[Behaviour] = ()) -> JudgeContext:
+    """What the judge is told about the scenario: its name, input and goal, and the agent's
+    tool results when a pending claim needs them (``response_accurate``, ``custom``)."""
+    evidence = next((b.evidence for b in claims if b.evidence is not None), None)
+    return JudgeContext(
+        name=scenario.name,
+        input=scenario.input,
+        goal=scenario.goal,
+        tool_results=evidence.text if evidence else None,
+        tool_results_cut=evidence.cut if evidence else None,
+    )
 
 
 async def _ask_judge(
@@ -215,7 +224,9 @@ async def _ask_judge(
     hits ``pending``, the pending claims); updates ``found`` and ``decision.hits`` in place."""
     claims = decision.claims
     try:
-        outcome = await judge.judge(scenario.name, text, asked, context=judge_context(scenario))
+        outcome = await judge.judge(
+            scenario.name, text, asked, context=judge_context(scenario, claims)
+        )
     except JudgeError as exc:
         return Judged(error=str(exc))
     judged = Judged(outcome=outcome)
@@ -252,5 +263,6 @@ async def _ask_judge(
             note="; ".join(filter(None, [v.reason, "cached verdict" * v.cached])),
             judge_model=v.model,
             judge_prompt_version=v.prompt_version,
+            judge_source=v.source,
         )
     return judged

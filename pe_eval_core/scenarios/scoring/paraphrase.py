@@ -8,6 +8,9 @@ Three rules, each a comparison of token sequences; the first that matches is rec
    currency and percent-ness instead of its spelling (``£240k`` = ``£240,000``).
 3. ``function words``: as 2, ignoring a few small function words (``VP Engineering`` =
    ``VP of Engineering``). Negations (``not``, ``no``) are never ignored.
+4. ``number words and dates``: as 3, with the number words ``zero`` to ``twenty`` read as
+   their values (``3 customers`` = ``Three customers``) and dates compared by day
+   (``2026-05-12`` = ``12 May`` = ``May 12, 2026``; a year on both sides must agree).
 
 Anything subtler (synonyms, "Procurement stage" vs "in procurement") is the judge's job.
 """
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from pe_eval_core.numbers import NumberMention, extract_numbers, iter_numbers
+from pe_eval_core.scenarios.scoring.range_reader import prose_value
 
 FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and"})
 
@@ -48,6 +52,7 @@ _NUMBER_WORDS = frozenset(
 RULE_PUNCTUATION = "case/whitespace/punctuation"
 RULE_NUMBER = "number format"
 RULE_FUNCTION_WORDS = "function words"
+RULE_WORDS_AND_DATES = "number words and dates"
 
 
 _SEP = "\x1f"  # never produced by _TOKEN, so joined token strings cannot match across tokens
@@ -120,9 +125,11 @@ def _plain_tokens(text: str, lowered: str | None = None) -> _Tokens:
     return _Tokens(_segment_texts(text, low, 0, len(text)), _SpansUpTo(text))
 
 
-def _number_token(m: NumberMention) -> str:
+def _number_token(m: NumberMention, text: str) -> str:
+    """A mention's canonical token; brackets negate only in accounting context
+    (``range_reader.prose_value``)."""
     currency = _CURRENCY.get((m.currency or "").lower(), (m.currency or "").lower())
-    return f"#{m.value:.12g}|{currency}|{'%' if m.percent else ''}"
+    return f"#{prose_value(m, text):.12g}|{currency}|{'%' if m.percent else ''}"
 
 
 def _value_tokens(text: str, mentions: list[NumberMention], lowered: str | None = None) -> _Tokens:
@@ -131,7 +138,7 @@ def _value_tokens(text: str, mentions: list[NumberMention], lowered: str | None 
     bounds = [m.start for m in mentions] + [len(text)]
     texts = _segment_texts(text, low, 0, bounds[0])
     for i, m in enumerate(mentions):
-        texts.append(_number_token(m))
+        texts.append(_number_token(m, text))
         texts += _segment_texts(text, low, m.end, bounds[i + 1])
 
     spans: list[tuple[int, int]] = []
@@ -235,6 +242,12 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     True
     >>> rule_match("4,820", ResponseView("4.820 lost")) is None    # separators are meaningful
     True
+    >>> rule_match("3 customers", ResponseView("Three customers were billed twice."))
+    RuleMatch(rule='number words and dates', evidence='Three customers')
+    >>> rule_match("moved on 2026-05-12", ResponseView("They moved on 12 May."))
+    RuleMatch(rule='number words and dates', evidence='moved on 12 May')
+    >>> rule_match("2026-05-12", ResponseView("on 12 May 2025")) is None  # another year
+    True
     """
     exp_plain, exp_valued = _expected_tokens(expected)
     if exp_valued is None:
@@ -244,7 +257,7 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     if len(exp_valued.texts) == 1 and exp_valued.texts[0][0] == "#":
         # A bare amount: look it up among the response's number mentions before tokenising.
         token = exp_valued.texts[0]
-        hit = response.first_mention(lambda m: _number_token(m) == token)
+        hit = response.first_mention(lambda m: _number_token(m, response.text) == token)
         if hit is not None:
             return RuleMatch(RULE_NUMBER, hit.raw)
     span = response.plain.find(exp_plain)
@@ -256,7 +269,74 @@ def rule_match(expected: str, response: ResponseView) -> RuleMatch | None:
     span = response.content.find(exp_valued.without_function_words())
     if span:
         return RuleMatch(RULE_FUNCTION_WORDS, response.evidence(response.content, span))
-    return None
+    return _rule_words_and_dates(expected, response)
+
+
+def _rule_words_and_dates(expected: str, response: ResponseView) -> RuleMatch | None:
+    """Rule 4: number words as values, dates by day, function words ignored."""
+    exp_special = _specials(expected, {})
+    if not any(tok for *_, tok in exp_special if tok[0] in "#@"):
+        return None
+    years = {tok: year for *_, tok, year in _date_years(expected)}
+    exp = _special_tokens(expected, exp_special).without_function_words()
+    resp = _special_tokens(response.text, _specials(response.text, years))
+    span = resp.without_function_words().find(exp)
+    if span is None:
+        return None
+    content = resp.without_function_words()
+    return RuleMatch(RULE_WORDS_AND_DATES, response.evidence(content, span))
+
+
+def _date_years(text: str) -> list[tuple[int, int, str, int | None]]:
+    """``(start, end, "@m-d", year)`` per date (a numeric ``a/b/yyyy`` is skipped: either
+    order could be meant)."""
+    from pe_eval_core.scenarios.scoring.evidence import date_spans
+
+    out = []
+    for start, end, days in date_spans(text):
+        if len(days) == 1:
+            (year, month, day) = next(iter(days))
+            out.append((start, end, f"@{month}-{day}", year))
+    return out
+
+
+def _specials(text: str, years: dict[str, int | None]) -> list[tuple[int, int, str]]:
+    """Spans read as one token: dates (``@m-d``; ``@m-d!`` when the year contradicts the
+    expected one), number mentions and number words (``#value|currency|%``)."""
+    from pe_eval_core.scenarios.scoring.range_reader import read_numbers
+
+    out: list[tuple[int, int, str]] = []
+    for start, end, tok, year in _date_years(text):
+        want = years.get(tok)
+        clash = want is not None and year is not None and want != year
+        out.append((start, end, tok + "!" if clash else tok))
+    taken = [(a, b) for a, b, _ in out]
+    for n in read_numbers(text):
+        if any(a < n.end and n.start < b for a, b in taken):
+            continue
+        if n.word and n.raw.lower() in {"no", "none"}:
+            continue  # a negation, never a value
+        currency = _CURRENCY.get((n.currency or "").lower(), (n.currency or "").lower())
+        out.append((n.start, n.end, f"#{n.value:.12g}|{currency}|{'%' if n.percent else ''}"))
+    return sorted(out)
+
+
+def _special_tokens(text: str, specials: list[tuple[int, int, str]]) -> _Tokens:
+    low = text.lower()
+    texts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for start, end, tok in specials:
+        for m in _TOKEN.finditer(low, pos, start):
+            texts.append(m.group())
+            spans.append(m.span())
+        texts.append(tok)
+        spans.append((start, end))
+        pos = end
+    for m in _TOKEN.finditer(low, pos):
+        texts.append(m.group())
+        spans.append(m.span())
+    return _Tokens(texts, spans.__getitem__)
 
 
 @lru_cache(maxsize=4096)

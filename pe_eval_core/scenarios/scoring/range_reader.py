@@ -33,13 +33,19 @@ Decision rules (each is a row of ``tests/scenarios/test_range_reader.py``):
    a percent (``15%``, ``15 percent``) is also read /100 and a bare number of magnitude at
    most 1 (``0.15``) also x100, so one rate in either form matches a fraction range
    (``[0.1, 0.2]``) or a percentage-point range (``[10, 20]``).
-6. **Separators.** A thin space U+2009, narrow no-break space U+202F or no-break space
+6. **Brackets.** Parentheses around a figure (``($920)``, ``(1,200)``) make it negative
+   only in an accounting context (``accounting_brackets``): alone in a markdown table cell
+   (``| Refunds | ($920) |``), alone after a label (``Net change: ($920)``, ``Refunds
+   ($920)`` after a tab or two spaces, a line of leader dots), or alone on its line. In
+   running prose brackets are an aside: "we refunded the duplicate ($920) on Friday" states
+   +920. ``$(920)``, brackets inside the currency, is accounting notation wherever it is.
+7. **Separators.** A thin space U+2009, narrow no-break space U+202F or no-break space
    U+00A0 between exact thousands groups is a thousands separator (``4\u2009820`` = 4820).
-7. **Number words.** ``zero`` to ``twenty`` (whole words, not hyphenated: ``twenty-one`` and
+8. **Number words.** ``zero`` to ``twenty`` (whole words, not hyphenated: ``twenty-one`` and
    ``one-time`` are not read), ``none``, and ``no`` as a quantifier (followed by a word, not
    ``no more/less/fewer/longer/later/sooner/further/doubt/matter/way``) are numbers: "No
    fraud cases" is 0 and satisfies ``[0, 0]``.
-8. **Never quantities.** Rejected with their reason, whatever the range:
+9. **Never quantities.** Rejected with their reason, whatever the range:
 
    * ``year``: a bare integer 1900-2100 (no currency, sign, separator, decimals or percent),
      unless the next word is a count noun (``2026 customers``);
@@ -75,10 +81,12 @@ __all__ = [
     "RangeLike",
     "RangeRead",
     "Reason",
+    "accounting_brackets",
     "is_cents_field",
     "is_rate_field",
     "is_signed_field",
     "normalize_separators",
+    "prose_value",
     "range_satisfied",
     "read_numbers",
     "read_range",
@@ -340,6 +348,51 @@ def _phone_spans(text: str) -> list[tuple[int, int]]:
     return [p.span() for p in _PHONE.finditer(text)]
 
 
+_LABEL_BEFORE = re.compile(r"(?:[:=]|\t| {2,}|\.{3,}|…)[ \t*_]*$")
+_ALONE_AFTER = re.compile(r"[ \t*_]*[.;,]?[ \t*_]*$")
+
+
+def accounting_brackets(text: str, start: int, end: int) -> bool:
+    """Whether the bracketed figure ``text[start:end]`` (``(920)``, ``($920)``) stands in an
+    accounting context (rule 6): alone in a table cell, alone after a label, alone on its
+    line.
+
+    >>> t = "| Refunds | ($920) |"; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "Net change: ($920)."; accounting_brackets(t, 12, 18)
+    True
+    >>> t = "We refunded the duplicate ($920) on Friday."; accounting_brackets(t, 26, 32)
+    False
+    >>> t = "| Refunds | issued ($920) on Friday |"; accounting_brackets(t, 19, 25)
+    False
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    if before.lstrip().startswith("|"):
+        cell_before = before[before.rfind("|") + 1 :]
+        cell_after = after.split("|", 1)[0]
+        return not cell_before.strip(" \t*_") and not cell_after.strip(" \t*_")
+    if not _ALONE_AFTER.fullmatch(after):
+        return False
+    return bool(_LABEL_BEFORE.search(before)) or not before.strip(" \t*_->•")
+
+
+def prose_value(m: NumberMention, text: str) -> float:
+    """``m.value`` with rule 6: brackets in running prose do not negate.
+
+    >>> from pe_eval_core.numbers import extract_numbers
+    >>> t = "Refunded ($920) today"; prose_value(extract_numbers(t)[0], t)
+    920.0
+    """
+    raw = m.raw
+    bracketed = raw.startswith("(") and raw.endswith(")") and "-" not in raw and "−" not in raw
+    if m.value < 0 and bracketed and not accounting_brackets(text, m.start, m.end):
+        return -m.value
+    return m.value
+
+
 def read_numbers(text: str) -> list[NumberRead]:
     """Every number in ``text`` (digits and number words), classified, in text order.
 
@@ -358,16 +411,17 @@ def read_numbers(text: str) -> list[NumberRead]:
             kind = Kind.YEAR
         else:
             kind = Kind.QUANTITY
+        value = prose_value(m, norm)
         out.append(
             NumberRead(
                 raw=text[m.start : m.end],
                 start=m.start,
                 end=m.end,
-                value=m.value,
+                value=value,
                 kind=kind,
                 currency=m.currency,
                 percent=m.percent,
-                sign_written=m.value < 0,  # the scanner negates only for a sign or brackets
+                sign_written=value < 0,  # the scanner negates only for a sign or brackets
                 cents_marked=_CENTS_AFTER.match(norm, m.end) is not None,
                 loss_word=_loss_word(norm, m.start),
             )

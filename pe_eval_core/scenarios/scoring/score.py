@@ -27,7 +27,7 @@ from pe_eval_core.scenarios.models import (
     TargetResponse,
 )
 from pe_eval_core.scenarios.scoring.behaviour import behaviour_checks
-from pe_eval_core.scenarios.scoring.checks import latency_exceeded, write_attempt_failure
+from pe_eval_core.scenarios.scoring.checks import latency_exceeded, write_fields
 from pe_eval_core.scenarios.scoring.judge import Judge
 from pe_eval_core.scenarios.scoring.judge_step import judge_on_misses, judge_route
 from pe_eval_core.scenarios.scoring.paraphrase import ResponseView
@@ -196,8 +196,8 @@ async def ascore_response(
     status: Status = "pass" if decision.passes(sum(1 for e in found if e.satisfied)) else "fail"
     if judged.error is not None:
         status = "judge error"
-    write_failure = write_attempt_failure(response.trace, _expected_tools(scenario))
-    if write_failure is not None and status == "pass":
+    writes = write_fields(_trace(response), _expected_tools(scenario))
+    if writes["write_failure"] is not None and status == "pass":
         status = "fail"
     outcome = judged.outcome
     return ScenarioResult.model_validate(
@@ -211,10 +211,11 @@ async def ascore_response(
             "behaviour": [b.fields() for b in decision.behaviour],
             "numbers": judged.numbers,
             "error": judged.error,
-            "write_failure": write_failure,
+            **writes,
             "judge_calls": outcome.calls if outcome else 0,
             "judge_tokens_in": outcome.tokens_in if outcome else 0,
             "judge_tokens_out": outcome.tokens_out if outcome else 0,
+            "judge_verdicts": outcome.verdicts if outcome else [],
         }
     )
 

@@ -33,6 +33,7 @@ class Expectation:
     note: str = ""
     judge_model: str | None = None
     judge_prompt_version: str | None = None
+    judge_source: str | None = None
     negated: bool = False
     """A strict match found only in negated sentences: only the judge may accept it."""
 
@@ -46,6 +47,7 @@ class Expectation:
             "note": self.note,
             "judge_model": self.judge_model,
             "judge_prompt_version": self.judge_prompt_version,
+            "judge_source": self.judge_source,
         }
 
     def result(self) -> ExpectationResult:

@@ -56,6 +56,10 @@ def default_cache_path() -> Path:
     return pe_eval_home() / CACHE_FILENAME
 
 
+CACHE_SOURCE = "verdict cache"
+"""``JudgeVerdict.source`` of a verdict answered from the cache."""
+
+
 class CachedJudge:
     """Wraps any ``Judge``; answers from the cache when every phrase is known."""
 
@@ -159,6 +163,7 @@ class CachedJudge:
                 model=self.model,
                 prompt_version=self.prompt_version,
                 cached=True,
+                source=CACHE_SOURCE,
             )
             for text, verdict, evidence, reason in rows
             if text in wanted

@@ -69,10 +69,10 @@ def numbers_missing_at_quote(expected: str, evidence: str, response: str) -> lis
     >>> numbers_missing_at_quote("4 cards expired", "Four cards expired", "Four cards expired.")
     []
     """
-    from pe_eval_core.scenarios.scoring.evidence import same_number
+    from pe_eval_core.scenarios.scoring.evidence import expected_quantities, same_number
     from pe_eval_core.scenarios.scoring.range_reader import Kind, read_numbers
 
-    wanted = [n for n in read_numbers(expected) if n.kind is Kind.QUANTITY]
+    wanted = expected_quantities(expected)  # "no"/"none" are negation, not figures
     if not wanted:
         return []
     parts = evidence.split()

@@ -39,6 +39,11 @@ class JudgeContext:
     name: str = ""
     input: str = ""
     goal: str | None = None
+    tool_results: str | None = None
+    """The agent's tool results (``judge.tool_results.tool_evidence``), shown for
+    ``response_accurate`` and ``custom`` claims so a wrong total can be caught; never evidence."""
+    tool_results_cut: str | None = None
+    """How the tool results were cut to the prompt's budget, in words (None: shown whole)."""
 
 
 JudgeKind = Literal["live", "recorded", "cache only", "unavailable", "custom"]

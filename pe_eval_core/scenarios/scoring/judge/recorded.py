@@ -135,6 +135,35 @@ class RecordedJudge(JudgeBase):
             return None
         return self._unkeyed.get((scenario, expected))
 
+    def keyed_verdict(
+        self, scenario: str | None, expected: str, digest: str
+    ) -> JudgeVerdict | None:
+        """The verdict recorded for exactly this response (by sha256) and phrase, under the
+        current prompt; never an unkeyed one (what a file picked up beside the scenarios may
+        answer: only the responses it was recorded for). ``scenario`` None: any scenario."""
+        if scenario is not None:
+            v = self._verdicts.get((scenario, expected, digest))
+        else:
+            v = next(
+                (v for (_, e, d), v in self._verdicts.items() if e == expected and d == digest),
+                None,
+            )
+        if v is None:
+            return None
+        return JudgeVerdict(
+            expected=expected,
+            verdict=v.verdict,
+            evidence=v.evidence,
+            reason=v.reason,
+            model=self.model,
+            prompt_version=self.current_prompt,
+            source=self.path.name,
+        )
+
+    def why_absent(self, scenario: str, expected: str) -> str:
+        """Why no keyed verdict answers (also added to ``warnings`` when one was ignored)."""
+        return self._why_absent(scenario, expected)
+
     def _why_absent(self, scenario: str, expected: str) -> str:
         why = self._stale.get((scenario, expected))
         if why is None:
@@ -176,6 +205,7 @@ class RecordedJudge(JudgeBase):
                 reason=v.reason,
                 model=self.model,
                 prompt_version=self.current_prompt,
+                source=self.path.name,
             )
             verdicts.append(enforce_evidence(verdict, response))
         return JudgeOutcome(
