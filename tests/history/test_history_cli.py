@@ -135,9 +135,11 @@ def test_compare_kind_scopes_latest_references(
 def test_latest_is_the_run_recorded_last_whatever_its_timestamp(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A backdated run (``--timestamp``) recorded after another is still ``latest``."""
-    for stamp in ("2030-01-01T00:00:00Z", "2020-01-01T00:00:00Z"):
-        code = main(["scenarios", "score", "--timestamp", stamp, "--db", str(db)])
+    """A backdated run (``--timestamp``) recorded after another is still ``latest``. (The
+    second is scored without the judge: the same responses scored the same way are the same
+    run, recorded once whatever its timestamp.)"""
+    for stamp, extra in (("2030-01-01T00:00:00Z", []), ("2020-01-01T00:00:00Z", ["--no-judge"])):
+        code = main(["scenarios", "score", "--timestamp", stamp, "--db", str(db), *extra])
         assert code == 1  # the demo has failures
     capsys.readouterr()
     store = RunStore(db)

@@ -52,8 +52,11 @@ PASS_INK = "rgb(46, 125, 50)"  # INK[Tone.GOOD], #2e7d32
 
 
 def _record(home: Path) -> dict[str, Any]:
-    """The history of a team's morning: the demo run (recorded judge), then the same responses
-    judged with the judge off (regressions), then a memo grading."""
+    """The history of a team's morning: the demo run (recorded judge), then the same setup on
+    answers of which three that passed got worse (regressions, compared like for like), then
+    a memo grading."""
+    import json
+
     from pe_eval_core.history.store import RunStore
     from pe_eval_core.memo import grade_memo, resolve_pair
     from pe_eval_core.scenarios import load_scenarios, run_scenarios_sync
@@ -61,21 +64,25 @@ def _record(home: Path) -> dict[str, Any]:
 
     home.mkdir(parents=True, exist_ok=True)
     store = RunStore(home / "history.sqlite")
-    target = make_target("recorded", scenarios_path=SCENARIOS)
     scenarios = load_scenarios(SCENARIOS)
-    judged = run_scenarios_sync(
-        scenarios,
-        target,
-        judge=choose_judge(scenarios_path=SCENARIOS, recorded_target=True),
-        scenarios_path=str(SCENARIOS),
-    )
-    base = store.record_scenario_run(judged, origin="test")
-    unjudged = run_scenarios_sync(scenarios, target, judge=None, scenarios_path=str(SCENARIOS))
-    latest = store.record_scenario_run(unjudged, origin="test")
+    judge = choose_judge(scenarios_path=SCENARIOS, recorded_target=True)
+    target = make_target("recorded", scenarios_path=SCENARIOS)
+    before = run_scenarios_sync(scenarios, target, judge=judge, scenarios_path=str(SCENARIOS))
+    base = store.record_scenario_run(before, origin="test")
+    passed_before = [r.name for r in before.results if r.status == "pass"]
+    recorded = json.loads((SCENARIOS.parent / "recorded-responses.json").read_text())
+    for r in recorded:
+        if r["name"] in passed_before[:3]:
+            r["response"] = "I could not find that in the data."
+    edited = home / "answers" / "recorded-responses.json"  # same file name: the same setup
+    edited.parent.mkdir()
+    edited.write_text(json.dumps(recorded), encoding="utf-8")
+    worse = make_target("recorded", scenarios_path=SCENARIOS, responses=edited)
+    after = run_scenarios_sync(scenarios, worse, judge=judge, scenarios_path=str(SCENARIOS))
+    latest = store.record_scenario_run(after, origin="test")
     pair = resolve_pair(DEMO_DATA, "southeast_lender", "board")
     store.record_memo_evaluation(grade_memo(pair.memo_path, pair.source_path))
-    failing = [r.name for r in unjudged.results if r.status != "pass"]
-    passed_before = {r.name for r in judged.results if r.status == "pass"}
+    failing = [r.name for r in after.results if r.status != "pass"]
     return {
         "base": base,
         "latest": latest,
@@ -436,5 +443,64 @@ def test_a_fresh_server_shows_progress_before_its_first_page(browser, fresh):
         page.get_by_text("Biggest finding.").wait_for()
         seen = page.evaluate("() => window.__seen")
         assert any("Starting pe-eval" in s or "Loading the" in s for s in seen), seen
+    finally:
+        page.context.close()
+
+
+PRODUCER_RUN = ROOT / "tests" / "corpus" / "producer_run"
+
+
+@pytest.fixture(scope="module")
+def documents_server(browser, tmp_path_factory) -> Iterator[Server]:
+    """The dashboard on a copy of the producer's folder (memos, exit packs, a DDQ, red flags)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("documents")
+    shutil.copytree(PRODUCER_RUN, root / "run")
+    yield from _serve(root / "run" / "finance_output", root / "home")
+
+
+@pytest.mark.parametrize("width,height", WIDTHS)
+def test_the_document_page_follows_the_colour_rule_and_plain_words(
+    browser, documents_server, width, height
+):
+    """The Document page (issue 22) as the memo scorecard: its verdict and the tile of the
+    dimension that misses its bound red by computed style, four tiles in a row (two by two on
+    a phone), money with the minus before the dollar, the folder named, a finding's full text
+    one click away."""
+    page = _page(browser, width, height)
+    try:
+        doc = "ddq_response_Bolnet_Capital_Partners_I.json"
+        page.goto(f"{documents_server.url}/?page=documents&doc={doc}")
+        page.get_by_text("Biggest finding.").wait_for()
+        _settle(page)
+        verdict = page.locator(".st-key-scorecard-verdict-notready")
+        headline = verdict.get_by_text("Not ready: 3 issues")
+        assert _in_view(page, headline) and _red(_box_colour(verdict))
+        text = verdict.inner_text()
+        assert "\u2212$990.9M" in text and "$-" not in text, text
+        tile = page.locator(
+            "[class*='st-key-scorecard-tile-citation_accuracy-'] [data-testid='stMetric']"
+        )
+        assert tile.evaluate("e => getComputedStyle(e).borderTopColor") == FAIL_INK
+        assert _red(_box_colour(page.locator("[class*='st-key-biggest-']")))
+        assert "$-" not in page.locator("[class*='st-key-biggest-']").inner_text()
+        assert page.get_by_text("Reading the data folder", exact=False).is_visible()
+        tiles = page.locator("[class*='st-key-scorecard-tile-'] [data-testid='stMetric']")
+        page.wait_for_timeout(500)
+        tops = tiles.evaluate_all("els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+        rows = sorted(set(tops))
+        if width >= 1440:
+            assert len(tops) == 4 and len(rows) == 1, tops
+            assert all(_in_view(page, tiles.nth(i)) for i in range(4))
+        else:
+            assert len(rows) == 2 and all(tops.count(t) == 2 for t in rows), tops
+        if width >= 1440:
+            grid = page.get_by_test_id("stDataFrame").first  # the findings come first
+            _click_row(page, grid, 0)
+            detail = page.locator("[class*='st-key-detail-documents-findings']")
+            detail.wait_for()
+            full = detail.inner_text()
+            assert "why:" in full and "aggregates its wording allows" in full, full
     finally:
         page.context.close()

@@ -343,13 +343,22 @@ def looks_swapped(memo: bytes, source: bytes) -> bool:
 def render_tiles(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> None:
     """The four scores with n/total, coloured by the verdict (``tone.dimension_tone`` under
     the page's thresholds), then the biggest finding in one sentence."""
+    bounds = thresholds or verdict_thresholds()
+    score_tiles(ev.scores.model_dump(), ev.score_context, bounds)
+    biggest_finding(*lowest_dimension(ev), ev.scores.model_dump(), bounds)
+
+
+def score_tiles(
+    scores: dict[str, float], context: Callable[[str], str], bounds: VerdictThresholds
+) -> None:
+    """Four score tiles in the verdict's colours (a memo's or another document's): one row
+    at a desk, two by two on a phone; ``context(dim)`` is the n/total under each score."""
     # A wrapping row, not st.columns(4): on a narrow window the tiles flow onto two rows
     # instead of truncating their labels and n/total captions.
-    bounds = thresholds or verdict_thresholds()
     st.html(tile_style())
     tiles = st.container(horizontal=True, wrap=True, key="scorecard.tiles")
     for field, label in DIMENSION_LABELS.items():
-        score = getattr(ev.scores, field)
+        score = scores[field]
         tone = dimension_tone(field, score, bounds)
         tile = tiles.container(key=TILE_KEY.format(field=field, band=tone.value))
         meets = "meets" if bounds.meets(field, score) else "misses"
@@ -357,7 +366,7 @@ def render_tiles(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
         tile.metric(
             label,
             fmt_pct(score),
-            delta=ev.score_context(field),
+            delta=context(field),
             delta_color="off",
             delta_arrow="off",
             border=True,
@@ -366,12 +375,13 @@ def render_tiles(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
             + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
         )
     st.caption(TONE_LEGEND)
-    dim, sentence = lowest_dimension(ev)
-    tone = (
-        dimension_tone(dim, getattr(ev.scores, dim), bounds)
-        if dim in DIMENSION_LABELS
-        else Tone.GOOD
-    )
+
+
+def biggest_finding(
+    dim: str, sentence: str, scores: dict[str, float], bounds: VerdictThresholds
+) -> None:
+    """The weakest dimension's sentence, in that dimension's verdict colour."""
+    tone = dimension_tone(dim, scores[dim], bounds) if dim in DIMENSION_LABELS else Tone.GOOD
     tones.banner(
         tone, f"**Biggest finding.** {md_escape(sentence)}", key="biggest", icon=":material/search:"
     )
