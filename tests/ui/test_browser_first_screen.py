@@ -52,9 +52,9 @@ PASS_INK = "rgb(46, 125, 50)"  # INK[Tone.GOOD], #2e7d32
 
 
 def _record(home: Path) -> dict[str, Any]:
-    """The history of a team's morning: the demo run (recorded judge), then the same setup on
-    answers of which three that passed got worse (regressions, compared like for like), then
-    a memo grading."""
+    """The history of a team's morning: the demo run with the judge off (another setup), the
+    demo run (recorded judge), then the same setup on answers of which three that passed got
+    worse (regressions, compared like for like), then a memo grading."""
     import json
 
     from pe_eval_core.history.store import RunStore
@@ -67,6 +67,9 @@ def _record(home: Path) -> dict[str, Any]:
     scenarios = load_scenarios(SCENARIOS)
     judge = choose_judge(scenarios_path=SCENARIOS, recorded_target=True)
     target = make_target("recorded", scenarios_path=SCENARIOS)
+    # first, a run made another way (judge off): never the automatic baseline
+    unjudged = run_scenarios_sync(scenarios, target, judge=None, scenarios_path=str(SCENARIOS))
+    unlike = store.record_scenario_run(unjudged, origin="test")
     before = run_scenarios_sync(scenarios, target, judge=judge, scenarios_path=str(SCENARIOS))
     base = store.record_scenario_run(before, origin="test")
     passed_before = [r.name for r in before.results if r.status == "pass"]
@@ -84,6 +87,7 @@ def _record(home: Path) -> dict[str, Any]:
     store.record_memo_evaluation(grade_memo(pair.memo_path, pair.source_path))
     failing = [r.name for r in after.results if r.status != "pass"]
     return {
+        "unlike": unlike,
         "base": base,
         "latest": latest,
         "failing": failing,
@@ -233,6 +237,19 @@ def test_history_leads_with_the_cli_verdict_and_keeps_its_filters_closed(
         assert " ".join(cli.split()) in text, (cli, text)  # the sentence the CLI prints
         assert "Significance: exact McNemar" in text
         assert _red(_box_colour(verdict))
+        # two runs made different ways, picked by hand: "not like for like" leads the verdict,
+        # still above the fold
+        page.get_by_test_id("stSelectbox").filter(has_text="Run A (before)").click()
+        page.get_by_role("option", name=re.compile(rf"^#{facts['unlike']} ")).click()
+        _settle(page)
+        unlike = page.locator("[class*='st-key-history-compare-verdict-']")
+        unlike.get_by_text("Not like for like", exact=False).wait_for()
+        assert _in_view(page, unlike), "not like for like, above the fold"
+        cli = scenario_verdict(
+            compare_runs(store, facts["unlike"], facts["latest"], allow_unlike=True)
+        )
+        assert cli.startswith("Not like for like: judge")
+        assert " ".join(cli.split()) in " ".join(unlike.inner_text().split())
         # the filters: one closed panel naming what is in force
         assert page.get_by_text("Filter the runs").is_visible()
         assert page.get_by_text("All runs shown").is_visible()
@@ -388,9 +405,12 @@ def fresh(browser, tmp_path) -> Iterator[tuple[Server, Path]]:
         yield server, home
 
 
-def test_a_run_names_itself_in_the_address_bar_and_recording_is_idempotent(browser, fresh):
+@pytest.mark.parametrize("width,height", WIDTHS)
+def test_a_run_names_itself_in_the_address_bar_and_recording_is_idempotent(
+    browser, fresh, width, height
+):
     server, home = fresh
-    page = _page(browser, 1440, 900)
+    page = _page(browser, width, height)
     try:
         page.goto(f"{server.url}/scenario_eval")
         page.get_by_role("button", name="Run evaluation").click()
