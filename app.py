@@ -34,6 +34,7 @@ from ui.errors import md_code  # noqa: E402
 VIEWS = {
     "Memo scorecard": "ui.views.scorecard",
     "Portfolio": "ui.views.portfolio",
+    "Document scorecard": "ui.views.documents",
     "Scenario evaluation": "ui.views.scenarios",
     "History": "ui.views.history",
 }
@@ -84,7 +85,7 @@ def render_sidebar() -> None:
 
 
 def build_navigation() -> StreamlitPage:
-    """The four pages, the memo scorecard first (the deal team's landing page)."""
+    """The five pages, the memo scorecard first (the deal team's landing page)."""
     pages = [
         st.Page(
             "app_pages/memo_scorecard.py",

@@ -167,3 +167,11 @@ def test_chart_builders_shape_the_sql_rows() -> None:
     ).to_dict()
     assert json.dumps(tiers).count('"pass_rate": 0.5') == 1
     assert default_pair([]) == (None, None)
+    # trends colour categories (dimensions, tiers), never as verdicts: no pass/watch/fail ink,
+    # so a tier at 100% is never drawn red (issue 21)
+    from pe_eval_core.tone import CATEGORY_COLOURS, INK
+
+    for chart in (spec, tiers):
+        text = json.dumps(chart)
+        assert all(c in text for c in CATEGORY_COLOURS)
+        assert not any(ink in text for ink in INK.values())
