@@ -27,8 +27,9 @@ if COLD:
         "Starting pe-eval: loading the grader and the charts…", icon=":material/hourglass_top:"
     )
 
-from ui import data, links, responsive, state  # noqa: E402 (after the first paint)
-from ui.errors import md_code  # noqa: E402
+from pe_eval_core.errors import AccessDeniedError  # noqa: E402 (after the first paint)
+from ui import access, data, links, responsive, state  # noqa: E402
+from ui.errors import md_code, show_error  # noqa: E402
 
 # Each page's view module: loaded under the start-up notice on a fresh server.
 VIEWS = {
@@ -54,6 +55,16 @@ def persisted_text_input(label: str, store: str, widget: str, default: str, help
     return value
 
 
+def shared_path(store: str, widget: str, default: str, what: str) -> None:
+    """Keep a member's sidebar path inside the shared folders: a path outside them is refused
+    (the error says why) and the default is used instead (``ui.access.require_path``)."""
+    try:
+        access.require_path(state.resolve(st.session_state.get(store) or default), what)
+    except AccessDeniedError as err:
+        show_error(err)
+        st.session_state[store] = default
+
+
 def render_sidebar() -> None:
     """Data folder, scenarios file and a reload button, shared by every page."""
     with st.sidebar:
@@ -66,12 +77,24 @@ def render_sidebar() -> None:
             "Folder holding explain_<portco>_<audience>.json memos and "
             "dx_report_<portco>.json sources. Relative paths start at the repository root.",
         )
+        shared_path(
+            state.Sidebar.DATA_DIR,
+            state.Sidebar.DATA_DIR_INPUT,
+            state.default_data_dir(),
+            "data folder",
+        )
         persisted_text_input(
             "Scenarios file",
             state.Sidebar.SCENARIOS_FILE,
             state.Sidebar.SCENARIOS_FILE_INPUT,
             state.default_scenarios_file(),
             "A Mimic scenarios export (JSON array or {'scenarios': [...]}).",
+        )
+        shared_path(
+            state.Sidebar.SCENARIOS_FILE,
+            state.Sidebar.SCENARIOS_FILE_INPUT,
+            state.default_scenarios_file(),
+            "scenarios file",
         )
         reload = st.button(
             "Reload data",
@@ -108,6 +131,8 @@ def build_navigation() -> StreamlitPage:
 
 
 responsive.page_css()
+BOOT.empty()  # a login form (access.gate stops there) never sits under the start-up notice
+access.gate()  # a dashboard served to others shows nothing before a login
 render_sidebar()
 page = build_navigation()
 links.route(on_landing_page=page.title == "Memo scorecard")

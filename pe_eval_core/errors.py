@@ -51,6 +51,10 @@ The hierarchy::
         ├── LiveRunNotConfirmedError
         ├── TargetConfigError
         ├── AllowedRootError            the MCP server's allowed folders
+        ├── AccessDeniedError           a dashboard action kept for its operator
+        ├── McpConfigError              the agent's MCP servers (.mcp.json)
+        │   ├── McpConfigNotTrustedError    a found .mcp.json would start a command
+        │   └── McpServerUnreachableError
         ├── KindMismatchError           comparing a memo run with a scenario run
         ├── UnlikeRunsError             comparing scenario runs made with different setups
         ├── PriceFileError              the $PE_EVAL_PRICES price file
@@ -93,6 +97,10 @@ INPUT_LABELS: dict[str, str] = {
     "kind": "run kind",
     "allowed_roots": "allowed folders",
     "mcp_config": "MCP server configuration (.mcp.json)",
+    "mcp_trust": "confirmation of the working folder's MCP configuration (its sha256)",
+    "mcp_env": "variables the MCP configuration may read",
+    "agent_header": "agent request header",
+    "allow_tool": "tools allowed by name",
     "agent_bounds": "agent limits (turns, tool calls, tokens)",
     "document": "document file",
     "document_kind": "document kind",
@@ -485,6 +493,13 @@ class AllowedRootError(PeEvalError):
 # --- run history, comparison and the gate --------------------------------------------------
 
 
+class AccessDeniedError(PeEvalError):
+    """The dashboard keeps this action for its operator (``pe_eval_core.access``)."""
+
+    diagnosis = "This dashboard keeps that action for its operator"
+    fix = "Ask the operator, or log in with the operator token."
+
+
 class PriceFileError(PeEvalError):
     diagnosis = "The price file cannot be read as prices in USD per million tokens"
     fix = (
@@ -580,6 +595,17 @@ class McpConfigError(PeEvalError):
         "NAME=URL."
     )
     input = "mcp_config"
+
+
+class McpConfigNotTrustedError(McpConfigError):
+    """A ``.mcp.json`` found in the working folder would start a command nobody confirmed."""
+
+    diagnosis = (
+        "A configuration file found in the working folder would start a program, and you "
+        "neither passed it nor confirmed it"
+    )
+    fix = "Pass the configuration file explicitly, or confirm its content by its sha256."
+    input = "mcp_trust"
 
 
 class McpServerUnreachableError(McpConfigError):

@@ -3,12 +3,19 @@ hashing, and the name/path guards that keep user-supplied names inside the data 
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import math
 import os
 import re
-import tempfile
+import secrets
+import stat
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +78,16 @@ def unicode_text(text: str | None) -> str | None:
     if text is None or _SURROGATE_CHAR.search(text) is None:
         return text
     return _SURROGATE_CHAR.sub("\ufffd", text)
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as text any output can hold: the bytes of a name that is not UTF-8 (decoded by
+    Python as lone surrogates) written as ``\\udcff``-style escapes.
+
+    >>> shown_path(os.fsdecode(b"d/explain_\\xff_board.json"))
+    'd/explain_\\\\udcff_board.json'
+    """
+    return os.fspath(path).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def may_hold_lone_surrogate(raw: bytes) -> bool:
@@ -246,17 +263,108 @@ def read_json(
         raise malformed(str(p), exc.lineno, exc.colno, exc.msg) from exc
 
 
-def read_bytes(path: Path, not_found: type[InputNotFoundError] = InputNotFoundError) -> bytes:
-    """The file's bytes, or a typed error naming the input when it exists but cannot be read
-    (permissions, a folder swapped in, an I/O error)."""
+_CONFINED: ContextVar[tuple[Path, ...] | None] = ContextVar("pe_eval_confined", default=None)
+
+
+@contextmanager
+def confined_to(roots: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """Within this block (this thread or task only: a context variable, not a global), every
+    file :func:`read_bytes` opens and every folder :func:`atomic_write_bytes` writes into must
+    be inside ``roots`` *as opened*: the check is made on the open file descriptor, so a
+    folder or link swapped between a path check and the open cannot redirect it."""
+    token = _CONFINED.set(tuple(Path(r).expanduser().resolve() for r in roots))
     try:
-        return path.read_bytes()
+        yield
+    finally:
+        _CONFINED.reset(token)
+
+
+def fd_path(fd: int) -> Path | None:
+    """The path an open descriptor really refers to (Linux ``/proc``, macOS ``F_GETPATH``),
+    or None where the platform cannot say."""
+    if sys.platform.startswith("linux"):
+        try:
+            return Path(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            return None
+    if sys.platform == "darwin":  # pragma: no cover - not this CI's platform
+        import fcntl
+
+        try:
+            raw = fcntl.fcntl(fd, 50, b"\0" * 1024)  # F_GETPATH
+        except OSError:
+            return None
+        return Path(os.fsdecode(raw.split(b"\0", 1)[0]))
+    return None  # pragma: no cover
+
+
+def _check_confined(fd: int, shown: str | os.PathLike[str], input: str | None) -> None:
+    roots = _CONFINED.get()
+    if roots is None:
+        return
+    real = fd_path(fd)
+    if real is None or not any(real == r or real.is_relative_to(r) for r in roots):
+        raise PathOutsideRootError(
+            f"{shown_path(shown)} is outside the allowed folders as opened (a link or folder "
+            "was swapped in, or it leads out)",
+            **({"input": input} if input else {}),
+        )
+
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_bytes(path: Path, not_found: type[InputNotFoundError] = InputNotFoundError) -> bytes:
+    """The file's bytes, read through one descriptor: opened with ``O_NONBLOCK`` (a FIFO
+    swapped in cannot hang the read), refused unless it is a regular file, checked against
+    the confinement roots (:func:`confined_to`) and the input size limit as opened, and read
+    no further than that limit. A typed error names the input when it cannot be read."""
+    from pe_eval_core.limits import INPUT_BYTES, exceeded
+
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        raise not_found(f"{shown_path(path)} does not exist") from None
     except OSError as exc:
         raise not_found(
-            f"{path} cannot be read: {exc.strerror or exc}",
+            f"{shown_path(path)} cannot be read: {exc.strerror or type(exc).__name__}",
             diagnosis="The file exists but cannot be read",
             fix="Make the file readable by this user, or pass a readable copy.",
         ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise not_found(
+                f"{shown_path(path)} is {what} (a FIFO, device or folder is never read)",
+                diagnosis="The path is not a regular file",
+                fix="Pass the path of a regular file.",
+            )
+        _check_confined(fd, path, not_found.input)
+        where, name = str(path), not_found.input
+        exceeded(INPUT_BYTES, where=where, field="(file)", got=st.st_size, input=name)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):  # the file may grow after fstat: keep counting
+            size += len(chunk)
+            exceeded(INPUT_BYTES, where=where, field="(file)", got=size, input=name)
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise not_found(
+            f"{shown_path(path)} cannot be read: {exc.strerror or type(exc).__name__}",
+            diagnosis="The file exists but cannot be read",
+            fix="Make the file readable by this user, or pass a readable copy.",
+        ) from None
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def open_regular(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Iterator[Any]:
+    """A text file opened as :func:`read_bytes` opens one (never blocks on a FIFO, regular
+    files only, confinement checked), for readers that stream (``json.load``)."""
+    yield io.StringIO(read_bytes(Path(path)).decode(encoding))
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -300,39 +408,101 @@ def refuse_symlink(path: str | os.PathLike[str], input: str = "out_dir") -> Path
     return target
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write to a temp file in the same folder, fsync, then rename over the target.
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{12}\.(?:tmp|bak)")
 
-    The target's folder is resolved but the target itself never is: a symlinked target is
-    refused (``refuse_symlink``), and the rename replaces a name, never follows one.
+
+def temp_name(target: str) -> str:
+    """``.<name>.<pid>-<random>.tmp``: the pid lets a later writer tell a dead one's leftover."""
+    return f".{target}.{os.getpid()}-{secrets.token_hex(6)}.tmp"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale_temps(
+    folder: Path, names: Iterable[str], *, dir_fd: int | None = None
+) -> list[str]:
+    """Remove the temp and backup files that writers of ``names`` killed mid-write left in
+    ``folder`` (only those whose process is gone: a live writer's temp is kept)."""
+    wanted = set(names)
+    removed: list[str] = []
+    try:
+        entries = os.listdir(dir_fd if dir_fd is not None else folder)
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _TEMP.fullmatch(entry)
+        if m and m["name"] in wanted and not _alive(int(m["pid"])):
+            with suppress(OSError):
+                if dir_fd is not None:
+                    os.unlink(entry, dir_fd=dir_fd)
+                else:
+                    (folder / entry).unlink()
+                removed.append(entry)
+    return removed
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` so readers see the old file or the new one, never half of either.
+
+    The folder is resolved and opened once; the temp file is created in it through that
+    descriptor (``O_EXCL | O_NOFOLLOW``), fsynced and renamed over the target through it, so
+    a folder swapped for a link mid-write cannot redirect the write, and neither can a link
+    planted as the target (refused, ``refuse_symlink``; the rename replaces a name, never
+    follows one). Within :func:`confined_to` the folder must be inside the roots as opened.
+    A killed writer's temp file is removed by the next write of the same name.
     """
     target = refuse_symlink(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    dir_fd = os.open(target.parent, _DIR_FLAGS)
+    tmp = temp_name(target.name)
     try:
-        # mkstemp creates 0600; give the result the permissions a plain open() would.
+        _check_confined(dir_fd, target.parent, "out_dir")
+        remove_stale_temps(target.parent, [target.name], dir_fd=dir_fd)
         umask = os.umask(0)
         os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        refuse_symlink(target)  # a link planted while we wrote
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        fd = os.open(tmp, _WRITE_FLAGS, 0o666 & ~umask, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if os.path.islink(target):  # a link planted while we wrote
+                refuse_symlink(target)
+            os.replace(tmp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
     return target
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file's bytes, recorded so a result can be tied to its exact inputs."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
+    """Hex sha256 of a file's bytes, recorded so a result can be tied to its exact inputs
+    (opened as :func:`read_bytes` opens: never blocks on a FIFO, regular files only)."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(f"{shown_path(path)} is not a regular file")
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
             h.update(chunk)
-    return h.hexdigest()
+        return h.hexdigest()
+    finally:
+        os.close(fd)
 
 
 def safe_name(name: str, what: str = "name") -> str:
@@ -379,16 +549,17 @@ def confine(path: str | os.PathLike[str], roots: list[Path] | tuple[Path, ...]) 
         if resolved.is_relative_to(Path(root).expanduser().resolve()):
             return resolved
     allowed = ", ".join(str(Path(r).resolve()) for r in roots)
-    raise PathOutsideRootError(f"{path} resolves to {resolved}, outside {allowed}")
+    # never the resolved path: where a link outside the roots leads is not for the caller
+    raise PathOutsideRootError(f"{shown_path(path)} is outside the allowed folders ({allowed})")
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def csv_cell(value: object) -> object:
-    """The one CSV cell escaper every CSV pe-eval writes uses: a text cell a spreadsheet could
-    read as a formula (leading ``= + - @``, tab or newline, also after leading spaces) gets a
-    ``'`` prefix; numbers pass through, None becomes empty.
+    """The one CSV cell escaper (:func:`csv_text` applies it to every cell): a text cell a
+    spreadsheet could read as a formula (leading ``= + - @``, tab or newline, also after
+    leading spaces) gets a ``'`` prefix; numbers pass through, None becomes empty.
 
     >>> csv_cell("-2+3+cmd|' /C calc'!A0"), csv_cell(-3), csv_cell(" =1"), csv_cell(None)
     ("'-2+3+cmd|' /C calc'!A0", -3, "' =1", '')
@@ -398,3 +569,24 @@ def csv_cell(value: object) -> object:
     if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
         return "'" + value
     return value
+
+
+def csv_text(rows: Iterable[Iterable[object]]) -> str:
+    """The one CSV writer: every cell through :func:`csv_cell`, rows ended by ``\\n``, and any
+    cell holding ``\\r`` or ``\\n`` quoted (the ``csv`` module quotes only the characters of
+    its line terminator, so a bare ``\\r`` would split the row and start the next "row" with
+    whatever followed it, a formula included).
+
+    >>> print(csv_text([["a", "b"], ["x\\r=1+1", 2]]), end="")
+    a,b
+    "x\r=1+1",2
+    """
+    line = io.StringIO()
+    writer = csv.writer(line, lineterminator="\r\n")  # \r and \n both force quoting
+    out: list[str] = []
+    for row in rows:
+        line.seek(0)
+        line.truncate()
+        writer.writerow([csv_cell(v) for v in row])
+        out.append(line.getvalue()[:-2] + "\n")
+    return "".join(out)

@@ -16,7 +16,16 @@ findings                ``PE_EVAL_MAX_FINDINGS``         20,000      while a mem
 prose block length      ``PE_EVAL_MAX_PROSE_CHARS``      100,000     when a memo is loaded
 scenarios per file      ``PE_EVAL_MAX_SCENARIOS``        20,000      when scenarios are loaded
 response length         ``PE_EVAL_MAX_RESPONSE_CHARS``   1,000,000   when responses load/arrive
+files per uploaded zip  ``PE_EVAL_MAX_ZIP_FILES``        500         before a zip is extracted
+tool calls per reply    ``PE_EVAL_MAX_TOOL_CALLS``       1,000       when an agent's reply arrives
+tool result size        ``PE_EVAL_MAX_TOOL_RESULT_BYTES`` 2 MB       while a tool result streams
+expected phrases        ``PE_EVAL_MAX_EXPECTED``         1,000       when scenarios are loaded
+scoring work            ``PE_EVAL_MAX_SCORING_WORK``     200 M       before a response is scored
 ======================  ===============================  ==========  =========================
+
+Scoring work is (expected + excluded phrases) x response characters: strict, rule and
+number matching are each linear in the response per phrase, so this bounds a scenario's
+scoring time (10,000 phrases against a 1M-character response, 10^10, ran past 600 s).
 
 A value is a whole number of at least 1 (``_`` separators allowed: ``50_000_000``).
 """
@@ -70,6 +79,17 @@ PROSE_CHARS = Limit("prose block length", "PE_EVAL_MAX_PROSE_CHARS", 100_000, "c
 SCENARIOS = Limit("scenarios per file", "PE_EVAL_MAX_SCENARIOS", 20_000, "")
 RESPONSE_CHARS = Limit("response length", "PE_EVAL_MAX_RESPONSE_CHARS", 1_000_000, "characters")
 ZIP_FILES = Limit("files per uploaded zip", "PE_EVAL_MAX_ZIP_FILES", 500, "")
+TOOL_CALLS = Limit("tool calls per agent reply", "PE_EVAL_MAX_TOOL_CALLS", 1_000, "")
+TOOL_RESULT_BYTES = Limit(
+    "tool result size", "PE_EVAL_MAX_TOOL_RESULT_BYTES", 2 * 1024 * 1024, "bytes"
+)
+EXPECTED = Limit("expected and excluded phrases per scenario", "PE_EVAL_MAX_EXPECTED", 1_000, "")
+SCORING_WORK = Limit(
+    "scoring work (phrases x response characters)",
+    "PE_EVAL_MAX_SCORING_WORK",
+    200_000_000,
+    "",
+)
 
 ALL: tuple[Limit, ...] = (
     INPUT_BYTES,
@@ -79,6 +99,10 @@ ALL: tuple[Limit, ...] = (
     SCENARIOS,
     RESPONSE_CHARS,
     ZIP_FILES,
+    TOOL_CALLS,
+    TOOL_RESULT_BYTES,
+    EXPECTED,
+    SCORING_WORK,
 )
 """Every limit, in the order the docs list them."""
 
@@ -153,4 +177,40 @@ def over_response_limit(text: str | None, error: str | None) -> tuple[str | None
     return None, (
         f"the response of {len(text):,} characters is over the {RESPONSE_CHARS.what} limit of "
         f"{cap:,} (raise it with {RESPONSE_CHARS.env})"
+    )
+
+
+def over_limit_text(limit: Limit, got: int, what: str) -> str | None:
+    """Why ``got`` of ``what`` is refused (naming the limit and its variable), or None: for
+    run-time inputs that become a scenario's error rather than an exception.
+
+    >>> over_limit_text(TOOL_CALLS, 3, "the reply") is None
+    True
+    >>> print(over_limit_text(TOOL_CALLS, 150_000, "the reply"))  # doctest: +ELLIPSIS
+    the reply holds 150,000 tool calls per agent reply, over the limit of 1,000 (raise it ...)
+    """
+    cap = limit.value()
+    if got <= cap:
+        return None
+    return (
+        f"{what} holds {_amount(limit, got)} {limit.what}, over the limit of "
+        f"{_amount(limit, cap)} (raise it with {limit.env})"
+    )
+
+
+def scoring_work_text(phrases: int, response_chars: int) -> str | None:
+    """Why scoring a response is refused before it starts, or None (see the module docstring).
+
+    >>> scoring_work_text(5, 2_000) is None
+    True
+    >>> print(scoring_work_text(10_000, 1_000_000))  # doctest: +ELLIPSIS
+    scoring 10,000 phrases against 1,000,000 characters is 10,000,000,000 units of work, ...
+    """
+    work, cap = phrases * response_chars, SCORING_WORK.value()
+    if work <= cap:
+        return None
+    return (
+        f"scoring {phrases:,} phrases against {response_chars:,} characters is {work:,} units "
+        f"of work, over the {SCORING_WORK.what} limit of {cap:,} (raise it with "
+        f"{SCORING_WORK.env})"
     )

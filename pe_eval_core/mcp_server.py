@@ -38,7 +38,7 @@ from pe_eval_core.errors import (
     SourceNotFoundError,
     input_of,
 )
-from pe_eval_core.files import confine
+from pe_eval_core.files import confine, confined_to, shown_path
 from pe_eval_core.history.recording import record_or_warn
 
 if TYPE_CHECKING:
@@ -148,8 +148,9 @@ class PeEvalTools:
         # The seed's failure table names a missing memo before a missing source.
         self._file(memo, memo_json_path, MemoNotFoundError)
         self._file(source, source_json_path, SourceNotFoundError)
-        evaluation = grade_memo(memo, source)
-        html_path, json_path = write_outputs(evaluation, thresholds=bounds)
+        with confined_to(self.roots):  # every open checked as opened: no swap leads out
+            evaluation = grade_memo(memo, source)
+            html_path, json_path = write_outputs(evaluation, thresholds=bounds)
         if self.record:
             record_or_warn(evaluation, origin="mcp", db=self.db)
         verdict = memo_verdict(evaluation, bounds)
@@ -250,10 +251,11 @@ class PeEvalTools:
         from pe_eval_core.memo.pairs import scan_memo_pairs
 
         folder = self._dir(data_dir)
-        pairs, skipped = scan_memo_pairs(folder)
+        with confined_to(self.roots):
+            pairs, skipped = scan_memo_pairs(folder)
         return {
             "data_dir": str(folder),
-            "skipped": [{"path": str(s.path), "reason": s.reason} for s in skipped],
+            "skipped": [{"path": shown_path(s.path), "reason": s.reason} for s in skipped],
             "pairs": [
                 {
                     "portco_id": p.portco_id,
@@ -287,29 +289,30 @@ class PeEvalTools:
             verdicts = self._confine(judge_verdicts_path, "judge_verdicts")
         elif beside.is_file():
             self._confine(str(beside), "judge_verdicts")  # read by the policy: confined too
-        target = RecordedTarget(responses)
-        options = run_options()  # the one set of defaults; the tool takes no run option
-        # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
-        # the verdicts saved with the responses, then those beside the scenarios for the
-        # responses they were recorded for; cached verdicts, else judge errors, for the rest
-        judge = choose_judge(
-            scenarios_path=scenarios,
-            verdicts=verdicts,
-            recorded_target=True,
-            cache=self.judge_cache,
-            allow_live=False,
-            options=options,
-            target=target,
-        )
-        loaded = load_scenarios(scenarios)
-        run = run_scenarios_sync(
-            loaded,
-            target,
-            judge=judge,
-            options=options,
-            scenarios_path=scenarios,
-            save_responses=False,  # they are already on disk
-        )
+        with confined_to(self.roots):  # every open checked as opened: no swap leads out
+            target = RecordedTarget(responses)
+            options = run_options()  # the one set of defaults; the tool takes no run option
+            # the policy every surface uses; no paid judge here (an MCP call has no confirmation):
+            # the verdicts saved with the responses, then those beside the scenarios for the
+            # responses they were recorded for; cached verdicts, else judge errors, for the rest
+            judge = choose_judge(
+                scenarios_path=scenarios,
+                verdicts=verdicts,
+                recorded_target=True,
+                cache=self.judge_cache,
+                allow_live=False,
+                options=options,
+                target=target,
+            )
+            loaded = load_scenarios(scenarios)
+            run = run_scenarios_sync(
+                loaded,
+                target,
+                judge=judge,
+                options=options,
+                scenarios_path=scenarios,
+                save_responses=False,  # they are already on disk
+            )
         history_id = record_or_warn(run, origin="mcp", db=self.db) if self.record else None
         tiers = [
             {

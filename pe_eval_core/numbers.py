@@ -115,7 +115,8 @@ Other decisions on ambiguous input (each is a row in ``tests/numbers/test_number
   or metres are as likely as millions); ``12.4k``, ``1.2M``, ``1.2B`` scale. Years remain
   numbers (``in 2026``); month-name dates are skipped (``April 29, 2026``, ``May 5``).
   Basis points are not converted (``150 bps`` -> 150).
-* A number too large for a float is dropped.
+* A number too large for a float is dropped (memo mode: ``scan_figures`` returns such a
+  figure apart, as unreadable, for the grader to name).
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ from pe_eval_core.numtext.figures import (
     Figure,
     FigureKind,
     extract_figures,
+    scan_figures,
 )
 from pe_eval_core.numtext.labels import extract_labelled_figures
 from pe_eval_core.numtext.mentions import (
@@ -150,4 +152,5 @@ __all__ = [
     "iter_number_values",
     "iter_numbers",
     "number_values",
+    "scan_figures",
 ]

@@ -1,38 +1,115 @@
-"""The one choke point for secrets: text that may carry a remote endpoint's error goes through
-:func:`redact` before it is stored, printed, rendered or exported.
+"""The one choke point for secrets: every string pe-eval stores, prints, renders or exports that
+may carry one goes through :func:`redact` (or :func:`redact_data` for JSON-like values).
 
-Scrubbed: the values of the configured key variables (:data:`SECRET_ENV`, and any variable
-whose name ends in ``_API_KEY``, ``_TOKEN`` or ``_SECRET``), ``Authorization`` /
-``x-api-key`` / ``api-key`` header values however they are quoted, and ``sk-ant-``-shaped
-strings.
+Scrubbed:
+
+* the values of the configured key variables (:data:`SECRET_ENV`, and any variable whose name
+  ends in ``_API_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD``);
+* values registered at run time (:func:`register_secret`): ``.mcp.json`` header values and
+  the variables it expanded, ``--agent-header`` values, the password of a URL pe-eval was given;
+* ``Authorization`` / ``Proxy-Authorization`` / ``x-api-key`` / ``api-key`` header values
+  however they are quoted, and ``Bearer`` / ``Basic`` credentials anywhere;
+* the user-info of a URL (``https://user:password@host`` -> ``https://user:[redacted]@host``)
+  and the value of a ``token`` / ``key`` / ``password`` / ``secret`` query parameter
+  (``?access_token=...``, ``&api_key=...``), and ``password: ...``-style pairs;
+* well-known key shapes: ``sk-ant-...``, ``sk-...`` / ``sk-proj-...``, GitHub ``ghp_...`` /
+  ``github_pat_...``, Slack ``xox?-...``, AWS ``AKIA...``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 REDACTED = "[redacted]"
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "PE_EVAL_AGENT_TOKEN")
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
-_MIN_SECRET = 8  # shorter values would redact ordinary words
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD")
+_MIN_SECRET = 8  # shorter environment values would redact ordinary words
+_MIN_REGISTERED = 6  # a registered value was named as a secret; still not a short word
 _HEADER = re.compile(
     r"(?P<name>authorization|proxy-authorization|x-api-key|api-key)"
     r"(?P<sep>['\"]?\s*[:=,]\s*['\"]?)"
     r"(?P<value>(?:bearer\s+|basic\s+)?[^\s'\",;}\]]+)",
     re.IGNORECASE,
 )
-_SK_ANT = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
+_SCHEME_CREDENTIAL = re.compile(
+    r"\b(?P<scheme>bearer|basic)\s+(?=[A-Za-z0-9\-._~+/=]*[0-9\-._~+/=])"
+    r"(?P<value>[A-Za-z0-9\-._~+/]{8,}=*)",
+    re.IGNORECASE,
+)
+_USERINFO = re.compile(
+    r"(?P<scheme>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/@:'\"<>]*)(?::(?P<pw>[^\s/@'\"<>]*))?@",
+    re.IGNORECASE,
+)
+_SECRET_WORD = r"(?:token|key|password|passwd|pwd|secret|signature|credentials?)"
+_QUERY = re.compile(
+    rf"(?P<name>[?&;][\w.\-]*?{_SECRET_WORD}[\w.\-]*=)(?!\[redacted\])(?P<value>[^&#\s'\"<>()]+)",
+    re.IGNORECASE,
+)
+_PAIR = re.compile(
+    r"(?P<name>\b(?:password|passwd|secret|client_secret|api_key|apikey|access_token|"
+    r"refresh_token|id_token|token)\b)(?P<sep>['\"]?\s*[:=]\s*['\"]?)"
+    r"(?!\[redacted\])(?P<value>[^\s'\",;(){}\[\]&]{6,})",
+    re.IGNORECASE,
+)
+_SHAPES = re.compile(
+    r"sk-ant-[A-Za-z0-9_\-]{4,}"
+    r"|\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|\bAKIA[0-9A-Z]{16}\b"
+)
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def register_secret(value: object) -> None:
+    """Scrub ``value`` (and, for ``Bearer x`` / ``Basic x``, the ``x``) from every later
+    :func:`redact` in this process: a header value, an expanded variable, a URL password."""
+    if not isinstance(value, str):
+        return
+    parts = {value.strip()}
+    scheme, _, rest = value.strip().partition(" ")
+    if rest and scheme.lower() in ("bearer", "basic", "token"):
+        parts.add(rest.strip())
+    with _lock:
+        _registered.update(p for p in parts if len(p) >= _MIN_REGISTERED)
+
+
+def register_url_secrets(url: str) -> None:
+    """Register a URL's password and its secret-looking query values (see module docstring)."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return
+    if password:
+        register_secret(unquote(password))
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if re.search(_SECRET_WORD, name, re.IGNORECASE):
+            register_secret(value)
 
 
 def configured_secrets() -> list[str]:
-    """The secret values set in the environment now, longest first."""
+    """The secret values known now (environment and registered), longest first."""
     values = {
         v
         for k, v in os.environ.items()
         if (k in SECRET_ENV or k.upper().endswith(_SECRET_SUFFIXES)) and len(v) >= _MIN_SECRET
     }
+    with _lock:
+        values |= _registered
     return sorted(values, key=len, reverse=True)
+
+
+def _userinfo(m: re.Match[str]) -> str:
+    if m["pw"] is not None:
+        return f"{m['scheme']}{m['user']}:{REDACTED}@"
+    return f"{m['scheme']}{REDACTED}@" if m["user"] else m[0]
 
 
 def redact(text: str) -> str:
@@ -40,10 +117,38 @@ def redact(text: str) -> str:
 
     >>> redact('401: {"x-api-key": "sk-ant-api03-abcdef"} Authorization: Bearer abc.def')
     '401: {"x-api-key": "[redacted]"} Authorization: [redacted]'
+    >>> redact("GET https://bot:hunter2@h/x?access_token=abc123&page=2 (password: swordfish)")
+    'GET https://bot:[redacted]@h/x?access_token=[redacted]&page=2 (password: [redacted])'
+    >>> redact("tool said: Bearer eyJhbGciOi.J9xyz and Tokens: target 12 in")
+    'tool said: Bearer [redacted] and Tokens: target 12 in'
+    >>> redact("Basic information about bearer tokens")
+    'Basic information about bearer tokens'
     """
     if not isinstance(text, str) or not text:
         return text
     for secret in configured_secrets():
-        text = text.replace(secret, REDACTED)
+        if secret in text:
+            text = text.replace(secret, REDACTED)
     text = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", text)
-    return _SK_ANT.sub(REDACTED, text)
+    text = _SCHEME_CREDENTIAL.sub(lambda m: f"{m['scheme']} {REDACTED}", text)
+    if "://" in text:
+        text = _USERINFO.sub(_userinfo, text)
+    text = _QUERY.sub(lambda m: f"{m['name']}{REDACTED}", text)
+    text = _PAIR.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", text)
+    return _SHAPES.sub(REDACTED, text)
+
+
+def redact_data(value: Any) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with :func:`redact` applied to every string,
+    keys included; other values unchanged. Nesting is bounded by the JSON reader upstream.
+
+    >>> redact_data({"url": "http://u:pw1234@h", "n": [1, "Bearer abcdefgh12"]})
+    {'url': 'http://u:[redacted]@h', 'n': [1, 'Bearer [redacted]']}
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redact_data(v) for v in value)
+    return value

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, InvalidNameError, PeEvalError
-from pe_eval_core.files import safe_name
+from pe_eval_core.files import safe_name, shown_path
 from pe_eval_core.memo.verdict import NOT_COUNTED, VerdictThresholds, memo_verdict
 from pe_eval_core.wording import DIMENSIONS
 
@@ -48,7 +48,7 @@ def folder_fingerprint(folder: Path, patterns: tuple[str, ...] = MEMO_PATTERNS) 
     found: list[tuple[str, int, int]] = []
     for pattern in patterns:
         for p in folder.glob(pattern):
-            found.extend(file_fingerprint(p))
+            found.extend((shown_path(n), size, mtime) for n, size, mtime in file_fingerprint(p))
     return tuple(sorted(found))
 
 
@@ -102,24 +102,34 @@ def require_folder(folder: Path) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _memo_pairs(data_dir: str, fingerprint: Fingerprint) -> list[dict[str, str]]:
-    from pe_eval_core.memo import find_memo_pairs
+def _memo_pairs(
+    data_dir: str, fingerprint: Fingerprint
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    from pe_eval_core.memo.pairs import scan_memo_pairs
 
-    return [
+    pairs, skipped = scan_memo_pairs(data_dir)
+    rows = [
         {
             "portco_id": p.portco_id,
             "audience": p.audience,
             "memo_path": str(p.memo_path),
             "source_path": str(p.source_path),
         }
-        for p in find_memo_pairs(data_dir)
+        for p in pairs
     ]
+    return rows, [{"file": shown_path(s.path.name), "reason": s.reason} for s in skipped]
 
 
 def memo_pairs(folder: Path) -> list[dict[str, str]]:
     """Every (portco, audience, memo, source) pair in the data folder, as plain dicts."""
     require_folder(folder)
-    return _memo_pairs(str(folder), folder_fingerprint(folder))
+    return _memo_pairs(str(folder), folder_fingerprint(folder))[0]
+
+
+def skipped_memos(folder: Path) -> list[dict[str, str]]:
+    """The memo-like files of the data folder that cannot be listed (``file``, ``reason``)."""
+    require_folder(folder)
+    return _memo_pairs(str(folder), folder_fingerprint(folder))[1]
 
 
 Graded = tuple["MemoEvaluation", int | None]
@@ -180,11 +190,17 @@ def _as_uploaded(ev: MemoEvaluation, folder: str) -> MemoEvaluation:
     )
 
 
+MAX_UPLOAD_NAME = 120
+"""Longest upload file name kept (bytes): past it the scratch file takes the fallback name
+(no file system takes a name over 255 bytes)."""
+
+
 def _upload_name(name: str, fallback: str) -> str:
     try:
-        return safe_name(Path(name).name, "file name")
-    except InvalidNameError:
+        kept = safe_name(Path(name).name, "file name")
+    except (InvalidNameError, ValueError):
         return fallback
+    return kept if len(kept.encode()) <= MAX_UPLOAD_NAME else fallback
 
 
 @st.cache_data(show_spinner="Grading uploaded memo…", max_entries=16)
@@ -258,7 +274,7 @@ def grade_zip_upload(raw: bytes, zip_name: str) -> dict[str, Any]:
         for i in items
         if i.error is not None
     ]
-    skipped += [{"file": u.path.name, "reason": u.reason} for u in unusable]
+    skipped += [{"file": shown_path(u.path.name), "reason": u.reason} for u in unusable]
     return {"graded": list(zip(graded, ids, strict=True)), "errors": errors, "skipped": skipped}
 
 
@@ -297,7 +313,7 @@ def _portfolio(
         row.update(evaluation_summary(item.evaluation, thresholds))
         rows.append(row)
     record_many(graded)
-    return rows, [{"file": s.path.name, "reason": s.reason} for s in skipped]
+    return rows, [{"file": shown_path(s.path.name), "reason": s.reason} for s in skipped]
 
 
 def portfolio_and_skipped(

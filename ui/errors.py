@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from pe_eval_core.errors import InputNotFoundError, PeEvalError
+from pe_eval_core.redact import redact
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~$-])")
 
@@ -34,11 +35,12 @@ def md_code(text: object) -> str:
 
 
 def error_markdown(err: PeEvalError, fix: str | None = None) -> str:
-    """The markdown body of the error box: what happened, why, and what to do."""
+    """The markdown body of the error box: what happened, why, and what to do (redacted: an
+    error may quote a URL with its credentials)."""
     return (
-        f"**{md_escape(err.message)}**\n\n"
-        f"**Diagnosis:** {md_escape(err.diagnosis)}\n\n"
-        f"**Fix:** {md_escape(fix or err.fix)}"
+        f"**{md_escape(redact(err.message))}**\n\n"
+        f"**Diagnosis:** {md_escape(redact(err.diagnosis))}\n\n"
+        f"**Fix:** {md_escape(redact(fix or err.fix))}"
     )
 
 

@@ -22,6 +22,15 @@ DEFAULT_DATA_DIR = "finance_output"
 DEFAULT_SCENARIOS = ".mimic/exports/mimic-scenarios.json"
 
 
+class Access:
+    """The login (``ui.access``): the visitor's role, and the form's widgets."""
+
+    ROLE = "access.role"  # "operator" | "member", set by a successful login
+    FORM = "access.form"
+    SECRET = "access.secret"  # the password field (cleared on submit)
+    LOGOUT = "access.logout"
+
+
 class Sidebar:
     """Shared sidebar inputs, rendered by app.py on every page.
 

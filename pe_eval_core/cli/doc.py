@@ -26,7 +26,7 @@ from pe_eval_core.cli.memo import (
 )
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.memo.verdict import Verdict, VerdictThresholds, verdict_lines
-from pe_eval_core.terminal import term
+from pe_eval_core.terminal import term, term_json
 from pe_eval_core.wording import DIMENSIONS, count_of
 
 FINDINGS_SHOWN = 5
@@ -163,7 +163,7 @@ def grade_folder(
     from pe_eval_core.errors import PeEvalError
 
     for path, why in skipped_documents(folder):  # named, never fatal
-        print(f"skipped {term(path.name)}: {why}", file=sys.stderr)
+        print(f"skipped {term(path.name)}: {term(why)}", file=sys.stderr)
     rows: list[Graded | dict[str, Any]] = []
     errors = 0
     for kind, path in find_documents(folder):
@@ -213,7 +213,9 @@ def handle(args: argparse.Namespace) -> int:
             f"{errors:,} could not be graded."
         )
         if args.json:
-            print(json.dumps({"documents": folder_json(rows), "summary": line}, indent=2))
+            print(
+                term_json(json.dumps({"documents": folder_json(rows), "summary": line}, indent=2))
+            )
         else:
             print_folder_rows(rows)
             print(line)
@@ -222,7 +224,7 @@ def handle(args: argparse.Namespace) -> int:
         return ExitCode.BELOW_THRESHOLD if n_fail else ExitCode.OK
     graded_one = grade_one(args, args.path, args.kind, thresholds)
     if args.json:
-        print(json.dumps(graded_one.out, indent=2, default=str))
+        print(term_json(json.dumps(graded_one.out, indent=2, default=str)))
     else:
         _print(graded_one)
     sys.stdout.flush()

@@ -24,7 +24,7 @@ from pe_eval_core.history.compare import (
 from pe_eval_core.history.gate import GateRequest, GateVerdict, evaluate_gate
 from pe_eval_core.history.records import RunFilters, RunKind, RunRecord, RunSummary
 from pe_eval_core.history.store import RunStore
-from pe_eval_core.terminal import term
+from pe_eval_core.terminal import term, term_json
 from pe_eval_core.thresholds import MEMO_BOUNDS, check_fraction, parse_thresholds
 from pe_eval_core.wording import fmt_pct
 
@@ -215,12 +215,12 @@ def _list(args: argparse.Namespace) -> int:
     runs = store.list_runs(filters, limit=args.limit)
     _warn_skipped(store)
     if args.json:
-        print(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
+        print(term_json(json.dumps([r.model_dump(mode="json") for r in runs], indent=2)))
         return ExitCode.OK
     if not runs:
         print(f"no runs recorded in {term(store.location)}")
         return ExitCode.OK
-    print(format_runs_table(runs))
+    print(term(format_runs_table(runs)))
     total = store.count_runs(filters)
     if total > len(runs):
         print(f"({len(runs)} of {total} runs shown; use --limit)")
@@ -266,7 +266,7 @@ def _show(args: argparse.Namespace) -> int:
     record = store.get_run(args.run)
     _warn_skipped(store)
     if args.json:
-        print(record.model_dump_json(indent=2))
+        print(term_json(record.model_dump_json(indent=2)))
         return ExitCode.OK
     for line in show_lines(record, pinned=store.pinned_baseline(record.summary.kind)):
         print(term(line))
@@ -335,7 +335,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         data = comparison_to_dict(cmp)
         data["infra_errors"] = infra
-        print(json.dumps(data, indent=2))
+        print(term_json(json.dumps(data, indent=2)))
     else:
         for note in infra:
             print(term(f"note: {note}"))
@@ -408,7 +408,7 @@ def _gate(args: argparse.Namespace) -> int:
         data = result.model_dump(mode="json")
         data["verdict"] = result.verdict.value
         data["exit_code"] = int(code)
-        print(json.dumps(data, indent=2))
+        print(term_json(json.dumps(data, indent=2)))
     else:
         sys.stdout.write(term(result.render_text(flag_for, cannot_note=f"(exit {int(code)})")))
     return code

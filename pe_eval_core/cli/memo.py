@@ -16,9 +16,10 @@ from pathlib import Path
 from pe_eval_core.cli import ExitCode, Subparsers, add_jobs
 from pe_eval_core.cli.store_options import add_store_options, store_target
 from pe_eval_core.errors import UsageError
+from pe_eval_core.files import shown_path
 from pe_eval_core.memo.explain import lowest_dimension, score_lines
 from pe_eval_core.memo.outputs import write_outputs
-from pe_eval_core.memo.pairs import resolve_pair, scan_memo_pairs
+from pe_eval_core.memo.pairs import allowed_roots_from_env, resolve_pair, scan_memo_pairs
 from pe_eval_core.memo.result import MemoEvaluation
 from pe_eval_core.memo.verdict import (
     NOT_COUNTED,
@@ -27,7 +28,7 @@ from pe_eval_core.memo.verdict import (
     memo_verdict,
     verdict_lines,
 )
-from pe_eval_core.terminal import term
+from pe_eval_core.terminal import term, term_json
 from pe_eval_core.thresholds import MEMO_MINIMUMS, check_fraction, parse_thresholds
 from pe_eval_core.wording import DIMENSIONS, count_of
 
@@ -112,18 +113,20 @@ def _list(args: argparse.Namespace) -> int:
         print(f"skipped {term(s.path.name)}: {term(s.reason)}", file=sys.stderr)
     if args.json:
         print(
-            json.dumps(
-                [
-                    {
-                        "portco_id": p.portco_id,
-                        "audience": p.audience,
-                        "memo_path": str(p.memo_path),
-                        "source_path": str(p.source_path),
-                        "source_exists": p.source_exists,
-                    }
-                    for p in pairs
-                ],
-                indent=2,
+            term_json(
+                json.dumps(
+                    [
+                        {
+                            "portco_id": p.portco_id,
+                            "audience": p.audience,
+                            "memo_path": str(p.memo_path),
+                            "source_path": str(p.source_path),
+                            "source_exists": p.source_exists,
+                        }
+                        for p in pairs
+                    ],
+                    indent=2,
+                )
             )
         )
         return ExitCode.OK
@@ -133,7 +136,7 @@ def _list(args: argparse.Namespace) -> int:
     print(f"Memo/source pairs in {args.data_dir}:")
     for p in pairs:
         missing = "" if p.source_exists else "   (source missing)"
-        print(f"  {p.portco_id:<24} {p.audience:<10} {term(p.memo_path.name)}{missing}")
+        print(term(f"  {p.portco_id:<24} {p.audience:<10} {p.memo_path.name}{missing}"))
     return ExitCode.OK
 
 
@@ -159,24 +162,11 @@ def _print_findings(ev: MemoEvaluation) -> None:
 
 
 def source_named_by_memo(memo_path: Path) -> Path:
-    """The OpportunityMap a memo says it was drawn from (``source_opportunity_map``).
+    """The OpportunityMap a memo says it was drawn from (``source_opportunity_map``), confined
+    to the memo's folder and ``$PE_EVAL_ALLOWED_ROOTS`` (``memo.pairs.named_source``)."""
+    from pe_eval_core.memo.pairs import named_source
 
-    A relative path is looked up beside the memo first (where the explainer writes both),
-    then from the working directory.
-    """
-    from pe_eval_core.memo.loading import load_memo
-
-    named = load_memo(memo_path).source_opportunity_map
-    if not named:
-        raise UsageError(
-            f"{memo_path} names no source_opportunity_map, so --source is needed",
-            fix="Name the source file (the dx_report_<portco>.json the memo was drawn from).",
-            input="source",
-        )
-    candidate = Path(named)
-    if not candidate.is_absolute() and (memo_path.parent / candidate).is_file():
-        return memo_path.parent / candidate
-    return candidate
+    return named_source(memo_path, allowed_roots_from_env())
 
 
 def _print_text(ev: MemoEvaluation, html_path: Path, verdict: Verdict, run_id: int | None) -> None:
@@ -241,7 +231,7 @@ def handle(args: argparse.Namespace) -> int:
         out["threshold_failures"] = verdict.failures
         out["verdict"] = verdict.summary(ev).model_dump()
         out["history_run_id"] = run_id
-        print(json.dumps(out, indent=2))
+        print(term_json(json.dumps(out, indent=2)))
     else:
         _print_text(ev, html_path, verdict, run_id)
     return exit_code(verdict)
@@ -308,9 +298,9 @@ def _grade_all(args: argparse.Namespace, fail_under: dict[str, float], max_h: fl
     n_error += doc_errors
     n_fail += doc_fail
     if args.json:
-        skips = [{"path": str(s.path), "reason": s.reason} for s in skipped]
+        skips = [{"path": shown_path(s.path), "reason": s.reason} for s in skipped]
         out = {"memos": rows, "documents": documents, "skipped": skips, "summary": line}
-        print(json.dumps(out, indent=2))
+        print(term_json(json.dumps(out, indent=2)))
     else:
         print(line)
     if n_error:

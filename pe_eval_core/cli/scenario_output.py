@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pe_eval_core.errors import PeEvalError
-from pe_eval_core.files import atomic_write_text
+from pe_eval_core.files import utf8
 from pe_eval_core.rates import tally_text
 from pe_eval_core.scenarios.agent.loop import McpToolbox
 from pe_eval_core.scenarios.agent.protocol import Target
@@ -27,6 +27,7 @@ from pe_eval_core.scenarios.run.costs import (
 from pe_eval_core.scenarios.run.manifest import build_manifest
 from pe_eval_core.scenarios.run.notices import toolbox_notices
 from pe_eval_core.scenarios.run.report import run_to_csv, run_to_json, run_to_junit_xml
+from pe_eval_core.scenarios.run.report_set import write_report_set
 from pe_eval_core.scenarios.scoring.judge import Judge
 from pe_eval_core.terminal import term
 
@@ -152,12 +153,14 @@ def rate_line(run: ScenarioRun) -> str:
 
 
 def write_reports(run: ScenarioRun, markdown: str, out: Path) -> None:
-    """The reports and the responses (copied from where the run saved them) into ``out``."""
+    """The reports and the responses (copied from where the run saved them) into ``out``, as
+    one unit with its manifest (``run.report_set``): a kill never leaves two runs mixed."""
+    files: dict[str, bytes] = {}
     if run.responses_path is not None:
-        copy = out / OUT_FILES["responses"]
-        atomic_write_text(copy, Path(run.responses_path).read_text(encoding="utf-8"))
-        run.responses_path = str(copy.resolve())
-    atomic_write_text(out / OUT_FILES["markdown"], markdown)
-    atomic_write_text(out / OUT_FILES["json"], run_to_json(run))
-    atomic_write_text(out / OUT_FILES["csv"], run_to_csv(run))
-    atomic_write_text(out / OUT_FILES["junit"], run_to_junit_xml(run))
+        files[OUT_FILES["responses"]] = Path(run.responses_path).read_bytes()
+        run.responses_path = str((out / OUT_FILES["responses"]).resolve())
+    files[OUT_FILES["markdown"]] = utf8(markdown)
+    files[OUT_FILES["json"]] = utf8(run_to_json(run))
+    files[OUT_FILES["csv"]] = utf8(run_to_csv(run))
+    files[OUT_FILES["junit"]] = utf8(run_to_junit_xml(run))
+    write_report_set(out, files, run.run_id)

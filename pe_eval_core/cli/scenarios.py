@@ -26,6 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pe_eval_core.cli import plain_doc
+from pe_eval_core.cli.agent_options import (
+    add_agent_header,
+    add_tool_safety,
+    agent_headers,
+    mcp_config,
+)
 from pe_eval_core.cli.scenario_output import (
     OUT_FILES,
     cost_line,
@@ -41,7 +47,7 @@ from pe_eval_core.errors import PeEvalError
 from pe_eval_core.files import sha256_file
 from pe_eval_core.history.recording import record_or_warn
 from pe_eval_core.scenarios.agent.loop import McpToolbox
-from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE, load_mcp_config, with_overrides
+from pe_eval_core.scenarios.agent.mcp_config import MCP_CONFIG_FILE
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.agent.targets import DEFAULT_SKILL
 from pe_eval_core.scenarios.llm.batches import MessageBatcher
@@ -52,6 +58,7 @@ from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.cost_guard import LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.scenarios.run.costs import CostEstimate
 from pe_eval_core.scenarios.run.report import render_markdown_report
+from pe_eval_core.scenarios.run.report_set import MANIFEST
 from pe_eval_core.scenarios.run.runner import (
     count_paid_calls_sync,
     infrastructure_error,
@@ -109,6 +116,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "as_of in the Mimic project's mimic.json, else none)",
     )
     run.add_argument("--agent-url", help="http target: the agent's POST endpoint")
+    add_agent_header(run)
     run.add_argument(
         "--model", help="anthropic target model (default $PE_EVAL_MODEL or claude-sonnet-5-5)"
     )
@@ -189,8 +197,10 @@ def _agent_flags(run: argparse.ArgumentParser) -> None:
     agent.add_argument(
         "--allow-writes",
         action="store_true",
-        help="let the agent run write tools (default: read-only, a write attempt fails)",
+        help="turn the tool allow-list off: every tool runs, writes too (default: only "
+        "Mimic's read tools and --allow-tool names run; anything else is refused and fails)",
     )
+    add_tool_safety(agent)
     agent.add_argument(
         "--max-cost",
         type=float,
@@ -322,6 +332,7 @@ def run_options_of(args: argparse.Namespace) -> RunOptions:
         max_cost_usd=given.get("max_cost"),
         batch=given.get("batch") or None,
         as_of=given.get("as_of"),
+        allow_tools=given.get("allow_tool") or None,
     )
 
 
@@ -396,7 +407,7 @@ def handle_run(args: argparse.Namespace) -> int:
     report = render_markdown_report(run)
     if args.out is not None:
         write_reports(run, report, args.out)
-        note(f"Reports written to {args.out}/ ({', '.join(OUT_FILES.values())}).")
+        note(f"Reports written to {args.out}/ ({', '.join([*OUT_FILES.values(), MANIFEST])}).")
     else:
         note(f"Responses saved to {run.responses_path} (re-score with `scenarios score`).")
     run_id = record_or_warn(run, origin="cli", db=store_target(args))
@@ -441,7 +452,7 @@ def _toolbox(args: argparse.Namespace, options: RunOptions) -> McpToolbox | None
     """The anthropic target's MCP servers (``--mcp-config``/``.mcp.json`` + ``--mcp-server``)."""
     if args.target != "anthropic":
         return None
-    return make_toolbox(with_overrides(load_mcp_config(args.mcp_config), args.mcp_server), options)
+    return make_toolbox(mcp_config(args), options)
 
 
 def _target(args: argparse.Namespace, options: RunOptions | None = None) -> Target:
@@ -456,6 +467,7 @@ def _target(args: argparse.Namespace, options: RunOptions | None = None) -> Targ
         agent_url=given.get("agent_url"),
         toolbox=_toolbox(args, options),
         options=options,
+        agent_headers=agent_headers(given.get("agent_header") or []),
     )
 
 

@@ -26,7 +26,8 @@ from sqlalchemy.pool import NullPool
 
 from pe_eval_core.db.schema import migrate
 from pe_eval_core.errors import HistoryError, HistoryLockedError, PeEvalError
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
+from pe_eval_core.redact import redact, register_secret
 
 DB_FILENAME = "history.sqlite"
 DATABASE_URL_ENV = "PE_EVAL_DATABASE_URL"
@@ -37,7 +38,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def default_db_path() -> Path:
     """``$PE_EVAL_HOME/history.sqlite`` if set, else ``./.pe_eval/history.sqlite``."""
-    return pe_eval_home() / DB_FILENAME
+    return home_path(DB_FILENAME)
 
 
 def lock_timeout_s() -> float:
@@ -82,7 +83,7 @@ def database_url(target: str | os.PathLike[str] | None = None) -> URL:
         url = make_url(raw)
     except (ArgumentError, ValueError) as exc:
         raise HistoryError(
-            f"{_redacted(raw)!r} is not a database URL ({exc})",
+            f"{_redacted(raw)!r} is not a database URL ({redact(str(exc))})",
             fix="Give postgresql://USER:PASSWORD@HOST:PORT/DATABASE, sqlite:///PATH, or a file "
             "path.",
         ) from None
@@ -112,19 +113,46 @@ def _engine(url: URL, timeout: float) -> Engine:
     if engine is None:
         engine = _sqlite_engine(url, timeout) if url.get_backend_name() == "sqlite" else None
         if engine is None:
-            ms = int(timeout * 1000)
-            engine = create_engine(
-                url,
-                connect_args={
-                    "connect_timeout": max(1, round(timeout)),
-                    "options": f"-c lock_timeout={ms}",
-                },
-                pool_pre_ping=True,
-                pool_size=2,  # a CLI command needs one; a dashboard a few
-                max_overflow=6,
-            )
+            engine = _server_engine(url, timeout)
         _ENGINES[key] = engine
     return engine
+
+
+WRITE_LOCK_KEY = 0x70655F6576616C  # "pe_eval": the one advisory lock of pe-eval's writers
+"""On PostgreSQL every write transaction holds this transaction-level advisory lock: shared
+for recording, deleting and pinning (they may run side by side), exclusive for ``gc``. So a
+``gc`` never runs while a recorder has found a blob it means to reuse but not yet committed
+the run that references it (in one race 25 of 30 runs lost their verdict details), and a
+recorder waits for a ``gc`` under way. The wait is bounded by ``lock_timeout``, as any lock's
+(then ``HistoryLockedError``). SQLite gets the same order from ``BEGIN IMMEDIATE``."""
+
+
+def _server_engine(url: URL, timeout: float) -> Engine:
+    ms = int(timeout * 1000)
+    engine = create_engine(
+        url,
+        connect_args={
+            "connect_timeout": max(1, round(timeout)),
+            "options": f"-c lock_timeout={ms}",
+        },
+        pool_pre_ping=True,
+        pool_size=2,  # a CLI command needs one; a dashboard a few
+        max_overflow=6,
+    )
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("pe_write")
+        if mode == EXCLUSIVE:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+        elif mode:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})")
+
+    return engine
+
+
+EXCLUSIVE = "exclusive"
+"""``pe_write`` of a write that must run alone (``gc``)."""
 
 
 def _sqlite_engine(url: URL, timeout: float) -> Engine:
@@ -207,6 +235,7 @@ class Database:
         lock_timeout: float | None = None,
     ):
         self.url = database_url(target)
+        register_secret(self.url.password)  # a driver error may quote the connection string
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.path: Path | None = Path(self.url.database or "") if self.is_sqlite else None
         """The SQLite file, or None for a server database."""
@@ -238,6 +267,7 @@ class Database:
     def _typed(self, exc: BaseException) -> HistoryError:
         orig = exc.orig if isinstance(exc, DBAPIError) else exc
         detail = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+        detail = redact(detail)
         if self.is_sqlite and "locked" in detail:
             holders = _holders(self.path) if self.path else []
             held = f"; held by {', '.join(holders)}" if holders else ""
@@ -276,11 +306,13 @@ class Database:
                 yield conn
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One write transaction (on SQLite it takes the write lock up front)."""
+    def write(self, *, exclusive: bool = False) -> Iterator[Connection]:
+        """One write transaction: on SQLite it takes the write lock up front; on PostgreSQL the
+        writers' advisory lock, shared, or ``exclusive`` for a write that must run alone."""
         with self.errors():
             engine = self.engine()
-            with engine.execution_options(pe_write=True).begin() as conn:
+            mode = EXCLUSIVE if exclusive else True
+            with engine.execution_options(pe_write=mode).begin() as conn:
                 yield conn
 
 

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from pe_eval_core.numbers import NumberMention, extract_numbers
+from pe_eval_core.text_norm import moved, normalize
 
 NOUNS: dict[str, tuple[tuple[str, str, str], ...]] = {
     # noun: ((family or "*", population, op), ...)
@@ -166,9 +167,12 @@ def _classify(text: str, n: NumberMention, parameters: list[tuple[int, int]]) ->
 
 def stated_figures(text: str) -> list[Stated]:
     """Every number of an answer, classified (dates and glued labels like ``FY26`` are no
-    numbers: the reader skips them)."""
-    parameters = [m.span() for m in _PARAMETER_SPANS.finditer(text)]
-    return [_classify(text, n, parameters) for n in extract_numbers(text)]
+    numbers: the reader skips them); read as a reader sees it (``text_norm.normalize``),
+    spans as written."""
+    norm = normalize(text)
+    read = norm.text
+    parameters = [m.span() for m in _PARAMETER_SPANS.finditer(read)]
+    return [moved(_classify(read, n, parameters), norm) for n in extract_numbers(read)]
 
 
 def ops_in(clause: str) -> set[str]:

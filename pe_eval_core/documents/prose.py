@@ -25,6 +25,7 @@ import unicodedata
 
 from pe_eval_core.grading.roles import DEFAULT_CUES, Cue, Role, claim_of
 from pe_eval_core.numbers import Figure, FigureKind, extract_figures
+from pe_eval_core.text_norm import moved, normalize
 
 DOCUMENT_CUES: tuple[Cue, ...] = (
     *DEFAULT_CUES,
@@ -91,7 +92,15 @@ def figure_claim(fig: Figure, text: str) -> Role:
 
 def prose_figures(text: str) -> list[tuple[Figure, Role]]:
     """Every figure of a prose field with the role its wording gives, in text order; a
-    phrasing read by both readers is kept once (the more specific reading)."""
+    phrasing read by both readers is kept once (the more specific reading). Read as a reader
+    sees it (``text_norm.normalize``: hidden and look-alike characters), spans as written."""
+    norm = normalize(text)
+    if not norm.changed:
+        return _prose_figures(text)
+    return [(moved(f, norm), role) for f, role in _prose_figures(norm.text)]
+
+
+def _prose_figures(text: str) -> list[tuple[Figure, Role]]:
     extra = _extra_figures(text)
     taken = [(f.start, f.end) for f, _ in extra]
     out: list[tuple[Figure, Role]] = list(extra)

@@ -33,6 +33,7 @@ from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, D
 from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.limits import check_file_size
 from pe_eval_core.numbers import NumberMention, extract_numbers
+from pe_eval_core.text_norm import moved, normalize
 
 _HITS = re.compile(r"(?P<n>\d+)\s+severity-language\s+hits")
 _ITEM_REF = re.compile(r"(?i)\bitems?\s+\d{1,2}[A-C]?\b|\b\d{1,2}-[KQ]\b|\bS-\d\b")
@@ -58,9 +59,13 @@ def _filing_path(path: Path, data: dict[str, Any], given: Path | None) -> Path:
 
 
 def _figures(text: str) -> list[NumberMention]:
-    """The figures of an excerpt or rationale (item and form references are not figures)."""
-    refs = [(m.start(), m.end()) for m in _ITEM_REF.finditer(text)]
-    return [n for n in extract_numbers(text) if not any(s <= n.start < e for s, e in refs)]
+    """The figures of an excerpt or rationale (item and form references are not figures),
+    read as a reader sees them (``text_norm.normalize``), spans as written."""
+    norm = normalize(text)
+    read = norm.text
+    refs = [(m.start(), m.end()) for m in _ITEM_REF.finditer(read)]
+    found = [n for n in extract_numbers(read) if not any(s <= n.start < e for s, e in refs)]
+    return [moved(n, norm) for n in found]
 
 
 def _stated_in(n: NumberMention, mentions: list[NumberMention]) -> bool:
@@ -79,7 +84,7 @@ class _Grader:
         self.filing = filing
         self.name = filing_name
         self.led = Ledger()
-        self.mentions = extract_numbers(filing.text)
+        self.mentions = extract_numbers(normalize(filing.text).text)  # values only
         self.squashed = {(i, k): squash(p) for i, k, p in filing.addresses()}
         self.whole = squash(filing.text)
         self.located: dict[str, tuple[str, int] | None] = {}

@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from pe_eval_core import rates
 from pe_eval_core.files import sha256_file
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.wording import DIMENSIONS, target_words
 
 if TYPE_CHECKING:
@@ -125,6 +126,10 @@ class RunSummary(BaseModel):
     scores: dict[str, Any] = Field(default_factory=dict)
     """The run's full scores/totals as recorded (memo: ``scores`` and ``totals``)."""
 
+    # Read back through the redaction choke point: a run recorded before credentials were
+    # redacted (an agent URL with ``user:password@``, a token query) never shows them.
+    _redact = field_validator("target", "note", "scenarios_path", "model")(redact)
+
     @property
     def subject(self) -> str:
         """A short label: ``MortgageCo/board`` or ``mimic-scenarios.json @ target``."""
@@ -193,6 +198,9 @@ class ScenarioResultRow(BaseModel):
     error: str | None = None
     response: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+
+    _redact = field_validator("error", "response")(redact)
+    _redact_detail = field_validator("detail")(redact_data)
 
 
 @dataclass(slots=True)

@@ -255,7 +255,7 @@ class RunStore:
     def gc(self) -> GcResult:
         """Remove the blobs no run references (and the dictionaries no blob uses); on SQLite
         the file then shrinks (VACUUM)."""
-        with self._write() as conn:
+        with self.db.write(exclusive=True) as conn:  # never beside a recorder (db/engine.py)
             removed, size = delete_unreferenced(conn)
         if self.is_sqlite and removed:
             with self.db.errors():  # outside any transaction, on the driver's connection

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GRADER_VERSION = "2.1.0"
+GRADER_VERSION = "2.2.0"
 """Bumped whenever a change could move a score on unchanged inputs. 2.0.0 (issue 19): figures
 matched by role, ``wrong_quantity`` and ``empty_placeholder`` findings, durations and plan
 parameters are not figures, cohort pieces are segment values. 2.1.0 (held-out corpus): table
 cells read with their labels, labelled counts, decision-column lists by vocabulary, run-rates
 of their own period only, signed derivations, more licensed shares, bounds, portfolio
-sentences, ``header_mismatch``."""
+sentences, ``header_mismatch``. 2.2.0 (issue 23): prose read normalised (hidden and look-alike
+characters, HTML references), ``unreadable_figure``; clean prose grades as in 2.1.0."""
 
 
 class TemplateConstant(BaseModel):

@@ -18,6 +18,7 @@ from pe_eval_core.numbers import (
     extract_figures,
     extract_labelled_figures,
     extract_word_figures,
+    scan_figures,
 )
 
 _DIGIT = re.compile(r"\d")
@@ -26,7 +27,9 @@ _DIGIT = re.compile(r"\d")
 def read_figures(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
     """Every figure of a prose block, with the roles its wording licenses: digits, words,
     labelled fields (``Loans: 6,742``), and markdown table cells read with their labels
-    (``memo.tables``); minus the parameters of a plan the memo proposes."""
+    (``memo.tables``); minus the parameters of a plan the memo proposes. A figure too long
+    for a float is kept with its infinite value (``memo.reading`` sets it apart as
+    unreadable, wherever it stood, a table cell included)."""
     figures = _read(text, count_nouns)
     cells = table_cells(text)
     if cells:
@@ -38,7 +41,9 @@ def _read(text: str, count_nouns: tuple[str, ...]) -> list[Figure]:
     extra = extract_word_figures(text)
     figures: list[Figure] = []
     if _DIGIT.search(text) is not None:
-        figures = extract_figures(text, count_nouns)
+        figures, unreadable = scan_figures(text, count_nouns)
+        if unreadable:
+            figures = sorted([*figures, *unreadable], key=lambda f: f.start)
         extra += extract_labelled_figures(text, count_nouns)
     return with_context(text, without_plan_parameters(text, merge_figures(figures, extra)))
 

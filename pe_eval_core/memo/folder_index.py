@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pe_eval_core.errors import MalformedJSONError, PeEvalError
-from pe_eval_core.files import parse_json_text
+from pe_eval_core.files import parse_json_text, read_bytes, shown_path
 from pe_eval_core.limits import check_file_size
 
 MEMO_GLOB = "explain_*.json"
@@ -91,9 +91,10 @@ class FolderIndex:
 
     def digest(self) -> str:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
-        h = hashlib.sha256(str(self.folder.resolve()).encode())
+        h = hashlib.sha256(str(self.folder.resolve()).encode("utf-8", "surrogateescape"))
         for s in self.files:
-            h.update(f"\0{s.name}\0{s.size}\0{s.mtime_ns}\0{int(s.is_file)}".encode())
+            line = f"\0{s.name}\0{s.size}\0{s.mtime_ns}\0{int(s.is_file)}"
+            h.update(line.encode("utf-8", "surrogateescape"))  # a name that is not UTF-8
         return h.hexdigest()
 
     def memo_names(self) -> list[str]:
@@ -140,7 +141,12 @@ class FolderIndex:
         """
         got = self._entries.get(name)
         if got is None:
-            if not self._resolve(name).is_relative_to(self.folder.resolve()):
+            from pe_eval_core.memo.pairs import name_problem
+
+            problem = name_problem(name)
+            if problem is not None:  # never read: it cannot be named in any output
+                got = MemoEntry(path=self.folder / name, error=problem)
+            elif not self._resolve(name).is_relative_to(self.folder.resolve()):
                 got = MemoEntry(path=self.folder / name, error=OUTSIDE_FOLDER)
             else:
                 got = _read_entry(self.folder / name)
@@ -167,7 +173,7 @@ class FolderIndex:
             e = self.entry(name)
             if e.error is not None:
                 if by_name:
-                    out.append(SiblingHeadline(path=str(path), error=e.error))
+                    out.append(SiblingHeadline(path=shown_path(path), error=e.error))
                 continue
             if not by_name and not (e.literal and e.portco_id == portco_id):
                 continue
@@ -206,9 +212,9 @@ def _read_entry(path: Path) -> MemoEntry:
     except PeEvalError as exc:
         return MemoEntry(path=path, error=error_reason(exc))
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return MemoEntry(path=path, error=f"unreadable ({type(exc).__name__})")
+        raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+    except PeEvalError as exc:
+        return MemoEntry(path=path, error=f"unreadable ({exc.message.rpartition(': ')[2]})")
     try:
         try:
             text = raw.decode("utf-8-sig")

@@ -30,19 +30,15 @@ from pe_eval_core.memo.consistency import (
     consistency_score,
     header_findings,
 )
-from pe_eval_core.memo.context import (
-    _inside,
-    _outside_names,
-    _Spans,
-    read_figures,
-    template_regex,
-)
+from pe_eval_core.memo.context import _inside, template_regex
 from pe_eval_core.memo.folder_index import FolderIndex
 from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
+from pe_eval_core.memo.pairs import named_portco
 from pe_eval_core.memo.placeholders import find_placeholders
 from pe_eval_core.memo.plain_names import PlainNames, refers_to_others
-from pe_eval_core.memo.prose_names import EntityMention, bold_count, extract_entities
+from pe_eval_core.memo.prose_names import EntityMention, bold_count
+from pe_eval_core.memo.reading import ProseReader, Reading, written
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -58,6 +54,7 @@ from pe_eval_core.memo.tally import (
     _case_mismatch,
     _dropped,
     _duplicate,
+    _file_name_mismatch,
     _OppTally,
     _phantom,
     _placeholder,
@@ -65,6 +62,7 @@ from pe_eval_core.memo.tally import (
     _row,
     _scores,
     _totals,
+    _unreadable_figure,
 )
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, Figure
 from pe_eval_core.wording import fmt_number
@@ -73,8 +71,8 @@ _COUNT_START = frozenset("0123456789-+\u2212")
 _MARK_STATUS = {"grounded": "grounded", "misattributed": "misattributed", "derived": "derived"}
 """A figure's mark status by match status (a sign mismatch is ungrounded)."""
 
-_Parsed = tuple[list[Figure], list[EntityMention], _Spans | None, list[EntityMention]]
-"""A block's figures, entity mentions and template spans (None: not looked for)."""
+_Parsed = Reading
+"""A block as read (``memo.reading``): figures, mentions, template spans, names, unreadable."""
 _Lookup = tuple[str, SourceEntity | None]
 _Verdicts = tuple[list[FigureMatch | str], list[_Lookup]]
 """Per figure its match, or the template phrase exempting it; per mention its lookup."""
@@ -101,6 +99,12 @@ class _Run:
     where: str = ""
     """The memo's path, for a limit error."""
     _max_findings: int = field(default_factory=limits.FINDINGS.value)
+    reader: ProseReader = field(init=False)
+    """The one reading of prose (normalised, spans as written): ``memo.reading``."""
+
+    def __post_init__(self) -> None:
+        markers = self.config.section_markers
+        self.reader = ProseReader(self.count_nouns, tuple(markers), self.templates, self.plain)
 
     def grade_block(self, opp_id: str, own: int | None, name: str, text: str, t: _OppTally) -> None:
         """Grade one prose block: parse it, match what it cites, tally the verdicts."""
@@ -110,19 +114,21 @@ class _Run:
         t.has_prose = True
         parsed = self._take_parse(text)
         matches, lookups = self._verdicts(parsed, own)
-        figures, mentions, exempt, _ = parsed
+        figures, mentions, exempt, _, unreadable = parsed
         for fig, found in zip(figures, matches, strict=True):
             if isinstance(found, str):  # inside a template constant
                 self._exempt(opp_id, name, fig, found, t)
             else:
-                self._figure(opp_id, own, name, fig, t, found)
+                self._figure(opp_id, own, name, fig, t, found, written(text, fig))
+        for fig in unreadable:
+            self._unreadable(opp_id, name, fig, t)
         for mention, lookup in zip(mentions, lookups, strict=True):
             count = self._count_label(mention, lookup)
             if count is None:
                 self._entity(opp_id, name, mention, lookup, t)
                 continue
             if exempt is None:
-                exempt = self._exempt_spans(text)
+                exempt = self.reader.exempt_spans(text)
             reason = _inside(exempt, count.start, count.end)
             if reason is not None:
                 self._exempt(opp_id, name, count, reason, t)
@@ -146,7 +152,7 @@ class _Run:
         """Names in plain prose (``PlainNames``): checked, not counted. One that is not the
         opportunity's own (another opportunity's value, or no opportunity's) is tallied as an
         entity with its finding; a correct one adds nothing."""
-        figures, mentions, _, names = parsed
+        figures, mentions, _, names, _ = parsed
         if not names:
             return
         taken = [(m.start, m.end) for m in mentions] + [(f.start, f.end) for f in figures]
@@ -184,25 +190,17 @@ class _Run:
         return bold_count(mention) if mention.text[:1] in _COUNT_START else None
 
     def _parse(self, text: str) -> _Parsed:
-        """A block's figures, entity mentions and template spans (None: not looked for, as
-        there is no figure), remembered by text: producers repeat whole blocks (section
-        templates), and all three depend on nothing but the text and the configuration."""
-        figures = read_figures(text, self.count_nouns)
-        names = self.plain.mentions(text) if self.plain is not None else []
-        if figures and names:
-            figures = _outside_names(figures, names)
-        mentions = extract_entities(text, figures, self.config.section_markers)
-        if figures and mentions:  # a figure inside a cohort label is a segment value
-            figures = _outside_cohorts(figures, mentions)
-        exempt = self._exempt_spans(text) if figures else None
-        parsed = (figures, mentions, exempt, names)
+        """A block as read (``ProseReader.read``), remembered by text: producers repeat whole
+        blocks (section templates), and its reading depends on nothing but the text and the
+        configuration."""
+        parsed = self.reader.read(text)
         self._parsed[text] = parsed
         return parsed
 
     def _verdicts(self, parsed: _Parsed, own: int | None) -> _Verdicts:
         """A parsed block's figure matches (the template phrase for a figure inside a
         template constant) and entity lookups, in order, for opportunity ``own``'s prose."""
-        figures, mentions, exempt, _ = parsed
+        figures, mentions, exempt, _, _ = parsed
         match, config = self.numbers.match, self.config
         matches: list[FigureMatch | str] = []
         for f in figures:
@@ -220,8 +218,8 @@ class _Run:
         cited = 0  # figures and entities over every block, repeats included
         for text, n in uses.items():
             if text not in self._parsed and text.strip():
-                figures, mentions, _, _ = self._parse(text)
-                cited += n * (len(figures) + len(mentions))
+                figures, mentions, _, _, unreadable = self._parse(text)
+                cited += n * (len(figures) + len(mentions) + len(unreadable))
                 exceeded(
                     limits.FIGURES,
                     where=self.where,
@@ -229,11 +227,6 @@ class _Run:
                     got=cited,
                     input="memo",
                 )
-
-    def _exempt_spans(self, text: str) -> _Spans:
-        if self.templates is None:
-            return []
-        return [(m.start(), m.end(), m.group()) for m in self.templates.finditer(text)]
 
     def _exempt(self, opp_id: str, name: str, fig: Figure, phrase: str, t: _OppTally) -> None:
         self.marks.append(
@@ -261,8 +254,10 @@ class _Run:
         fig: Figure,
         t: _OppTally,
         match: FigureMatch | None = None,
+        as_written: str | None = None,
     ) -> None:
-        """Tally one counted figure: its mark, and a finding unless it is grounded."""
+        """Tally one counted figure: its mark, and a finding unless it is grounded (saying how
+        it is written when hidden or look-alike characters disguise it: ``as_written``)."""
         t.figures_total += 1
         if match is None:
             match = self.numbers.match(fig, own, self.config)
@@ -286,7 +281,20 @@ class _Run:
             )
         )
         if status != "grounded" and (status != "derived" or strict):
-            self._finding(t, self._figure_finding(opp_id, name, fig, match))
+            finding = self._figure_finding(opp_id, name, fig, match)
+            if as_written is not None:
+                note = f" It is written '{as_written}' (disguised characters), read as {fig.raw}."
+                finding = finding.model_copy(update={"message": finding.message + note})
+            self._finding(t, finding)
+
+    def _unreadable(self, opp_id: str, name: str, fig: Figure, t: _OppTally) -> None:
+        """A figure too long for any value: counted, not cited, marked and named."""
+        t.figures_total += 1
+        kind = fig.kind.value
+        self.marks.append(
+            Mark(opp_id, name, fig.start, fig.end, fig.raw, "figure", "ungrounded", kind)
+        )
+        self._finding(t, _unreadable_figure(opp_id, name, fig))
 
     def _figure_finding(self, opp_id: str, name: str, fig: Figure, match: FigureMatch) -> Finding:
         """Why a figure is not grounded in its own opportunity: mis-attributed, of the wrong
@@ -457,14 +465,6 @@ class _Run:
         return self.opp_ids[f.opp]
 
 
-def _outside_cohorts(figures: list[Figure], mentions: list[EntityMention]) -> list[Figure]:
-    """The figures not inside a piece of a bold cohort label (``**30-50% × <50**``)."""
-    spans = [(m.start, m.end) for m in mentions if m.category == SEGMENT_VALUE]
-    if not spans:
-        return figures
-    return [f for f in figures if not any(s <= f.start and f.end <= e for s, e in spans)]
-
-
 def _role_name(f: SourceField) -> str:
     return field_role(f.path, f.unit).value.replace("_", " ")
 
@@ -512,6 +512,8 @@ def grade_memo(
     }
     if memo.portco_id != source.portco_id:
         run._finding(None, _portco_mismatch(memo.portco_id, source.portco_id))
+    if not named_portco(Path(memo_path).name, memo.portco_id):
+        run._finding(None, _file_name_mismatch(Path(memo_path).name, memo.portco_id))
     for finding in header_findings(memo, source, config):
         run._finding(None, finding)
     phantoms = _grade_opportunities(run, memo, tallies)

@@ -6,21 +6,19 @@ Also the other serialisations surfaces need: the JSON text, a findings CSV, and 
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import os
 import re
-import secrets
 from pathlib import Path
 
 from pe_eval_core.errors import OutputWriteError
+from pe_eval_core.file_sets import commit_files, write_temp
 from pe_eval_core.files import (
-    atomic_write_bytes,
+    SAFE_NAME,
     check_path_text,
-    csv_cell,
-    refuse_symlink,
+    csv_text,
     safe_name,
+    utf8,
 )
 from pe_eval_core.memo.config import GraderConfig
 from pe_eval_core.memo.grader import grade_memo
@@ -30,13 +28,39 @@ from pe_eval_core.memo.verdict import VerdictThresholds, memo_verdict
 FINDING_COLUMNS = tuple(Finding.model_fields)
 
 
+def output_stem(memo_path: str | os.PathLike[str]) -> str:
+    """The outputs' name, from the memo's FILE name (never from the ``portco_id`` it holds,
+    which another file could claim): ``explain_<rest>.json`` -> ``eval_<rest>``; another name
+    -> ``eval_<its stem>``, made safe (other characters become ``_``, plus a hash of the name
+    so two such names never collide).
+
+    >>> output_stem("data/explain_MortgageCo_board.json"), output_stem("memo.json")
+    ('eval_MortgageCo_board', 'eval_memo')
+    >>> output_stem("my memo.json")
+    'eval_my_memo_ba1bf262'
+    """
+    name = Path(memo_path).name
+    rest = name[len("explain_") : -len(".json")] if name.startswith("explain_") else None
+    if not (rest and name.endswith(".json")):
+        rest = Path(name).stem
+    if SAFE_NAME.fullmatch(rest) and not set(rest) <= {"."}:
+        return f"eval_{rest}"
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", rest)[:80].strip(".") or "memo"
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"eval_{cleaned}_{digest}"
+
+
 def output_paths(
     evaluation: MemoEvaluation, out_dir: str | os.PathLike[str] | None = None
 ) -> tuple[Path, Path]:
-    """``eval_<portco>_<audience>.html`` and ``.json`` in ``out_dir`` (default: memo's folder)."""
-    portco = safe_name(evaluation.portco_id, "portco_id")
-    audience = safe_name(evaluation.audience, "audience")
-    return pair_paths(f"eval_{portco}_{audience}", Path(evaluation.memo_path).parent, out_dir)
+    """``eval_<portco>_<audience>.html`` and ``.json`` for a memo ``explain_<portco>_<audience>
+    .json`` (:func:`output_stem`: from its file name) in ``out_dir`` (default: its folder)."""
+    # The names no longer come from these fields, but a memo whose portco or audience could
+    # walk a path is refused all the same (they reach the history, links and source lookups).
+    safe_name(evaluation.portco_id, "portco_id")
+    safe_name(evaluation.audience, "audience")
+    stem = output_stem(evaluation.memo_path)
+    return pair_paths(stem, Path(evaluation.memo_path).parent, out_dir)
 
 
 def pair_paths(
@@ -77,13 +101,8 @@ def load_evaluation(path: str | os.PathLike[str]) -> MemoEvaluation:
 
 def findings_to_csv(evaluation: MemoEvaluation) -> str:
     """Every finding as one CSV row (header = the Finding fields)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(FINDING_COLUMNS)
-    for f in evaluation.findings:
-        row = f.model_dump(mode="json")
-        writer.writerow([csv_cell(row[c]) for c in FINDING_COLUMNS])
-    return buf.getvalue()
+    rows = (f.model_dump(mode="json") for f in evaluation.findings)
+    return csv_text([FINDING_COLUMNS, *([row[c] for c in FINDING_COLUMNS] for row in rows)])
 
 
 def write_outputs(
@@ -100,9 +119,10 @@ def write_outputs(
         update={"report_path": str(html_path), "json_path": str(json_path)}
     )
     # Both rendered before either is written, then written as a pair (see ``write_pair``).
-    html = render_scorecard_html(stamped, thresholds).encode("utf-8")
+    # a lone surrogate is written as its \\udcff escape (``files.utf8``), never a crash
+    html = utf8(render_scorecard_html(stamped, thresholds))
     stamped = stamped.model_copy(update={"html_sha256": _digest(html)})
-    body = evaluation_to_json(stamped).encode("utf-8")
+    body = utf8(evaluation_to_json(stamped))
     commit_pair(html_path, html, json_path, body, chosen=out_dir is not None)
     return html_path, json_path
 
@@ -125,47 +145,6 @@ def commit_pair(
         ) from exc
 
 
-def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a fsynced temp file next to ``target`` (``.<name>.<pid>-<random>.tmp``,
-    written by ``files.atomic_write_bytes``, so with the permissions a plain ``open()`` would
-    give); the caller renames or removes it."""
-    return atomic_write_bytes(target.with_name(f".{target.name}.{_tag()}.tmp"), data)
-
-
-def _tag() -> str:
-    """``<pid>-<random>``: the pid lets a later run tell a dead writer's leftovers."""
-    return f"{os.getpid()}-{secrets.token_hex(6)}"
-
-
-_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{12}\.(?:tmp|bak)")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
-def remove_stale_leftovers(folder: Path, names: list[str]) -> list[Path]:
-    """Remove the temp/backup files a killed writer left for ``names`` (only those whose
-    writing process is gone, so a concurrent writer's temps are kept); return them."""
-    removed: list[Path] = []
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return removed
-    for p in entries:
-        m = _LEFTOVER.fullmatch(p.name)
-        if m and m["name"] in names and not _alive(int(m["pid"])) and not p.is_dir():
-            p.unlink(missing_ok=True)
-            removed.append(p)
-    return removed
-
-
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -182,59 +161,17 @@ def pair_is_committed(html_path: Path, json_path: Path) -> bool:
     return evaluation.html_sha256 in (None, _digest(html))
 
 
-def _backup(target: Path) -> Path | None:
-    """A hard link to the current ``target`` (None if there is none, or links are refused)."""
-    if not target.exists():
-        return None
-    backup = target.with_name(f".{target.name}.{_tag()}.bak")
-    try:
-        os.link(target, backup)
-    except OSError:
-        return None
-    return backup
-
-
 _rename = os.replace  # one name for the renames, so tests can make one fail
+_write_temp = write_temp  # and for the temp writes
 
 
 def write_pair(files: list[tuple[Path, bytes]]) -> None:
-    """Write every file or none of them: a scorecard never lands without its sidecar.
-
-    All contents go to temp files first (the likely failures, a full disk or a read-only
-    folder, happen here and leave the targets untouched); then each temp is renamed over its
-    target. If a rename fails, the targets already replaced get their previous contents back
-    (or are removed if they are new). Temps and backups never outlive the call.
-
-    The commit point is the last file, the JSON sidecar, which carries the HTML's sha256 (a
-    manifest inside the pair, so no third file): a process killed between the two renames
-    leaves a new HTML beside the old sidecar, which ``pair_is_committed`` reports, so a
-    reader never takes a mismatched pair as one; the next write removes that run's
-    leftover temps and backups. No target is a symlink (``files.refuse_symlink``).
-    """
-    folder = files[0][0].parent
-    folder.mkdir(parents=True, exist_ok=True)
-    files = [(refuse_symlink(t), d) for t, d in files]
-    remove_stale_leftovers(folder, [t.name for t, _ in files])
-    temps: list[Path] = []
-    backups: list[Path | None] = []
-    done: list[Path] = []
-    try:
-        for target, data in files:
-            temps.append(_write_temp(target, data))
-        backups = [_backup(target) for target, _ in files]
-        for (target, _), tmp in zip(files, temps, strict=True):
-            _rename(tmp, target)
-            done.append(target)
-    except BaseException:
-        for target, backup in zip(done, backups, strict=False):
-            if backup is not None:
-                os.replace(backup, target)
-            else:
-                target.unlink(missing_ok=True)
-        raise
-    finally:
-        for leftover in [*temps, *(b for b in backups if b is not None)]:
-            leftover.unlink(missing_ok=True)
+    """Write every file or none of them: a scorecard never lands without its sidecar
+    (``file_sets.commit_files``). The commit point is the last file, the JSON sidecar, which
+    carries the HTML's sha256 (a manifest inside the pair, so no third file): a process killed
+    between the two renames leaves a new HTML beside the old sidecar, which
+    ``pair_is_committed`` reports, so a reader never takes a mismatched pair as one."""
+    commit_files(files, rename=lambda a, b: _rename(a, b), temp=lambda t, d: _write_temp(t, d))
 
 
 def eval_pe_output(

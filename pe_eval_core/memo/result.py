@@ -72,6 +72,12 @@ class FindingKind(StrEnum):
     """A sibling memo that could not be read; named, not counted."""
     PORTCO_MISMATCH = "portco_mismatch"
     """The memo's ``portco_id`` differs from the source's: probably the wrong source file."""
+    UNREADABLE_FIGURE = "unreadable_figure"
+    """A figure written with more digits than any value holds (hundreds): no source field can
+    ground it; counted as a figure not cited, never passed over."""
+    FILE_NAME_MISMATCH = "file_name_mismatch"
+    """The memo's ``portco_id`` differs from the company its file is named for
+    (``explain_Zzz_board.json`` saying ``MortgageCo``): its outputs are named from the file."""
     ID_CASE_MISMATCH = "id_case_mismatch"
     """A memo id that matches one source id only when case is ignored (``OPP_01`` for
     ``opp_01``): graded as that opportunity, and reported."""

@@ -1,12 +1,17 @@
 """Per-opportunity tallies of one grading pass, the memo-level findings (phantom, dropped,
-duplicate, case, portco, empty slot) and the totals, scores and rows built from them."""
+duplicate, case, portco, empty slot, unreadable figure) and the totals, scores and rows built
+from them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pe_eval_core.memo.result import Finding, FindingKind, OpportunityRow, Scores, Totals
+
+if TYPE_CHECKING:
+    from pe_eval_core.numbers import Figure
 
 
 @dataclass
@@ -37,6 +42,20 @@ def _placeholder(opp_id: str, name: str, slot: re.Match[str]) -> Finding:
     )
 
 
+def _unreadable_figure(opp_id: str, name: str, fig: Figure) -> Finding:
+    digits = sum(c.isdigit() for c in fig.raw)
+    return Finding(
+        kind=FindingKind.UNREADABLE_FIGURE,
+        opportunity_id=opp_id,
+        field=name,
+        start=fig.start,
+        end=fig.end,
+        raw=fig.raw if len(fig.raw) <= 40 else f"{fig.raw[:18]}…{fig.raw[-18:]}",
+        message=f"A figure written with {digits:,} digits in {opp_id} {name} is too long to "
+        "read as a number: no source value can ground it, so it counts as not cited.",
+    )
+
+
 def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:
     return Finding(
         kind=FindingKind.PORTCO_MISMATCH,
@@ -46,6 +65,17 @@ def _portco_mismatch(memo_portco: str, source_portco: str) -> Finding:
         nearest_path="portco_id",
         message=f"The memo is about '{memo_portco}' but the source is "
         f"'{source_portco}': check that the right OpportunityMap was passed.",
+    )
+
+
+def _file_name_mismatch(name: str, memo_portco: str) -> Finding:
+    return Finding(
+        kind=FindingKind.FILE_NAME_MISMATCH,
+        field="portco_id",
+        raw=memo_portco,
+        nearest_value=name,
+        message=f"The memo says it is about '{memo_portco}' but its file is {name}: its "
+        "scorecard is named after the file, and the memo may be mislabelled or planted.",
     )
 
 

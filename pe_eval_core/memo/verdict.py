@@ -69,11 +69,13 @@ KIND_LABELS: Mapping[str, str] = {
     FindingKind.HEADLINE_MISMATCH: "Headline disagrees",
     FindingKind.UNREADABLE_SIBLING: "Other memo unreadable (not counted)",
     FindingKind.PORTCO_MISMATCH: "Wrong source company",
+    FindingKind.FILE_NAME_MISMATCH: "Memo file named for another company",
     FindingKind.ID_CASE_MISMATCH: "Opportunity id in the wrong case",
     FindingKind.DUPLICATE_OPPORTUNITY: "Opportunity explained twice",
     FindingKind.WRONG_QUANTITY: "Figure of another quantity",
     FindingKind.EMPTY_PLACEHOLDER: "Empty value in the prose",
     FindingKind.HEADER_MISMATCH: "Memo header disagrees with the source",
+    FindingKind.UNREADABLE_FIGURE: "Figure too long to read",
 }
 """What each finding kind is called on every human-facing surface."""
 
@@ -82,14 +84,22 @@ NOT_COUNTED = frozenset({FindingKind.TEMPLATE_EXEMPT, FindingKind.UNREADABLE_SIB
 
 MISATTRIBUTED = frozenset({FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY})
 
-ALWAYS_BLOCKING = frozenset({FindingKind.EMPTY_PLACEHOLDER, FindingKind.HEADER_MISMATCH})
+ALWAYS_BLOCKING = frozenset(
+    {FindingKind.EMPTY_PLACEHOLDER, FindingKind.HEADER_MISMATCH, FindingKind.UNREADABLE_FIGURE}
+)
 """Findings that keep a memo from circulating whatever the thresholds: an empty template slot
 (``the action — __ —``) or a header figure that disagrees with the source (the EBITDA
-baseline) scores in no dimension, but no reader should receive it."""
+baseline) scores in no dimension, and a figure too long to read can be checked by no one (it
+lowers citation accuracy too); no reader should receive any of them."""
 
 DIMENSION_KINDS: Mapping[str, frozenset[FindingKind]] = {
     "citation_accuracy": frozenset(
-        {FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH, FindingKind.WRONG_QUANTITY}
+        {
+            FindingKind.UNGROUNDED_FIGURE,
+            FindingKind.SIGN_MISMATCH,
+            FindingKind.WRONG_QUANTITY,
+            FindingKind.UNREADABLE_FIGURE,
+        }
     ),
     "hallucination_rate": frozenset({FindingKind.UNGROUNDED_ENTITY}),
     "coverage": frozenset({FindingKind.DROPPED_OPPORTUNITY}),
@@ -398,7 +408,7 @@ def decide_verdict(
             f"{t.max_misattributed}"
         )
         issues.extend(sentence for _, sentence in misattributed)
-    issues.extend(blocking)
+    issues.extend(s for s in blocking if s not in issues)  # listed once, under its dimension
     return Verdict(
         ready=not issues,
         issues=issues,

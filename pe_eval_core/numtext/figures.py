@@ -14,7 +14,6 @@ from math import isfinite
 from pe_eval_core.numtext._shared import (
     _BP_EXPONENT,
     _CUR_SIGN,
-    _FLOAT_DIGITS,
     _H,
     _MINUS,
     _NUM,
@@ -300,8 +299,8 @@ def _measured(
 ) -> None:
     """Append a USD/PERCENT/SCORE figure with its displayed-precision interval."""
     value, lo, hi = _interval(num, exponent, negative)
-    if len(num) > _FLOAT_DIGITS and not isfinite(value):
-        return  # beyond a float: not a figure anyone can ground
+    # beyond a float (more than ~300 digits): kept with an infinite value, which
+    # ``scan_figures`` sets apart as unreadable (no source can ground it; never silence)
     out.append(Figure(kind, value, text[start:end], start, end, lo, hi, negative, role))
 
 
@@ -317,9 +316,7 @@ def _exact(
     """Append an exact-kind figure spanning ``group`` (or from its start to ``end``)."""
     start, group_end = m.span(group)
     end = group_end if end is None else end
-    value = _number(num)
-    if len(num) > _FLOAT_DIGITS and not isfinite(value):
-        return  # beyond a float: not a figure anyone can ground
+    value = _number(num)  # infinite beyond a float: set apart by ``scan_figures``
     out.append(Figure(kind, value, m.string[start:end], start, end, value, value, False, role))
 
 
@@ -425,7 +422,22 @@ def extract_figures(text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS)
     """Every figure in memo prose, sorted by start; spans never overlap.
 
     ``count_nouns`` are the nouns that make an integer a COUNT (``23,681 loans``); list both
-    singular and plural forms you want matched. Matching is case-insensitive.
+    singular and plural forms you want matched. Matching is case-insensitive. A figure
+    written with more digits than a float holds is left out (see :func:`scan_figures`).
+    """
+    return scan_figures(text, count_nouns)[0]
+
+
+def scan_figures(
+    text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS
+) -> tuple[list[Figure], list[Figure]]:
+    """``(figures, unreadable)``: :func:`extract_figures`'s figures, and apart the figures
+    written with so many digits that no float holds their value (its ``value`` is infinite):
+    a grader names those instead of passing over them in silence.
+
+    >>> figures, unreadable = scan_figures("Lost $4.8M and $" + "9" * 400 + ".")
+    >>> [f.raw for f in figures], [len(f.raw) for f in unreadable]
+    (['$4.8M'], [401])
     """
     if count_nouns is DEFAULT_COUNT_NOUNS:
         scanner = _FIGURE_SCANNER
@@ -436,4 +448,6 @@ def extract_figures(text: str, count_nouns: Iterable[str] = DEFAULT_COUNT_NOUNS)
     out: list[Figure] = []
     for m in _scan(scanner, text):
         _COLLECT[m.lastgroup](out, m)
-    return out
+    if all(isfinite(f.value) for f in out):
+        return out, []
+    return [f for f in out if isfinite(f.value)], [f for f in out if not isfinite(f.value)]

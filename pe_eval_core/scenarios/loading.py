@@ -144,6 +144,9 @@ def _validate_scenarios(items: list[Any], p: Path, persona: str | None = None) -
                 name=scenario.name,
             )
         first_index[scenario.name] = i
+        phrases = len(scenario.expect.response_contains) + len(scenario.expect.response_excludes)
+        limits.exceeded(limits.EXPECTED, where=str(p), field=f"scenario {scenario.name!r}",
+                        got=phrases, input="scenarios")  # fmt: skip
         scenarios.append(scenario)
         scenarios.warnings.extend(_warnings(scenario, isinstance(raw, str)))
     return scenarios

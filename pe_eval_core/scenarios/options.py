@@ -48,7 +48,11 @@ class RunOptions:
     max_tokens: int = 4096
     """Tokens per model reply; a reply cut there is an error."""
     allow_writes: bool = False
-    """Let the agent run write tools (default: read-only, as the seed requires)."""
+    """Turn the tool allow-list off: every tool runs, writes too (default: read-only, as the
+    seed requires; a write that runs still fails a scenario that does not expect it)."""
+    allow_tools: tuple[str, ...] = ()
+    """Tools allowed by exact name beyond Mimic's reads (``tool`` or ``server/tool``; the
+    CLI's ``--allow-tool``): everything else not on the read allow-list is refused."""
     max_cost_usd: float | None = None
     """Start no new scenario once the target has spent this much (None: no limit)."""
     batch: bool = False
@@ -100,6 +104,8 @@ def run_options(base: RunOptions | None = None, **given: Any) -> RunOptions:
     if unknown:
         raise TypeError(f"unknown run options: {', '.join(unknown)}")
     chosen = {k: v for k, v in given.items() if v is not None}
+    if "allow_tools" in chosen:
+        chosen["allow_tools"] = tuple(str(t) for t in chosen["allow_tools"])
     for name, value in chosen.items():
         _check(name, value)
         if name in _POSITIVE or name == "max_cost_usd":

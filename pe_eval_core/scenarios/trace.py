@@ -9,10 +9,13 @@ replay it. The HTTP agent's ``toolCalls`` map onto the same shape without result
 from __future__ import annotations
 
 import json
-from fnmatch import fnmatchcase
+import re
+from itertools import pairwise
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+
+from pe_eval_core.redact import redact, redact_data
 
 EXCERPT_CHARS = 20_000
 """Default bound on a call's result kept in the trace: as much as the agent loop sends the
@@ -102,10 +105,19 @@ class TraceCall(BaseModel):
     refused: bool = False
     """The tool policy refused it; the tool never ran."""
     write_attempt: bool = False
-    """Refused because the tool writes (read-only eval)."""
+    """Refused because the tool is not known to read (not on the read allow-list, or its
+    server annotates it as a write): it fails a read-only scenario that does not expect it."""
+    allowed_by_name: bool = False
+    """The operator (``--allow-tool``) or the scenario (``metadata.allow_tools``) allowed this
+    tool by exact name: it ran on purpose, so even a write does not fail the scenario."""
     truncated: bool = False
     """The result sent back to the model was cut at the size cap."""
     timed_out: bool = False
+
+    # The redaction choke point for traces (tool results and errors may echo a bearer token
+    # or a configured header): every trace, live or loaded, is scrubbed once, here.
+    _redact_text = field_validator("result_excerpt")(redact)
+    _redact_arguments = field_validator("arguments")(redact_data)
 
 
 class ToolTrace(BaseModel):
@@ -125,6 +137,8 @@ class ToolTrace(BaseModel):
     stop: StopStatus = "end_turn"
     stop_detail: str | None = None
     """Words for a bound or error stop, e.g. ``response truncated (max_tokens 2048)``."""
+
+    _redact_detail = field_validator("stop_detail")(redact)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -173,7 +187,7 @@ def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return {"_raw": value}
         return parsed if isinstance(parsed, dict) else {"_raw": parsed}
     return {} if value is None else {"_raw": value}
@@ -220,19 +234,87 @@ def trace_from_tool_calls(
 
 
 # --- what a tool call is: a read or a write --------------------------------------------------
+#
+# The one write rule for calls pe-eval did not decide itself (an HTTP agent's reported
+# ``toolCalls``, a run with ``--allow-writes``, a trace's calls counted by a behaviour check).
+# It never *allows* anything: the tool policy (``agent.tool_policy``) runs a tool only when it
+# is on the read allow-list or allowed by exact name, whatever this rule says.
 
-WRITE_PATTERNS: tuple[str, ...] = (
-    "create_*",
-    "update_*",
-    "delete_*",
-    "cancel_*",
-    "confirm_*",
-    "capture_*",
-    "finalize_*",
-    "send_*",
-    "post_*",
+_VERBS = """
+    add apply approve archive assign attach cancel capture confirm create deactivate delete
+    deploy destroy detach disable drop edit enable erase exec execute finalize insert invite
+    kill modify move mutate pay post publish purge put redeem refund reject remove rename
+    replace reset restore revoke send set submit suspend terminate truncate update upload
+    upsert void wipe write
+"""
+WRITE_VERBS = frozenset(_VERBS.split())
+"""Words that make a tool name say it acts (``create``, ``refund``, ``post``, ...)."""
+
+READ_VERBS = frozenset(
+    [
+        "check",
+        "count",
+        "describe",
+        "fetch",
+        "find",
+        "get",
+        "inspect",
+        "list",
+        "lookup",
+        "query",
+        "read",
+        "retrieve",
+        "search",
+        "show",
+        "view",
+    ]
 )
-"""Tool names that say they write (the issue's list)."""
+"""Words that make a tool name say it reads, when the name starts with one (``get_refund``
+reads a refund: a write verb after a read verb is a noun unless joined by and/then/or)."""
+
+_JOINS = frozenset({"and", "then", "or"})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def name_words(tool: str) -> list[str]:
+    """The lower-case words of a tool name, split on ``_ - . /`` and camelCase.
+
+    >>> name_words("createRefund"), name_words("slack_post-message"), name_words("getHTTPLog")
+    (['create', 'refund'], ['slack', 'post', 'message'], ['get', 'http', 'log'])
+    """
+    return [w.lower() for w in _WORD.findall(tool)]
+
+
+def write_verb(name: str) -> str | None:
+    """The first write verb among the words of ``name``, wherever it stands, or None (for
+    narrowing only: a database table whose name holds one is no generated read).
+
+    >>> write_verb("and_delete_customer"), write_verb("refund"), write_verb("invoices")
+    ('delete', 'refund', None)
+    """
+    return next((w for w in name_words(name) if w in WRITE_VERBS), None)
+
+
+def acting_verb(tool: str) -> str | None:
+    """The write verb that makes ``tool`` act, or None: its first word, or any later word
+    unless the name starts with a read verb (then only a verb joined by and/then/or).
+
+    >>> [acting_verb(t) for t in ("create_refund", "createRefund", "refund_payment",
+    ...  "slack_post_message", "get_and_delete_customer", "customer_delete")]
+    ['create', 'create', 'refund', 'post', 'delete', 'delete']
+    >>> [acting_verb(t) for t in ("get_refund", "list_post_comments", "get_invoices", "x")]
+    [None, None, None, None]
+    """
+    words = name_words(tool)
+    if not words:
+        return None
+    if words[0] in WRITE_VERBS:
+        return words[0]
+    reads = words[0] in READ_VERBS
+    for before, word in pairwise(words):
+        if word in WRITE_VERBS and (not reads or before in _JOINS):
+            return word
+    return None
 
 
 def _hint(annotations: Any, field: str, alias: str) -> bool | None:
@@ -245,26 +327,38 @@ def _hint(annotations: Any, field: str, alias: str) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def write_reason(tool: str, annotations: Any = None) -> str | None:
-    """Why ``tool`` counts as a write, or None for a read.
+def hint_says_write(annotations: Any) -> str | None:
+    """Why the server's own annotations say the tool writes, or None (a hint only narrows).
 
     ``annotations`` is an ``mcp.types.ToolAnnotations`` or its JSON dict (camelCase).
 
-    >>> write_reason("cancel_subscription"), write_reason("get_invoices")
-    ("name matches 'cancel_*'", None)
-    >>> write_reason("archive", {"readOnlyHint": False})
-    'annotated readOnlyHint: false'
-    >>> write_reason("purge", {"destructiveHint": True})
-    'annotated destructiveHint: true'
+    >>> hint_says_write({"readOnlyHint": False}), hint_says_write({"destructiveHint": True})
+    ('annotated readOnlyHint: false', 'annotated destructiveHint: true')
+    >>> hint_says_write({"readOnlyHint": True}) is None
+    True
     """
-    for pattern in WRITE_PATTERNS:
-        if fnmatchcase(tool, pattern):
-            return f"name matches {pattern!r}"
     if _hint(annotations, "read_only_hint", "readOnlyHint") is False:
         return "annotated readOnlyHint: false"
     if _hint(annotations, "destructive_hint", "destructiveHint") is True:
         return "annotated destructiveHint: true"
     return None
+
+
+def write_reason(tool: str, annotations: Any = None) -> str | None:
+    """Why ``tool`` counts as a write, or None for a read: its name acts
+    (:func:`acting_verb`) or its annotations say so (:func:`hint_says_write`).
+
+    >>> write_reason("cancel_subscription"), write_reason("get_invoices")
+    ("name says it acts ('cancel')", None)
+    >>> write_reason("archive", {"readOnlyHint": False})
+    "name says it acts ('archive')"
+    >>> write_reason("x", {"destructiveHint": True})
+    'annotated destructiveHint: true'
+    """
+    verb = acting_verb(tool)
+    if verb is not None:
+        return f"name says it acts ({verb!r})"
+    return hint_says_write(annotations)
 
 
 def executed_write(call: TraceCall) -> bool:

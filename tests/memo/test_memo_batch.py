@@ -101,15 +101,17 @@ def test_index_siblings_equal_the_old_search(fund):
 
 
 def test_index_reads_each_memo_once(fund, monkeypatch):
+    import pe_eval_core.memo.folder_index as folder_index
+
     index = FolderIndex.scan(fund)
     reads: list[str] = []
-    real = Path.read_bytes
+    real = folder_index.read_bytes  # every read goes through files.read_bytes
 
-    def counting(self: Path) -> bytes:
-        reads.append(self.name)
-        return real(self)
+    def counting(path: Path, *args: object) -> bytes:
+        reads.append(path.name)
+        return real(path, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", counting)
+    monkeypatch.setattr(folder_index, "read_bytes", counting)
     for memo in fund.glob("explain_*.json"):
         index.siblings(memo, "Co01")
     assert sorted(reads) == sorted(p.name for p in fund.glob("explain_*.json"))

@@ -150,6 +150,11 @@ def test_installed_scenarios_command_runs_recorded_responses_outside_the_checkou
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Loaded 19 scenarios" in proc.stdout + proc.stderr
     assert sorted(p.name for p in (work / "out").iterdir()) == [
-        "junit.xml", "report.csv", "report.json", "report.md", "responses.json"
-    ]  # fmt: skip
+        "junit.xml",
+        "report-set.json",
+        "report.csv",
+        "report.json",
+        "report.md",
+        "responses.json",
+    ]  # report-set.json: the manifest that commits the set as one run
     assert "## " in (work / "out" / "report.md").read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "finance_output"
 GOOD = sorted(p.name for p in DATA.glob("explain_*.json"))
 SKIPPED = {
-    "explain_My Co_board.json": "invalid portco",
+    "explain_My Co_board.json": "file name holds characters",
     "explain_MortgageCo_lp.json": "outside the folder",
     "explain_Gone_board.json": "outside the folder",
     "explain_Dir_board.json": "a folder, not a file",

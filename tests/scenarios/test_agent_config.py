@@ -34,7 +34,8 @@ def test_loads_http_and_stdio_with_env_expansion(tmp_path):
             }
         },
     )
-    config = load_mcp_config(tmp_path, env={"KEY": "s3cret"})  # a folder holding .mcp.json
+    # a folder holding .mcp.json; ${KEY} expands because the user named it
+    config = load_mcp_config(tmp_path, env={"KEY": "s3cret"}, expand=["KEY"])
     http, stdio = config.servers.values()
     assert (http.type, http.url) == ("http", "http://localhost:4201/mcp")
     assert (stdio.type, stdio.command, stdio.args, stdio.env) == (
@@ -73,7 +74,7 @@ def test_loads_http_and_stdio_with_env_expansion(tmp_path):
 )
 def test_config_errors_name_the_field(tmp_path, doc, message):
     with pytest.raises(McpConfigError) as err:
-        load_mcp_config(write(tmp_path, doc), env={})
+        load_mcp_config(write(tmp_path, doc), env={}, expand=["UNSET_VAR"])
     assert message in str(err.value)
 
 
@@ -105,15 +106,22 @@ def test_write_named_tools_are_refused_by_default(tool):
     assert ToolPolicy(allow_writes=True).decide("mimic-stripe", tool).allowed
 
 
-def test_policy_patterns_and_annotations():
+def test_policy_exact_names_and_annotations():
     policy = ToolPolicy(allow=("mimic-stripe/create_refund",), deny=("get_support_notes",))
     assert policy.decide("mimic-stripe", "create_refund").allowed
     assert not policy.decide("other", "create_refund").allowed
     denied = policy.decide("mimic-database", "get_support_notes")
     assert not denied.allowed and not denied.write_attempt
-    assert ToolPolicy().decide("s", "list_invoices", {"readOnlyHint": True}).allowed
-    assert ToolPolicy().decide("s", "purge", {"destructiveHint": True}).write_attempt
-    assert "read-only" in ToolPolicy().describe()
+    assert ToolPolicy(allow=("create_*",)).decide("s", "create_x").write_attempt  # no globs
+    # a hint cannot widen: a read-looking tool on no allow-list stays refused ...
+    assert not ToolPolicy().decide("s", "list_invoices", {"readOnlyHint": True}).allowed
+    # ... and can narrow: a listed read tool annotated as destructive is refused
+    assert (
+        ToolPolicy()
+        .decide("mimic-stripe", "list_invoices", {"destructiveHint": True})
+        .write_attempt
+    )
+    assert "read allow-list" in ToolPolicy().describe()
 
 
 def test_http_tool_calls_become_a_trace():

@@ -110,7 +110,11 @@ def reply(
     }
 
 
-def drive(servers, *replies, bounds=None, policy=None, user="Why did MRR drop?"):
+TEST_READS = ToolPolicy(allow=("broken_read", "dump_payments", "slow_report"))
+"""The test server's own read tools, which are not Mimic's: allowed by exact name."""
+
+
+def drive(servers, *replies, bounds=None, policy=TEST_READS, user="Why did MRR drop?"):
     api = MockAnthropic(*replies)
 
     async def go():

@@ -73,7 +73,9 @@ def test_out_writes_every_report_and_the_responses(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "scenarios", "score", "--out", str(out_dir), *STAMP)
     assert code == 1
     names = sorted(p.name for p in out_dir.iterdir())
-    assert names == ["junit.xml", "report.csv", "report.json", "report.md", "responses.json"]
+    assert names == [
+        "junit.xml", "report-set.json", "report.csv", "report.json", "report.md", "responses.json"
+    ]  # fmt: skip
     assert (out_dir / "report.md").read_text(encoding="utf-8") == out == GOLDEN
     assert len(load_recorded(out_dir / "responses.json")) == 19
     assert run_from_json((out_dir / "report.json").read_text()).responses_path == str(

@@ -148,7 +148,7 @@ def test_the_cli_drives_the_skill_with_mcp_tools_and_reports_the_trace(project, 
 
     assert code == 1, err  # one pass, one fail
     assert "Attached MCP servers: mimic-stripe (7 tools)" in err
-    assert "Tool policy: read-only (writes refused)." in err
+    assert "Tool policy: read allow-list (Mimic's read tools; anything else refused)." in err
     assert "Estimated cost: ~$" in err
     # The request: the seed's Step 2 line, the tools (prefixed) with the prefix cached.
     first = api.requests[0]
@@ -236,7 +236,10 @@ def test_a_write_fails_the_scenario_unless_expected_refused_or_run(project, mcp_
     api.replies[:] = [reply(write), reply(ANSWER)] * 2
     server[-1] = str(root / "rw")
     code, report, err = run(capsys, *base_args(scenarios, *server, "--allow-writes"))
-    assert "Tool policy: writes allowed (they persist on the server for later scenarios)" in err
+    assert (
+        "Tool policy: every tool runs (--allow-writes: writes persist on the server for later "
+        "scenarios)" in err
+    )
     assert "persists for every later scenario of this run" in err  # the run header
     assert [w[0] for w in WRITES] == ["create_refund", "create_refund"]
     results = json.loads((root / "rw" / "report.json").read_text())["results"]

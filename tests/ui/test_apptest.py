@@ -469,7 +469,9 @@ def test_http_agent_run_completes_through_the_dashboard(app, http_agent):
     url, seen = http_agent
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: url, SN.JUDGE: False})
     assert not at.exception
-    assert not [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE], "19 <= 20 needs no confirm"
+    box = at.checkbox(key=SN.CONFIRM_LIVE)  # every paid run on the dashboard, even 19 calls
+    assert "I confirm 19 paid calls" in box.label and at.button(key=SN.RUN).disabled
+    box.check().run()
     at.button(key=SN.RUN).click().run()
     assert not at.exception
     assert len(seen) == 19

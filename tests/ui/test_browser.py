@@ -705,6 +705,8 @@ def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_serve
     box.fill(url)
     box.press("Enter")
     _settle(page)
+    page.get_by_text("I confirm 19 paid calls", exact=False).click()  # every paid run
+    _settle(page)
     page.get_by_role("button", name="Run evaluation").click()
     # Our Stop (Streamlit's own header also has one while a script runs).
     stop = page.locator(".st-key-scenarios-stop button").first

@@ -124,7 +124,7 @@ def test_cold_live_judge_over_20_calls_shows_the_count_and_needs_confirmation(
     judge_calls = int(line.split("at most ")[1].split()[0])
     assert judge_calls > 0 and n + judge_calls > 20
     box = at.checkbox(key=SN.CONFIRM_LIVE)
-    assert f"{n + judge_calls} paid calls" in box.label
+    assert f"I confirm {n + judge_calls} calls ({n} to the local agent" in box.label
     assert at.button(key=SN.RUN).disabled
     assert not agent_seen, "counting calls nothing"
     box.check().run()
@@ -140,15 +140,20 @@ def test_cold_live_judge_over_20_calls_shows_the_count_and_needs_confirmation(
 
 
 def test_repeats_multiply_the_count_past_the_threshold(app, http_agent):
-    """19 scenarios on a live agent with the judge off need no confirmation; × 2 they do."""
+    """Every paid run is confirmed for its count: 19 calls, then × 2, then × 3, each anew."""
     url, _ = http_agent
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: f"{url}/agent", SN.JUDGE: False})
-    assert not [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE]
+    # the local agent's calls are "Calls" (issue 21), still confirmed for their count (issue 23)
+    assert "I confirm 19 calls (19 to the local agent + 0 paid judge)" in (
+        at.checkbox(key=SN.CONFIRM_LIVE).label
+    )
     assert "Calls: 19 to the local agent + at most 0 paid judge" in captions(at)
+    assert at.button(key=SN.RUN).disabled
+    at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
     at.number_input(key=SN.REPEAT).set_value(2).run()
     assert "Calls: 38 to the local agent" in captions(at)
-    assert at.checkbox(key=SN.CONFIRM_LIVE)
+    assert not at.checkbox(key=SN.CONFIRM_LIVE).value  # a confirmation is for its count
     assert at.button(key=SN.RUN).disabled
     at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
@@ -219,6 +224,8 @@ def scenario(name: str, tier: str = "functional", **expect: Any) -> dict[str, An
 
 def run_page(app, path: Path, **state_: Any):
     at = app(SCENARIOS, **{state.Sidebar.SCENARIOS_FILE: str(path), SN.JUDGE: False, **state_})
+    if [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE]:  # a live target: confirm the count
+        at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     at.button(key=SN.RUN).click().run()
     assert not at.exception
     return at

@@ -298,6 +298,7 @@ def test_unreachable_agent_says_every_scenario_errored(app):
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/agent"
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: url, SN.JUDGE: False})
+    at.checkbox(key=SN.CONFIRM_LIVE).check().run()  # every paid run is confirmed
     at.button(key=SN.RUN).click().run()
     assert not at.exception
     run = json.loads(at.session_state[SN.RESULT])

@@ -27,9 +27,10 @@ from pe_eval_core.history.compare import (
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
 from pe_eval_core.rates import tally_text
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.tone import CATEGORY_COLOURS, Tone, comparison_tone, run_tone
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, count_of, fmt_pct, tier_order
-from ui import glossary, links, tones
+from ui import access, glossary, links, tones
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
 from ui.responsive import MAX_CARDS, Card, table_or_cards, table_with_detail
@@ -239,7 +240,9 @@ def render_filters(store: RunStore) -> RunFilters:
             choices = [ALL, *options.get(column, [])]
             if st.session_state.get(key) not in choices:
                 st.session_state[key] = ALL
-            picked = cols[i % 3].selectbox(label, choices, key=key)
+            # shown redacted (a run recorded with credentials in its target URL); the raw
+            # value stays the filter's key, so the query still matches it
+            picked = cols[i % 3].selectbox(label, choices, key=key, format_func=redact)
             values[column] = None if picked == ALL else picked
     st.caption(filters_label())
     return RunFilters.model_validate(values)  # the kind column's values are RunKind names
@@ -327,7 +330,7 @@ def render_trends(store: RunStore, filters: RunFilters) -> None:
         if filters.kind == "memo":
             st.caption("The kind filter is set to memo.")
         else:
-            rows = store.tier_trend(filters)
+            rows = redact_data(store.tier_trend(filters))
             if rows:
                 st.altair_chart(tier_trend_chart(rows), width="stretch")
             else:
@@ -547,8 +550,15 @@ def render_store_warnings(store: RunStore) -> None:
 
 def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -> None:
     """Pin as baseline / Unpin, and Delete behind a confirm step, for one run. The pin is the
-    store's (``RunStore.pin_baseline``): the CI gate and the comparison default to it."""
+    store's (``RunStore.pin_baseline``): the CI gate and the comparison default to it. Both
+    are the operator's (a member of a shared dashboard sees the pin, not the buttons)."""
     is_pinned = pinned.get(r.kind) == r.id
+    if not access.is_operator():
+        st.caption(
+            (f"Run #{r.id} is the pinned {r.kind} baseline. " if is_pinned else "")
+            + "Only the operator can pin or delete runs."
+        )
+        return
     row = st.container(horizontal=True, key=f"history-actions-{r.id}")
     if is_pinned:
         st.caption(f"Run #{r.id} is the pinned {r.kind} baseline: the gate compares against it.")
@@ -561,6 +571,7 @@ def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -
         st.caption(f"Run #{r.id} is an {INFRA_MARK} ({INFRA_HELP}): it cannot be a baseline.")
     elif row.button("Pin as baseline", key=f"history.pin.{r.id}", icon=":material/keep:"):
         with guarded(stop=False):
+            access.require_operator("pin a baseline")
             store.pin_baseline(r.id)
             for key in (Keys.RUN_A, Keys.RUN_B):  # the comparison starts again from the pin
                 st.session_state.pop(key, None)
@@ -582,6 +593,7 @@ def render_run_actions(store: RunStore, r: RunSummary, pinned: dict[str, int]) -
     if yes.button(f"Yes, delete run #{r.id}", key=f"history.delete_yes.{r.id}", type="primary"):
         st.session_state[Keys.CONFIRM_DELETE] = None
         with guarded(stop=False):
+            access.require_operator("delete a run")
             store.delete_run(r.id)
             if st.session_state.get(Keys.OPEN) is not None:
                 st.session_state[Keys.OPEN] = None

@@ -249,7 +249,12 @@ _MD_IMAGE_REF = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
 _MD_LINK = re.compile(
     r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([a-z][a-z0-9+.-]*:)?//[^)]*\)", re.IGNORECASE
 )
-_MD_LINK_DEF = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+_MD_LINK_DEF = re.compile(
+    # a reference definition, also inside blockquotes and list items (``> [x]: url``,
+    # ``- [x]: url``, ``1. [x]: url``, nested): the container prefix is kept, the rest dropped
+    r"^(?P<prefix>(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])(?=[ \t>]|$))*[ \t]*)\[[^\]]+\]:[ \t]*\S.*$",
+    re.MULTILINE,
+)
 _AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:[^>\s]*)>", re.IGNORECASE)
 
 
@@ -262,13 +267,20 @@ def safe_markdown(text: str) -> str:
 
     >>> print(safe_markdown('Hi <script>x</script> ![p](http://x/p.png) [a](https://y) $5'))
     Hi &lt;script>x&lt;/script> [image: p] a \\$5
+    >>> print(safe_markdown("> [x]: http://e/i.png\\n- [y]: http://e/j.png\\n![x] ![y]"))
+    >
+    -
+    !\\[x] !\\[y]
     """
     out = _MD_IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", text)
     out = _MD_IMAGE_REF.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", out)
     out = _MD_LINK.sub(lambda m: m.group(1), out)
-    out = _MD_LINK_DEF.sub("", out)
+    out = _MD_LINK_DEF.sub(lambda m: m["prefix"], out)
     out = _AUTOLINK.sub(lambda m: m.group(1), out)
     out = out.replace("&", "&amp;").replace("<", "&lt;")
+    # No image can form whatever the definitions: a ``![`` left (``![x]`` naming a definition
+    # the line rule missed) is escaped, so the browser never fetches anything.
+    out = out.replace("![", "!\\[")
     return out.replace("$", "\\$")
 
 

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.access import paid_run_confirmed
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import LIVE_CONFIRM_THRESHOLD
 from pe_eval_core.wording import target_words
-from ui import data, glossary, links, state
+from ui import access, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
 from ui.views.scenario_failure import choose
 from ui.views.scenario_results import build_view, current_view, render_results, view_key
@@ -96,8 +97,18 @@ def api_key() -> tuple[str | None, str]:
     """The Anthropic key and where it came from: environment, Streamlit secrets, or this session.
 
     A key typed here lives only in this session's memory (the password widget's state): it is
-    never written to disk, logged, or put in a run record.
+    never written to disk, logged, or put in a run record. The server's own key (environment,
+    secrets) is the operator's: a member of a shared dashboard pastes their own.
     """
+    if not access.is_operator():
+        typed = st.text_input(
+            "Your Anthropic API key",
+            type="password",
+            key=K.API_KEY,
+            help="This shared dashboard runs live models on your key only; it is kept in this "
+            "browser session's memory and never written anywhere.",
+        )
+        return (typed or None), "this session (yours)"
     if os.environ.get("ANTHROPIC_API_KEY"):
         return os.environ["ANTHROPIC_API_KEY"], "the ANTHROPIC_API_KEY environment variable"
     try:
@@ -146,6 +157,7 @@ def build_target(
         st.session_state.setdefault(K.RESPONSES, str(default))
         path = state.resolve(st.text_input("Recorded responses file", key=K.RESPONSES))
         with guarded(stop=False, not_found_fix=RESPONSES_FIX):
+            access.require_path(path, "recorded responses file")
             st.caption(f"{data.recorded_count(path)} recorded responses, replayed offline.")
             return (
                 (lambda: make_target("recorded", scenarios_path=scenarios_path, responses=path)),
@@ -161,10 +173,16 @@ def build_target(
         skill = right.text_input("Skill file", key=K.SKILL)
         key, where = api_key()
         if not key:
-            st.info("Set ANTHROPIC_API_KEY, add it to Streamlit secrets, or paste a key above.")
+            st.info(
+                "Set ANTHROPIC_API_KEY, add it to Streamlit secrets, or paste a key above."
+                if access.is_operator()
+                else "Paste your own Anthropic API key above: this shared dashboard never "
+                "runs a model on the server's key for you."
+            )
             return None
         st.caption(f"Using the API key from {where}.")
         with guarded(stop=False):
+            access.require_skill(state.resolve(skill))
             target = make_target(
                 "anthropic",
                 scenarios_path=scenarios_path,
@@ -194,7 +212,14 @@ def build_target(
         fix="Enter the agent's http(s) endpoint in Agent URL, e.g. "
         "http://127.0.0.1:8000/agent (Mimic's test.agent URL).",
     ):
-        target = make_target("http", scenarios_path=scenarios_path, agent_url=url, options=options)
+        checked = access.agent_url(url)  # a member's URL: public only, pinned to its address
+        target = make_target(
+            "http",
+            scenarios_path=scenarios_path,
+            agent_url=url,
+            options=options,
+            agent_connect=checked,
+        )
         return (lambda: target), True, None
     return None
 
@@ -217,8 +242,10 @@ def build_judge(
         key=K.JUDGE,
         help="Off: a substring the strict and rule checks miss stays missed.",
     )
-    if key is None:
-        key = os.environ.get("ANTHROPIC_API_KEY") or st.session_state.get(K.API_KEY) or None
+    operator = access.is_operator()
+    if key is None:  # the server's key is the operator's; a member judges on their own
+        server_key = os.environ.get("ANTHROPIC_API_KEY") if operator else None
+        key = server_key or st.session_state.get(K.API_KEY) or None
     with guarded(stop=False):
         judge = choose_judge(
             scenarios_path=state.scenarios_file(),
@@ -226,6 +253,7 @@ def build_judge(
             recorded_target=not is_live,
             api_key=key,
             target_model=target_model,
+            allow_live=operator or key is not None,  # never the environment's key for a member
             options=options,
             target=target,  # a recorded file's saved verdicts come first
         )
@@ -411,11 +439,30 @@ def count_paid(
     return paid
 
 
+def confirm_label(paid: PaidCalls) -> str:
+    """The confirmation box's words, as the count's line says them (a local agent's calls are
+    calls, the judge's paid).
+
+    >>> from pe_eval_core.scenarios.run.costs import PaidCalls
+    >>> confirm_label(PaidCalls(19, 2, local_target=True))
+    'I confirm 21 calls (19 to the local agent + 2 paid judge)'
+    >>> confirm_label(PaidCalls(19, 2))
+    'I confirm 21 paid calls (19 target + 2 judge)'
+    """
+    if paid.local_target:
+        return (
+            f"I confirm {paid.total} calls ({paid.target} to the local agent + {paid.judge} "
+            "paid judge)"
+        )
+    return f"I confirm {paid.total} paid calls ({paid.target} target + {paid.judge} judge)"
+
+
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
     """Target, concurrency, repeats, judge, the cost guard and the run button.
 
     The cost guard is the core's: the paid target and judge calls are counted before the run
-    and shown; more than ``LIVE_CONFIRM_OVER`` need the confirmation box, which is what the
+    and shown; any paid call needs the confirmation box with the count (``access.
+    paid_run_confirmed``; the CLI's 20-call threshold does not apply here), which is what the
     runner receives as ``confirm_live``.
     """
     options = page_options()
@@ -476,12 +523,9 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
                 blocked = False
         if paid is not None:
             st.caption(paid.line() + ".")
-            if paid.total > LIVE_CONFIRM_OVER:
-                confirmed = st.checkbox(
-                    f"I confirm {paid.total} paid calls ({paid.target} target + {paid.judge} "
-                    f"judge; more than {LIVE_CONFIRM_OVER} need confirming)",
-                    key=K.CONFIRM_LIVE,
-                )
+            if paid.total > 0:  # every paid run, whatever its size, confirmed for its count
+                ticked = st.checkbox(confirm_label(paid), key=K.CONFIRM_LIVE)
+                confirmed = paid_run_confirmed(paid.total, paid.total if ticked else None)
                 blocked = not confirmed
         running = bool(st.session_state.get(K.RUNNING))
         buttons = st.container(horizontal=True)

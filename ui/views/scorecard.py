@@ -7,9 +7,7 @@ marked prose is the HTML scorecard's own renderer (``pe_eval_core.memo.scorecard
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 from collections.abc import Callable
 from functools import partial
@@ -187,6 +185,11 @@ def pick_from_folder() -> data.Graded | None:
     folder = state.data_dir()
     with guarded():
         pairs = data.memo_pairs(folder)
+        skipped = data.skipped_memos(folder)
+    if skipped:  # named, never fatal: the rest of the folder is listed
+        from ui.views.portfolio import skipped_text
+
+        st.warning(skipped_text(skipped), icon=":material/block:")
     if not pairs:
         st.warning(
             f"No memo pairs ({md_code('explain_<portco>_<audience>.json')} with "
@@ -673,17 +676,14 @@ def findings_csv(ev: MemoEvaluation, run_id: int | None) -> str:
     """Every finding as one CSV row, led by portco, audience, memo file (its name, never a
     server path) and history run id; then the core's finding columns. Every cell goes through
     ``pe_eval_core.files.csv_cell`` (the one escaper of every CSV pe-eval writes)."""
-    from pe_eval_core.files import csv_cell
+    from pe_eval_core.files import csv_text
     from pe_eval_core.memo.outputs import FINDING_COLUMNS as CORE_COLUMNS
 
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*CSV_CONTEXT, *CORE_COLUMNS])
     context = [ev.portco_id, ev.audience, Path(ev.memo_path).name, run_id]
-    for f in ev.findings:
-        row = f.model_dump(mode="json")
-        writer.writerow([csv_cell(v) for v in (*context, *(row[c] for c in CORE_COLUMNS))])
-    return buf.getvalue()
+    rows = (f.model_dump(mode="json") for f in ev.findings)
+    return csv_text(
+        [[*CSV_CONTEXT, *CORE_COLUMNS], *([*context, *(r[c] for c in CORE_COLUMNS)] for r in rows)]
+    )
 
 
 def scorecard_html(ev: MemoEvaluation, thresholds: VerdictThresholds) -> str:

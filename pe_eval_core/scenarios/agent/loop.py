@@ -40,15 +40,21 @@ import json
 import re
 import time
 from collections.abc import Iterable, Sequence
-from contextlib import AsyncExitStack, suppress
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pe_eval_core.errors import AgentBoundsError, McpServerUnreachableError
-from pe_eval_core.scenarios.agent.mcp_config import (
-    HttpServerConfig,
-    McpConfig,
-    ServerConfig,
+from pe_eval_core.limits import TOOL_CALLS, over_limit_text
+from pe_eval_core.redact import redact
+from pe_eval_core.scenarios.agent.mcp_config import McpConfig, ServerConfig
+from pe_eval_core.scenarios.agent.sessions import check_servers as check_servers  # re-exported
+from pe_eval_core.scenarios.agent.sessions import (
+    close_quietly,
+    list_all_tools,
+    open_session,
+    reason_of,
+    servers_of,
 )
 from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 from pe_eval_core.scenarios.llm.pricing import call_cost_usd
@@ -188,92 +194,22 @@ def cap_result(text: str, cap: int) -> tuple[str, bool]:
     return text[:cap] + note, True
 
 
-def _reason(exc: BaseException) -> str:
-    """The innermost useful message of an exception (task groups wrap them in groups)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+_SSE_TOO_BIG = re.compile(r"exceeded the \d+ byte limit")
 
 
-async def _open_session(stack: AsyncExitStack, server: ServerConfig, timeout_s: float) -> Any:
-    from mcp import ClientSession
+def _failure_text(tool: str, exc: BaseException) -> str:
+    """A failed call as the model and the trace see it; a result over the size limit says
+    which limit and which variable (the SDK's event-size words do not)."""
+    from pe_eval_core.limits import TOOL_RESULT_BYTES
 
-    if isinstance(server, HttpServerConfig):
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        http = await stack.enter_async_context(
-            httpx2.AsyncClient(
-                headers=server.headers or None,
-                timeout=httpx2.Timeout(timeout_s, read=300.0),
-            )
+    reason = reason_of(exc)
+    if _SSE_TOO_BIG.search(reason) or TOOL_RESULT_BYTES.env in reason:
+        return (
+            f"Tool {tool!r} returned more than the {TOOL_RESULT_BYTES.what} limit of "
+            f"{TOOL_RESULT_BYTES.value():,} bytes; it was not read further (raise it with "
+            f"{TOOL_RESULT_BYTES.env}). Narrow the request (filters, limit, offset)."
         )
-        read, write = await stack.enter_async_context(
-            streamable_http_client(server.url, http_client=http)
-        )
-    else:
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=server.command, args=server.args, env=server.env or None, cwd=server.cwd
-        )
-        read, write = await stack.enter_async_context(stdio_client(params))
-    session = await stack.enter_async_context(
-        ClientSession(read, write, read_timeout_seconds=timeout_s)
-    )
-    await session.initialize()
-    return session
-
-
-async def _list_all_tools(session: Any) -> list[Any]:
-    from mcp import types
-
-    tools: list[Any] = []
-    cursor = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-
-
-async def _close_quietly(stack: AsyncExitStack) -> None:
-    """Close what was opened so far; the transports re-raise the failure already reported."""
-    with suppress(Exception):
-        await stack.aclose()
-
-
-def _servers(config: McpConfig | Sequence[ServerConfig]) -> list[ServerConfig]:
-    return list(config.servers.values()) if isinstance(config, McpConfig) else list(config)
-
-
-async def check_servers(
-    config: McpConfig | Sequence[ServerConfig], *, timeout_s: float = 10.0
-) -> dict[str, int]:
-    """Connect to each server, list its tools and disconnect: ``{name: tool count}``.
-
-    The first server that cannot be reached raises :class:`McpServerUnreachableError` (its
-    URL or command, and the reason) within about ``timeout_s``: call this before any scenario.
-    """
-    import anyio
-
-    counts: dict[str, int] = {}
-    for server in _servers(config):
-        try:
-            with anyio.fail_after(timeout_s):
-                async with AsyncExitStack() as stack:
-                    session = await _open_session(stack, server, timeout_s)
-                    counts[server.name] = len(await _list_all_tools(session))
-        except TimeoutError:
-            raise McpServerUnreachableError(
-                server.name, server.where, f"no MCP answer within {timeout_s:g}s"
-            ) from None
-        except Exception as exc:
-            raise McpServerUnreachableError(server.name, server.where, _reason(exc)) from None
-    return counts
+    return f"Tool {tool!r} failed: {reason}"
 
 
 class McpToolbox:
@@ -293,7 +229,7 @@ class McpToolbox:
         connect_timeout_s: float = 10.0,
         max_concurrent_calls: int = 8,
     ):
-        self.servers = _servers(config)
+        self.servers = servers_of(config)
         self.policy = policy or ToolPolicy()
         self.connect_timeout_s = connect_timeout_s
         self._max_concurrent = max_concurrent_calls
@@ -315,17 +251,18 @@ class McpToolbox:
         """
         own = AsyncExitStack()
         try:
-            session = await _open_session(own, server, self.connect_timeout_s)
-            return own, session, await _list_all_tools(session)
+            session = await open_session(own, server, self.connect_timeout_s)
+            return own, session, await list_all_tools(session)
         except BaseException as first:
             try:
                 await own.aclose()
             except Exception as second:
                 raise McpServerUnreachableError(
-                    server.name, server.where, _reason(second)
+                    server.name, server.where, reason_of(second)
                 ) from None
             if isinstance(first, Exception):
-                raise McpServerUnreachableError(server.name, server.where, _reason(first)) from None
+                where, why = server.where, reason_of(first)
+                raise McpServerUnreachableError(server.name, where, why) from None
             raise
 
     async def __aenter__(self) -> McpToolbox:
@@ -350,7 +287,7 @@ class McpToolbox:
         except BaseException:
             self._sessions.clear()
             self.tools.clear()
-            await _close_quietly(stack)
+            await close_quietly(stack)
             raise
         self._stack = stack
         return self
@@ -380,17 +317,26 @@ class McpToolbox:
         )
 
     async def call(
-        self, api_name: str, arguments: Any, *, turn: int, bounds: AgentBounds
+        self,
+        api_name: str,
+        arguments: Any,
+        *,
+        turn: int,
+        bounds: AgentBounds,
+        allow: Iterable[str] = (),
     ) -> ToolOutcome:
         """Run one ``tool_use``; every failure (unknown tool, refusal, timeout, tool error,
-        dead session) is an error result, never an exception."""
+        dead session) is an error result, never an exception. ``allow``: tool names the
+        scenario allows by exact name, on top of the policy's."""
         args = arguments if isinstance(arguments, dict) else {"_raw": arguments}
         spec = self.tools.get(api_name)
         if spec is None:
             text = f"Unknown tool {api_name!r}. Available: {', '.join(self.tools) or 'none'}."
             call = TraceCall(tool=api_name, arguments=args, is_error=True, turn=turn)
             return ToolOutcome(text, True, call.model_copy(update={"result_excerpt": text}))
-        decision = self.policy.decide(spec.server, spec.name, spec.annotations)
+        decision = self.policy.decide(
+            spec.server, spec.name, spec.annotations, spec.input_schema, allow=allow
+        )
         if not decision.allowed:
             text = decision.refusal_text(spec.name)
             call = TraceCall(
@@ -429,8 +375,9 @@ class McpToolbox:
                         "(the eval's per-call limit)."
                     )
                 else:
-                    text = f"Tool {spec.name!r} failed: {_reason(exc)}"
+                    text = _failure_text(spec.name, exc)
         latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        text = redact(text)  # a configured header or a bearer token echoed by the tool
         sent, truncated = cap_result(text, bounds.result_cap_chars)
         call = TraceCall(
             server=spec.server,
@@ -440,6 +387,7 @@ class McpToolbox:
             is_error=is_error,
             latency_ms=latency_ms,
             turn=turn,
+            allowed_by_name=decision.by_name,
             truncated=truncated,
             timed_out=timed_out,
         )
@@ -471,6 +419,22 @@ def _assistant_content(content: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _tool_plan(uses: list[Any], bounds: AgentBounds, used: int) -> tuple[list[Any], str | None]:
+    """The tool uses of one reply to run now, and why the loop stops after them (None: it
+    goes on). A reply over the tool-calls-per-reply limit runs none of them (a flood is never
+    run, traced or stored call by call); past the scenario's budget, the rest are not run."""
+    flood = over_limit_text(TOOL_CALLS, len(uses), "the model's reply")
+    if flood is not None:
+        return [], flood
+    budget = None if bounds.max_tool_calls is None else bounds.max_tool_calls - used
+    run_now = uses if budget is None else uses[: max(budget, 0)]
+    if len(run_now) < len(uses):
+        return run_now, (
+            f"the agent asked for more than max_tool_calls {bounds.max_tool_calls} tool calls"
+        )
+    return run_now, None
+
+
 @dataclass
 class _Loop:
     calls: list[TraceCall] = field(default_factory=list)
@@ -486,12 +450,16 @@ async def run_agent(
     user_input: str,
     toolbox: McpToolbox,
     bounds: AgentBounds | None = None,
+    *,
+    allow: Iterable[str] = (),
 ) -> AgentResult:
     """One scenario's tool-use loop on ``client`` (an ``AsyncAnthropic``); never raises for
-    API or tool failures: they come back as the stop status and ``trace.error``."""
+    API or tool failures: they come back as the stop status and ``trace.error``. ``allow``:
+    the scenario's own exact tool names (``metadata.allow_tools``) for the tool policy."""
     import anthropic
 
     bounds = bounds or AgentBounds()
+    allowed = tuple(allow)
     tools = toolbox.tool_definitions(cache=bounds.cache)
     system_block: dict[str, Any] = {"type": "text", "text": system}
     if bounds.cache:
@@ -535,7 +503,7 @@ async def run_agent(
                 None, "api_error", f"HTTP {exc.status_code} from Anthropic: {bounded(body, 300)}"
             )
         except anthropic.APIError as exc:
-            return done(None, "api_error", f"Anthropic call failed: {_reason(exc)}")
+            return done(None, "api_error", f"Anthropic call failed: {reason_of(exc)}")
         loop.tokens = loop.tokens + TokenUsage.from_api(reply.usage)
         loop.model = reply.model or loop.model
         text = "".join(b.text for b in reply.content if getattr(b, "type", None) == "text")
@@ -548,18 +516,16 @@ async def run_agent(
             if reply.stop_reason in ("end_turn", "tool_use", None):
                 return done(text, "end_turn")
             return done(text or None, "model_stop", f"stop_reason {reply.stop_reason}")
-        budget = None if bounds.max_tool_calls is None else bounds.max_tool_calls - len(loop.calls)
-        run_now = uses if budget is None else uses[: max(budget, 0)]
+        run_now, stop = _tool_plan(uses, bounds, len(loop.calls))
         outcomes = await asyncio.gather(
-            *(toolbox.call(u.name, u.input, turn=loop.turns, bounds=bounds) for u in run_now)
+            *(
+                toolbox.call(u.name, u.input, turn=loop.turns, bounds=bounds, allow=allowed)
+                for u in run_now
+            )
         )
         loop.calls.extend(o.call for o in outcomes)
-        if len(run_now) < len(uses):
-            return done(
-                None,
-                "max_tool_calls",
-                f"the agent asked for more than max_tool_calls {bounds.max_tool_calls} tool calls",
-            )
+        if stop is not None:
+            return done(None, "max_tool_calls", stop)
         messages.append({"role": "assistant", "content": _assistant_content(reply.content)})
         messages.append(
             {

@@ -8,9 +8,21 @@
 
 An entry with ``url`` (``type`` ``http``, or ``streamable-http``; omitted means http when a
 ``url`` is given) is a Streamable HTTP server; an entry with ``command`` (``type`` ``stdio`` or
-omitted) is spawned over stdio. ``${VAR}`` and ``${VAR:-default}`` are expanded in ``url``,
-``headers``, ``command``, ``args`` and ``env`` as Claude Code does; an unset variable without a
-default is an error, not an empty string. ``sse`` servers are refused by name.
+omitted) is spawned over stdio. ``sse`` servers are refused by name.
+
+A configuration does not run itself (a repository one clones may ship a ``.mcp.json``):
+
+* ``${VAR}`` and ``${VAR:-default}`` in ``url``, ``headers``, ``command``, ``args`` and
+  ``env`` expand **only the variables the user names** (``--mcp-env NAME``, or the operator's
+  ``PE_EVAL_MCP_ENV=NAME,NAME``): an unnamed ``${VAR:-default}`` takes its default without
+  reading VAR, an unnamed ``${VAR}`` is an error naming it. No variable is named by default,
+  so no provider key (``ANTHROPIC_API_KEY``, ``GITHUB_TOKEN``) reaches a URL or command the
+  file chose. Expanded values and header values are registered with :mod:`pe_eval_core.redact`
+  so they are scrubbed from everything stored or printed.
+* A stdio server (a command pe-eval would start) from a ``.mcp.json`` found in the working
+  folder runs only when the file was passed explicitly, or when the user confirmed that
+  file's exact content by its sha256 (:func:`trust_config`, kept in
+  ``$PE_EVAL_HOME/trusted_mcp_configs.json``); an edit changes the hash and asks again.
 
 ``--mcp-server NAME=URL`` adds an http server or replaces the entry of that name.
 
@@ -22,17 +34,19 @@ no server of its own), so a run header can say which platform has no server.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pe_eval_core.errors import McpConfigError
+from pe_eval_core.errors import McpConfigError, McpConfigNotTrustedError
+from pe_eval_core.redact import register_secret, register_url_secrets
 
 MCP_CONFIG_FILE = ".mcp.json"
 
@@ -125,13 +139,40 @@ _VAR = re.compile(
     re.VERBOSE,
 )
 
+EXPAND_ENV = "PE_EVAL_MCP_ENV"
+"""Comma-separated variable names the operator lets ``.mcp.json`` expand (beside
+``--mcp-env``); unset: none."""
 
-def expand_vars(value: str, env: Mapping[str, str] | None = None, *, where: str = "") -> str:
-    """Claude Code's ``${VAR}`` / ``${VAR:-default}`` expansion; an unset VAR is an error.
 
-    >>> expand_vars("http://${HOST:-localhost}:${PORT}/mcp", {"PORT": "4201"})
+def named_variables(names: Iterable[str] = ()) -> frozenset[str]:
+    """The variables ``${VAR}`` may expand: ``names`` plus ``$PE_EVAL_MCP_ENV``'s.
+
+    >>> sorted(named_variables(["PORT", " HOST "]))
+    ['HOST', 'PORT']
+    """
+    from_env = os.environ.get(EXPAND_ENV, "").replace(";", ",").split(",")
+    return frozenset(n.strip() for n in [*names, *from_env] if n and n.strip())
+
+
+def expand_vars(
+    value: str,
+    env: Mapping[str, str] | None = None,
+    *,
+    where: str = "",
+    names: Collection[str] | None = None,
+) -> str:
+    """Claude Code's ``${VAR}`` / ``${VAR:-default}`` expansion, for the named variables only
+    (``names``; None: every variable, for callers that chose the text themselves).
+
+    >>> expand_vars("http://${HOST:-localhost}:${PORT}/mcp", {"PORT": "4201"}, names={"PORT"})
     'http://localhost:4201/mcp'
-    >>> expand_vars("${NOPE}", {}, where="x.url")
+    >>> expand_vars("http://h/?k=${KEY:-none}", {"KEY": "secret"}, names=set())
+    'http://h/?k=none'
+    >>> expand_vars("${GITHUB_TOKEN}", {"GITHUB_TOKEN": "t"}, where="x.url", names=set())
+    Traceback (most recent call last):
+    ...
+    pe_eval_core.errors.McpConfigError: x.url: ${GITHUB_TOKEN} is not expanded: no one named it ...
+    >>> expand_vars("${NOPE}", {}, where="x.url", names={"NOPE"})
     Traceback (most recent call last):
     ...
     pe_eval_core.errors.McpConfigError: x.url: ${NOPE} is not set and has no default ...
@@ -140,7 +181,20 @@ def expand_vars(value: str, env: Mapping[str, str] | None = None, *, where: str 
 
     def sub(m: re.Match[str]) -> str:
         name, default = m.group("name"), m.group("default")
+        if names is not None and name not in names:
+            if default is not None:
+                return default
+            raise McpConfigError(
+                f"{where}: ${{{name}}} is not expanded: no one named it as a variable the "
+                "configuration may read",
+                diagnosis="The MCP configuration asks for an environment variable the user did "
+                "not name",
+                fix=f"Name {name} as a variable the MCP configuration may read (only if you "
+                "trust where the configuration sends it), or write the value into the file.",
+                input="mcp_env",
+            )
         if name in env:
+            register_secret(env[name])
             return env[name]
         if default is not None:
             return default
@@ -152,13 +206,13 @@ def expand_vars(value: str, env: Mapping[str, str] | None = None, *, where: str 
     return _VAR.sub(sub, value)
 
 
-def _expand(value: Any, env: Mapping[str, str], where: str) -> Any:
+def _expand(value: Any, env: Mapping[str, str], where: str, names: Collection[str]) -> Any:
     if isinstance(value, str):
-        return expand_vars(value, env, where=where)
+        return expand_vars(value, env, where=where, names=names)
     if isinstance(value, list):
-        return [_expand(v, env, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_expand(v, env, f"{where}[{i}]", names) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {k: _expand(v, env, f"{where}.{k}") for k, v in value.items()}
+        return {k: _expand(v, env, f"{where}.{k}", names) for k, v in value.items()}
     return value
 
 
@@ -172,9 +226,15 @@ def _check_url(url: str, where: str) -> None:
 
 
 def server_from_entry(
-    name: str, entry: Any, *, env: Mapping[str, str] | None = None, source: str = MCP_CONFIG_FILE
+    name: str,
+    entry: Any,
+    *,
+    env: Mapping[str, str] | None = None,
+    source: str = MCP_CONFIG_FILE,
+    names: Collection[str] = (),
 ) -> HttpServerConfig | StdioServerConfig:
-    """One ``mcpServers`` entry as a typed config; every problem names the server and field."""
+    """One ``mcpServers`` entry as a typed config; every problem names the server and field.
+    ``names``: the variables ``${VAR}`` may expand (see :func:`expand_vars`)."""
     where = f"{source}: mcpServers.{name}"
     if not isinstance(entry, dict):
         raise McpConfigError(f"{where} is {type(entry).__name__}, not an object")
@@ -195,12 +255,15 @@ def server_from_entry(
             f"keys {sorted(entry)})",
             fix='Give "type": "http" with "url", or "command" (and "args", "env") for stdio.',
         )
-    data = _expand(dict(entry), env, where)
+    data = _expand(dict(entry), env, where, frozenset(names))
     data["name"], data["type"] = name, kind
     try:
         if kind == "http":
             http = HttpServerConfig.model_validate(data)
             _check_url(http.url, f"{where}.url")
+            for value in http.headers.values():
+                register_secret(value)  # authorisation and keys: never printed or stored
+            register_url_secrets(http.url)
             config: HttpServerConfig | StdioServerConfig = http
         else:
             config = StdioServerConfig.model_validate(data)
@@ -231,10 +294,84 @@ def find_mcp_config(path: str | os.PathLike[str] | None = None) -> Path | None:
     return p
 
 
+TRUST_FILE = "trusted_mcp_configs.json"
+"""Under ``$PE_EVAL_HOME``: ``{"<resolved path>": "<sha256>"}`` of the ``.mcp.json`` files the
+user confirmed."""
+
+
+def config_sha256(path: str | os.PathLike[str]) -> str:
+    """sha256 of a configuration file's bytes (what a confirmation is for)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _trust_path() -> Path:
+    from pe_eval_core.paths import home_path
+
+    return home_path(TRUST_FILE)
+
+
+def _trusted() -> dict[str, str]:
+    try:
+        data = json.loads(_trust_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def is_trusted(path: str | os.PathLike[str], sha256: str) -> bool:
+    """True when the user confirmed this file with exactly this content."""
+    return _trusted().get(str(Path(path).resolve())) == sha256
+
+
+def trust_config(path: str | os.PathLike[str], sha256: str) -> None:
+    """Record the user's confirmation of ``path`` at ``sha256`` (atomically)."""
+    from pe_eval_core.files import atomic_write_text
+
+    trusted = _trusted()
+    trusted[str(Path(path).resolve())] = sha256
+    atomic_write_text(_trust_path(), json.dumps(trusted, indent=2, sort_keys=True) + "\n")
+
+
+def _check_trust(config: McpConfig, found: Path, confirm_sha256: str | None) -> None:
+    """Refuse an implicitly found file that would start commands, unless confirmed by hash."""
+    commands = [s for s in config.servers.values() if isinstance(s, StdioServerConfig)]
+    if not commands:
+        return
+    digest = config_sha256(found)
+    if confirm_sha256 is not None:
+        if confirm_sha256.strip().lower() not in (digest, digest[:12]):
+            raise McpConfigNotTrustedError(
+                f"{found} has sha256 {digest}, not the {confirm_sha256.strip()[:64]!r} you "
+                "confirmed: it changed, or another file was meant; nothing was started",
+                fix="Read the file again and confirm its current hash if you trust it.",
+            )
+        trust_config(found, digest)
+        return
+    if is_trusted(found, digest):
+        return
+    shown = "; ".join(f"{s.name}: {s.where}" for s in commands)
+    raise McpConfigNotTrustedError(
+        f"{found} (sha256 {digest}) would start {len(commands)} command(s) found in the "
+        f"working folder, not named by you: {shown[:300]}; nothing was started",
+        fix=f"Pass the configuration file explicitly if you trust it, or confirm this file "
+        f"once by its hash {digest[:12]} (a later edit asks again).",
+    )
+
+
 def load_mcp_config(
-    path: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    expand: Iterable[str] | None = None,
+    confirm_sha256: str | None = None,
 ) -> McpConfig:
-    """Read ``.mcp.json`` (see :func:`find_mcp_config`); an empty config when there is none."""
+    """Read ``.mcp.json`` (see :func:`find_mcp_config`); an empty config when there is none.
+
+    ``expand``: the variables ``${VAR}`` may read (with ``$PE_EVAL_MCP_ENV``'s; None: none
+    named but those). A file found in the working folder (``path`` None) that would start a
+    command is refused unless confirmed by its sha256 (``confirm_sha256``, recorded for next
+    time) or confirmed before; a file passed as ``path`` is the user's explicit choice.
+    """
     found = find_mcp_config(path)
     if found is None:
         return McpConfig()
@@ -244,15 +381,19 @@ def load_mcp_config(
         raise McpConfigError(
             f"{found} is malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    except OSError as exc:
-        raise McpConfigError(f"{found} could not be read: {exc}") from None
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        raise McpConfigError(f"{found} could not be read: {type(exc).__name__}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("mcpServers"), dict):
         raise McpConfigError(f'{found}: no "mcpServers" object at the top level')
+    names = named_variables(expand or ())
     servers = {
-        name: server_from_entry(name, entry, env=env, source=str(found))
+        name: server_from_entry(name, entry, env=env, source=str(found), names=names)
         for name, entry in doc["mcpServers"].items()
     }
-    return McpConfig(servers=servers, source=str(found))
+    config = McpConfig(servers=servers, source=str(found))
+    if path is None:
+        _check_trust(config, found, confirm_sha256)
+    return config
 
 
 def parse_server_override(spec: str) -> HttpServerConfig:
@@ -273,6 +414,7 @@ def parse_server_override(spec: str) -> HttpServerConfig:
             fix="Write the override as NAME=URL, e.g. mimic-stripe=http://127.0.0.1:4202/mcp.",
         )
     _check_url(url, f"--mcp-server {name}")
+    register_url_secrets(url)
     return HttpServerConfig(name=name, url=url)
 
 

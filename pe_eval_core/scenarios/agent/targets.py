@@ -8,6 +8,7 @@ close it in ``__aexit__``; called without that, they open and close a client per
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -17,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from pe_eval_core.errors import SkillNotFoundError, TargetConfigError
-from pe_eval_core.limits import RESPONSE_CHARS
-from pe_eval_core.redact import redact
+from pe_eval_core.limits import RESPONSE_CHARS, TOOL_CALLS, over_limit_text
+from pe_eval_core.redact import redact, register_secret, register_url_secrets
 from pe_eval_core.scenarios.agent.protocol import Target, TargetBase
 from pe_eval_core.scenarios.llm.client import AnthropicClientOwner
 from pe_eval_core.scenarios.llm.sampling import sampling
@@ -28,6 +29,7 @@ from pe_eval_core.scenarios.options import DEFAULTS
 from pe_eval_core.scenarios.trace import trace_from_tool_calls
 
 if TYPE_CHECKING:
+    from pe_eval_core.access import AgentUrl
     from pe_eval_core.scenarios.agent.as_of import AsOf
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
 
@@ -272,7 +274,13 @@ class AnthropicTarget(AnthropicClientOwner, TargetBase):
         client = self._client or self._new_client()
         try:
             result = await run_agent(
-                client, self.model, self.system_prompt, scenario.input, toolbox, bounds
+                client,
+                self.model,
+                self.system_prompt,
+                scenario.input,
+                toolbox,
+                bounds,
+                allow=scenario.metadata.allowed_tools(),
             )
         finally:
             if client is not self._client and self._http_client is None:
@@ -317,6 +325,18 @@ def _skill_name(path: Path) -> str:
     return path.parent.name if path.name.upper() == "SKILL.MD" and path.parent.name else path.stem
 
 
+def _without_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (httpx would send it as Basic auth).
+
+    >>> _without_userinfo("http://u:p@h:8/x?q=1")
+    'http://h:8/x?q=1'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 class HttpTarget(TargetBase):
     """An agent behind Mimic's HTTP contract: ``POST {"message"}`` -> ``{"text", "toolCalls"}``."""
 
@@ -329,7 +349,11 @@ class HttpTarget(TargetBase):
         *,
         headers: Mapping[str, str] | None = None,
         max_connections: int = 64,
+        connect: AgentUrl | None = None,
     ):
+        """``headers``: sent with every request (credentials: redacted everywhere);
+        ``connect``: where to connect instead of resolving ``url`` again (the address a
+        member's URL was checked and pinned to, ``access.check_agent_url``)."""
         parsed = urlparse(url or "")
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise TargetConfigError(
@@ -341,7 +365,21 @@ class HttpTarget(TargetBase):
         self.url = url
         self.timeout_s = timeout_s
         self.headers = dict(headers or {})
-        self.name = f"http:{url}"
+        register_url_secrets(url)
+        for value in self.headers.values():
+            register_secret(value)
+        self.shown_url = redact(url)
+        """The URL as every message, report and record shows it (credentials redacted)."""
+        self.name = f"http:{self.shown_url}"
+        self._connect_url = connect.connect_url if connect is not None else url
+        if any(k.lower() == "authorization" for k in self.headers):
+            self._connect_url = _without_userinfo(self._connect_url)  # the header wins
+        self._request_headers = (
+            {"Host": connect.host_header} if connect is not None and connect.host_header else {}
+        )
+        self._extensions = (
+            {"sni_hostname": connect.sni} if connect is not None and connect.sni else None
+        )
         self._max_connections = max_connections
         self._client: Any = None
 
@@ -366,56 +404,77 @@ class HttpTarget(TargetBase):
         if client is not None:
             await client.aclose()
 
+    async def _read(self, client: Any, scenario: Scenario, cap: int) -> tuple[Any, bytes] | str:
+        """The reply and its body, read in chunks up to ``cap`` bytes (else the refusal)."""
+        async with client.stream(
+            "POST",
+            self._connect_url,
+            json={"message": scenario.input},
+            headers=self._request_headers or None,
+            extensions=self._extensions,
+        ) as reply:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in reply.aiter_bytes():
+                size += len(chunk)
+                if size > cap:  # stop reading: a reply this size can only be refused
+                    return (
+                        f"the reply of agent at {self.shown_url} is over {cap:,} bytes, "
+                        f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
+                        f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
+                    )
+                chunks.append(chunk)
+            return reply, b"".join(chunks)
+
     async def respond(self, scenario: Scenario) -> TargetResponse:
+        """One POST, with ``timeout_s`` as the deadline of the whole call (connect, send and
+        every byte of the reply): an agent trickling a byte a second cannot outlast it."""
         import httpx2
 
         client = self._client or self._new_client()
         cap = reply_byte_cap()
         try:
-            async with client.stream("POST", self.url, json={"message": scenario.input}) as reply:
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in reply.aiter_bytes():
-                    size += len(chunk)
-                    if size > cap:  # stop reading: a reply this size can only be refused
-                        return TargetResponse(
-                            error=f"the reply of agent at {self.url} is over {cap:,} bytes, "
-                            f"{REPLY_BYTES_PER_CHAR} per character of the {RESPONSE_CHARS.what} "
-                            f"limit; not read further (raise it with {RESPONSE_CHARS.env})"
-                        )
-                    chunks.append(chunk)
-                raw = b"".join(chunks)
-        except httpx2.TimeoutException:
-            return TargetResponse(error=f"agent at {self.url} timed out after {self.timeout_s:g}s")
+            async with asyncio.timeout(self.timeout_s):
+                got = await self._read(client, scenario, cap)
+        except (TimeoutError, httpx2.TimeoutException):
+            return TargetResponse(
+                error=f"agent at {self.shown_url} timed out after {self.timeout_s:g}s"
+            )
         except httpx2.HTTPError as exc:
             return TargetResponse(
-                error=f"could not reach agent at {self.url}: {type(exc).__name__}: "
+                error=f"could not reach agent at {self.shown_url}: {type(exc).__name__}: "
                 f"{excerpt(str(exc))}",
                 error_kind="unreachable" if isinstance(exc, httpx2.TransportError) else None,
             )
         finally:
             if client is not self._client:
                 await client.aclose()
+        if isinstance(got, str):
+            return TargetResponse(error=got)
+        reply, raw = got
         body = raw.decode(reply.encoding or "utf-8", errors="replace")
         if not 200 <= reply.status_code < 300:
             return TargetResponse(
-                error=f"HTTP {reply.status_code} from agent at {self.url}: {excerpt(body)}",
+                error=f"HTTP {reply.status_code} from agent at {self.shown_url}: {excerpt(body)}",
                 error_kind=transport_error_kind(reply.status_code),
             )
         try:
             data = json.loads(body)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
             return TargetResponse(
-                error=f"agent at {self.url} replied HTTP {reply.status_code} with a body that "
-                f"is not JSON: {excerpt(body)}"
+                error=f"agent at {self.shown_url} replied HTTP {reply.status_code} with a body "
+                f"that is not JSON: {excerpt(body)}"
             )
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
             return TargetResponse(
-                error=f'agent at {self.url} replied JSON without a string "text" field: '
+                error=f'agent at {self.shown_url} replied JSON without a string "text" field: '
                 f"{excerpt(body)}"
             )
         calls = data.get("toolCalls")
         calls = calls if isinstance(calls, list) else []
+        flood = over_limit_text(TOOL_CALLS, len(calls), f"the reply of agent at {self.shown_url}")
+        if flood is not None:  # never traced, stored or reported call by call
+            return TargetResponse(error=flood)
         return TargetResponse(
             text=data["text"],
             tool_calls=calls,

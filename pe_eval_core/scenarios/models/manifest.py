@@ -19,9 +19,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pe_eval_core import __version__
+from pe_eval_core.redact import redact
 
 SHORT = 8
 """Hex digits of a sha256 shown in messages."""
@@ -38,6 +39,9 @@ class ServerIdentity(BaseModel):
     tools: int
     tools_sha256: str
     """sha256 of the tools' names, descriptions, input schemas and annotations, sorted."""
+
+    # a URL's token or password never comes back from the history, however it was recorded
+    _redact = field_validator("where")(redact)
 
 
 class RunManifest(BaseModel):

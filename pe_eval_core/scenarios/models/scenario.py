@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from pe_eval_core.files import unicode_text
 from pe_eval_core.limits import over_response_limit
+from pe_eval_core.redact import redact, redact_data
 from pe_eval_core.scenarios.trace import ToolTrace
 from pe_eval_core.wording import TIERS
 
@@ -186,6 +187,22 @@ class ScenarioMetadata(BaseModel):
             return UNTIERED
         return value.strip().lower() if isinstance(value, str) else value
 
+    def allowed_tools(self) -> tuple[str, ...]:
+        """The tools this scenario allows by exact name (``allow_tools``: a list of ``tool``
+        or ``server/tool``, or one string), on top of the run's tool policy; anything else in
+        it is ignored.
+
+        >>> meta = ScenarioMetadata.model_validate({"allow_tools": ["createRefund", 3, " "]})
+        >>> meta.allowed_tools()
+        ('createRefund',)
+        """
+        names = (self.model_extra or {}).get("allow_tools")
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list):
+            return ()
+        return tuple(n for n in names if isinstance(n, str) and n.strip())
+
 
 class Scenario(BaseModel):
     """One Mimic scenario: a prompt for the agent and what its response must contain."""
@@ -295,6 +312,11 @@ class TargetResponse(BaseModel):
     """What the agent did: tool calls, turns, tokens and cost (None: the target reports none)."""
 
     _unicode = field_validator("text", "error")(unicode_text)  # a live agent's lone surrogate
+    # The redaction choke point for what a target returned (live or recorded): a key, bearer
+    # token or URL password in a response, an error or a tool call never reaches a report,
+    # responses.json or the history.
+    _redact = field_validator("text", "error")(redact)
+    _redact_calls = field_validator("tool_calls")(redact_data)
 
     @model_validator(mode="after")
     def _bounded(self) -> TargetResponse:

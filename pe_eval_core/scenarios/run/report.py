@@ -13,8 +13,6 @@ longer than any backtick run inside them.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -22,7 +20,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from pe_eval_core.files import csv_cell
+from pe_eval_core.files import csv_text
 from pe_eval_core.rates import rate_text, tally_text
 from pe_eval_core.scenarios.models import (
     ERROR_KINDS,
@@ -33,6 +31,7 @@ from pe_eval_core.scenarios.models import (
     format_pct,
 )
 from pe_eval_core.scenarios.trace import ToolTrace, executed_write
+from pe_eval_core.terminal import term
 
 RESPONSE_EXCERPT_CHARS = 600
 JSON_SCHEMA = "pe-eval.scenario-run/1"
@@ -211,7 +210,9 @@ def render_markdown_report(run: ScenarioRun) -> str:
     lines += ["", f"**Conclusion:** {md_inline(run.conclusion())}", ""]
     lines += statistics_lines(run)
     lines += tool_trace_lines(run)
-    return "\n".join(lines)
+    # The file, the MCP reply, the dashboard download and stdout are one text: no raw escape
+    # byte, no secret, no line a CI runner would take as a workflow command (``terminal.term``).
+    return term("\n".join(lines))
 
 
 def _pct1(value: float) -> str:
@@ -366,20 +367,9 @@ CSV_COLUMNS = [
 ]
 
 
-def _csv_safe(value: Any) -> Any:
-    """Neutralise spreadsheet formulas in text cells (``files.csv_cell``, the one escaper).
-
-    >>> _csv_safe("=HYPERLINK(1)"), _csv_safe(-3), _csv_safe("ok")
-    ("'=HYPERLINK(1)", -3, 'ok')
-    """
-    return csv_cell(value)
-
-
 def run_to_csv(run: ScenarioRun) -> str:
     """One row per scenario."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    rows: list[list[Any]] = [list(CSV_COLUMNS)]
     for r in run.results:
         numeric = "" if not r.numeric_checks else ("pass" if r.numeric.satisfied else "fail")  # type: ignore[union-attr]
         detail = "; ".join(
@@ -423,8 +413,8 @@ def run_to_csv(run: ScenarioRun) -> str:
             " ".join(r.write_attempts),
             " ".join(r.writes_executed),
         ]
-        writer.writerow([_csv_safe(v) for v in row])
-    return out.getvalue()
+        rows.append(row)
+    return csv_text(rows)  # every cell through files.csv_cell, \r and \n quoted
 
 
 # --- JUnit XML -----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 from pe_eval_core.scenarios.agent.protocol import Target
 from pe_eval_core.scenarios.loading import write_recorded
 from pe_eval_core.scenarios.models import (
@@ -454,7 +454,7 @@ async def _pool(workers: list[asyncio.Task[None]], watcher: asyncio.Task[None] |
 def _responses_path(save_responses: bool | str | os.PathLike[str], run_id: str) -> Path:
     """Where to save the run's responses: a given path, else under ``$PE_EVAL_HOME/runs``."""
     if isinstance(save_responses, bool):
-        return pe_eval_home() / "runs" / run_id / "responses.json"
+        return home_path("runs", run_id, "responses.json")
     return Path(save_responses)
 
 

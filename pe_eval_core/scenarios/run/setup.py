@@ -26,7 +26,7 @@ Judge policy, first match wins:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -55,6 +55,7 @@ from pe_eval_core.scenarios.scoring.judge.cache import CachedJudge
 from pe_eval_core.scenarios.scoring.judge.chain import ChainJudge, embedded_verdicts
 
 if TYPE_CHECKING:
+    from pe_eval_core.access import AgentUrl
     from pe_eval_core.scenarios.agent.loop import AgentBounds, McpToolbox
     from pe_eval_core.scenarios.agent.mcp_config import McpConfig
 
@@ -85,15 +86,19 @@ def make_target(
     api_key: str | None = None,
     toolbox: McpToolbox | None = None,
     options: RunOptions = DEFAULTS,
+    agent_headers: Mapping[str, str] | None = None,
+    agent_connect: AgentUrl | None = None,
 ) -> Target:
     """The agent under test.
 
     ``recorded`` replays ``responses`` (default: ``recorded-responses.json`` beside
     ``scenarios_path``); ``anthropic`` runs ``model`` on ``skill`` with ``toolbox`` (its MCP
-    tools, see :func:`make_toolbox`); ``http`` posts to ``agent_url``. The call timeout, the
-    tool-use loop's limits and the analysis date (``options.as_of``, default: the Mimic
-    project's, see :func:`~pe_eval_core.scenarios.agent.as_of.resolve_as_of`) come from
-    ``options``. Configuration problems raise
+    tools, see :func:`make_toolbox`); ``http`` posts to ``agent_url`` (with ``agent_headers``,
+    e.g. its credentials, and ``agent_connect``, the address a member's URL was pinned to).
+    The call timeout, the tool-use loop's limits and the analysis date (``options.as_of``,
+    default: the Mimic project's, see
+    :func:`~pe_eval_core.scenarios.agent.as_of.resolve_as_of`) come from ``options``.
+    Configuration problems raise
     ``TargetConfigError`` (or a subclass).
 
     >>> make_target("recorded", scenarios_path=".mimic/exports/mimic-scenarios.json").name
@@ -118,7 +123,9 @@ def make_target(
             fix="Give the agent URL, e.g. http://host:port/path.",
             input="agent_url",
         )
-    return HttpTarget(agent_url, timeout_s=options.timeout_s)
+    return HttpTarget(
+        agent_url, timeout_s=options.timeout_s, headers=agent_headers, connect=agent_connect
+    )
 
 
 def agent_bounds(options: RunOptions = DEFAULTS) -> AgentBounds:
@@ -134,14 +141,17 @@ def agent_bounds(options: RunOptions = DEFAULTS) -> AgentBounds:
 
 
 def make_toolbox(config: McpConfig, options: RunOptions = DEFAULTS) -> McpToolbox | None:
-    """The MCP servers of ``config`` behind the run's tool policy (read-only unless
-    ``options.allow_writes``); None when it names no server."""
+    """The MCP servers of ``config`` behind the run's tool policy (the read allow-list plus
+    ``options.allow_tools`` by exact name; off with ``options.allow_writes``); None when it
+    names no server."""
     if not config.servers:
         return None
     from pe_eval_core.scenarios.agent.loop import McpToolbox
     from pe_eval_core.scenarios.agent.tool_policy import ToolPolicy
 
-    return McpToolbox(config, ToolPolicy(allow_writes=options.allow_writes))
+    return McpToolbox(
+        config, ToolPolicy(allow=options.allow_tools, allow_writes=options.allow_writes)
+    )
 
 
 def anthropic_key_available(api_key: str | None = None) -> bool:

@@ -63,6 +63,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -171,6 +172,38 @@ def _alternatives(forms: frozenset[str]) -> str:
 
 
 _BREAK = re.compile(r"[.!?;](?=\s|$)|\n")
+_END_PUNCT = frozenset(".!?;")
+
+
+@dataclass(frozen=True, slots=True)
+class _TextIndex:
+    """A response's sentence breaks and negation cues, found once per text.
+
+    Every occurrence of every phrase asks for its sentence and the cues in it; scanning the
+    text again for each (as this module first did) made scoring quadratic: a one-word phrase
+    150,000 times in a 900,000-character response ran for more than five minutes. With the
+    positions found once, each question is a binary search."""
+
+    break_starts: list[int]
+    break_ends: list[int]
+    cues: list[Negation]
+    cue_starts: list[int]
+    clause_breaks: list[tuple[int, int]]
+    complementizers: list[tuple[int, int]]
+
+
+@lru_cache(maxsize=8)
+def _index(text: str) -> _TextIndex:
+    breaks = [m.span() for m in _BREAK.finditer(text)]
+    cues = [Negation(m.group(), m.start(), m.end()) for m in _CUES.finditer(text)]
+    return _TextIndex(
+        [b[0] for b in breaks],
+        [b[1] for b in breaks],
+        cues,
+        [c.start for c in cues],
+        [m.span() for m in _CLAUSE_BREAK.finditer(text)],
+        [m.span() for m in _COMPLEMENTIZER.finditer(text)],
+    )
 
 
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -180,11 +213,13 @@ def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     >>> s, e = sentence_bounds(t, 14, 25); t[s:e]
     'Procurement declined'
     """
-    lo = 0
-    for m in _BREAK.finditer(text, 0, start):
-        lo = m.end()
-    nxt = _BREAK.search(text, end)
-    hi = nxt.start() if nxt else len(text)
+    idx = _index(text)
+    i = bisect_right(idx.break_ends, start)
+    lo = idx.break_ends[i - 1] if i else 0
+    if start and text[start - 1] in _END_PUNCT:  # a break just before the span counts
+        lo = start
+    j = bisect_left(idx.break_starts, end)
+    hi = idx.break_starts[j] if j < len(idx.break_starts) else len(text)
     while lo < hi and text[lo].isspace():
         lo += 1
     return lo, hi
@@ -222,9 +257,13 @@ def negation_around(text: str, start: int, end: int) -> Negation | None:
     True
     """
     lo, hi = sentence_bounds(text, start, end)
-    for m in _CUES.finditer(text, lo, hi):
-        if m.end() <= start or m.start() >= end:
-            return Negation(m.group(), m.start(), m.end())
+    idx = _index(text)
+    for k in range(bisect_left(idx.cue_starts, lo), len(idx.cues)):
+        cue = idx.cues[k]
+        if cue.end > hi:
+            return None
+        if cue.end <= start or cue.start >= end:
+            return cue
     return None
 
 
@@ -328,22 +367,38 @@ def governing_negation(text: str, start: int, end: int) -> Negation | None:
     'not'
     """
     lo, _ = sentence_bounds(text, start, end)
-    governing = None
-    for m in _CUES.finditer(text, lo, start):
-        if m.end() > start:
-            break
-        brk = _CLAUSE_BREAK.search(text, m.end(), start)
-        if brk is not None and not text[m.end() : brk.start()].strip() and brk.group()[0].isalpha():
-            brk = _CLAUSE_BREAK.search(text, brk.end(), start)  # "not because": the cue's own
-        if brk is None:
-            governing = Negation(m.group(), m.start(), m.end())
+    idx = _index(text)
+    governing = _last_governing_cue(text, idx, lo, start)
     if (
         governing is not None
-        and not _COMPLEMENTIZER.search(text, governing.end, start)
+        and _first_at(idx.complementizers, governing.end, start) is None
         and _presupposed(text, start, end, lo)
     ):
         return None
     return governing
+
+
+def _first_at(spans: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int] | None:
+    """The first of ``spans`` (sorted) inside ``[lo, hi]``, by bisection."""
+    i = bisect_left(spans, (lo, -1))
+    return spans[i] if i < len(spans) and spans[i][1] <= hi else None
+
+
+def _last_governing_cue(text: str, idx: _TextIndex, lo: int, start: int) -> Negation | None:
+    """The cue before ``start`` in ``[lo, start)`` with no clause break after it (rule 4a).
+
+    Only the last cue can: a clause break after it lies after every earlier cue too (and a
+    break that is an earlier cue's own, "not because", ends before the last cue starts)."""
+    k = bisect_left(idx.cue_starts, start)
+    while k > 0 and idx.cues[k - 1].end > start:
+        k -= 1  # a cue running into the span is not before it
+    if k == 0 or idx.cue_starts[k - 1] < lo:
+        return None
+    cue = idx.cues[k - 1]
+    brk = _first_at(idx.clause_breaks, cue.end, start)
+    if brk is not None and not text[cue.end : brk[0]].strip() and text[brk[0]].isalpha():
+        brk = _first_at(idx.clause_breaks, brk[1], start)  # "not because": the cue's own
+    return cue if brk is None else None
 
 
 def negation_scoping(text: str, start: int, end: int) -> Negation | None:

@@ -52,6 +52,7 @@ from pe_eval_core.scenarios.scoring.judge.tool_results import ToolEvidence, tool
 from pe_eval_core.scenarios.scoring.range_reader import Kind, NumberRead, read_numbers
 from pe_eval_core.scenarios.tool_names import display_name, same_tool, split_tool_name
 from pe_eval_core.scenarios.trace import ToolTrace, write_reason
+from pe_eval_core.text_norm import normalize
 
 _CUT = re.compile(r"… \[\d+ more chars\]$")
 _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*$")
@@ -298,6 +299,7 @@ def hallucination_check(text: str, trace: ToolTrace | None, scenario: Scenario) 
         b.detail = "the trace holds no tool results: decided by the judge"
         return b
     grounds = Grounds(results, (scenario.input, scenario.goal or ""))
+    text = normalize(text).text  # a figure hidden by look-alike or invisible characters is read
     figures = [n for n in read_numbers(text) if _is_figure(n, text)]
     derived, ungrounded = _grounded_findings(text, figures, grounds)
     missing = list(dict.fromkeys(n.raw for n in ungrounded))

@@ -210,8 +210,12 @@ def write_attempt_failure(
     * a *write attempt*: a write tool the read-only policy refused (it never ran);
     * an *executed write*: a write tool that ran, because the target ran its own loop and
       reports it in ``toolCalls`` (an HTTP agent) or because ``--allow-writes`` let it run.
-      A tool is a write by its name (``tool_policy.WRITE_PATTERNS``, on the bare tool name
-      of ``mcp__server__tool`` too).
+      A tool is a write by its name (``trace.write_reason``, on the bare tool name of
+      ``mcp__server__tool`` too).
+
+    A tool allowed by exact name (``--allow-tool``, ``metadata.allow_tools``: the call's
+    ``allowed_by_name``, or a name in ``expected_tools``, which the scorer extends with the
+    scenario's allowed names) ran on purpose and fails nothing.
 
     >>> from pe_eval_core.scenarios.trace import TraceCall
     >>> t = ToolTrace(calls=[TraceCall(server="mimic-stripe", tool="create_refund",
@@ -231,7 +235,7 @@ def write_attempt_failure(
     attempted: list[str] = []
     executed: list[str] = []
     for c in trace.calls:
-        if any(same_tool(e, c.server, c.tool, servers) for e in expected):
+        if c.allowed_by_name or any(same_tool(e, c.server, c.tool, servers) for e in expected):
             continue
         if c.write_attempt:
             attempted.append(display_name(c.server, c.tool))

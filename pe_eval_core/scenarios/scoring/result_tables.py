@@ -53,7 +53,7 @@ def parse_json(text: str) -> Any:
     if body[:1] in "[{":
         try:
             return json.loads(body)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # a hostile nesting depth
             return None
     return None
 

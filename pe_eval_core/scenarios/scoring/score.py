@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
+from pe_eval_core.limits import scoring_work_text
 from pe_eval_core.scenarios.models import (
     ExpectationResult,
     Scenario,
@@ -46,6 +47,15 @@ ASSERTS_NOTHING = (
     "scenario asserts nothing: no response_contains, response_excludes, numeric_range or "
     "behaviour check"
 )
+
+
+def _too_much_work(scenario: Scenario, text: str) -> str | None:
+    """Why scoring ``text`` is refused before any work (phrases x characters over the
+    limit), or None: bounded time, decided before the checks run."""
+    expect = scenario.expect
+    return scoring_work_text(
+        len(expect.response_contains) + len(expect.response_excludes), len(text)
+    )
 
 
 def _base_fields(
@@ -77,8 +87,9 @@ def _base_fields(
 
 
 def _expected_tools(scenario: Scenario) -> list[str]:
-    """``expect.tools_called`` as tool names (bare or ``server/tool``)."""
-    return [t.name for t in scenario.expect.tools_called]
+    """The tools whose call fails no read-only rule: ``expect.tools_called`` and the tools
+    the scenario allows by exact name (``metadata.allow_tools``), bare or ``server/tool``."""
+    return [t.name for t in scenario.expect.tools_called] + list(scenario.metadata.allowed_tools())
 
 
 def _trace(response: TargetResponse) -> ToolTrace | None:
@@ -147,6 +158,8 @@ def judge_questions(
     if not expect.asserts_something() or response.error is not None or response.text is None:
         return []
     latency = latency_ms if latency_ms is not None else response.latency_ms
+    if _too_much_work(scenario, response.text) is not None:
+        return []
     over = enforce_latency and latency_exceeded(latency, expect.max_latency_ms)
     checked = _checks(scenario, response, judged=True, latency_failed=over)
     if not checked.needs_judge:
@@ -182,6 +195,9 @@ async def ascore_response(
                 "expectations": [ExpectationResult(text=t) for t in expect.response_contains],
             }
         )
+    too_much = _too_much_work(scenario, response.text)
+    if too_much is not None:
+        return ScenarioResult.model_validate({**base, "status": "error", "error": too_much})
 
     checked = _checks(
         scenario, response, judged=judge is not None, latency_failed=enforce_latency and over

@@ -20,6 +20,7 @@ from pe_eval_core.scenarios.scoring.behaviour import Behaviour, claim_unjudged
 from pe_eval_core.scenarios.scoring.checks import failure_reasons, passes
 from pe_eval_core.scenarios.scoring.paraphrase import ResponseView, rule_match
 from pe_eval_core.scenarios.scoring.range_reader import NumberRead, read_numbers, read_range
+from pe_eval_core.text_norm import normalize
 
 
 @dataclass(slots=True)
@@ -171,6 +172,7 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
     carries every number the reader saw and why the matched one was accepted."""
     if not ranges:
         return []
+    text = normalize(text).text  # a figure hidden by look-alike or invisible characters is read
     numbers = read_numbers(text)
     out = []
     for rng in ranges:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pe_eval_core.paths import pe_eval_home
+from pe_eval_core.paths import home_path
 from pe_eval_core.scenarios.models import JudgeOutcome, JudgeVerdict
 from pe_eval_core.scenarios.scoring.judge.fail_closed import enforce_evidence
 from pe_eval_core.scenarios.scoring.judge.prompt import NO_VERDICT
@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 def default_cache_path() -> Path:
     """``$PE_EVAL_HOME/judge_cache.sqlite3``, else ``./.pe_eval/judge_cache.sqlite3``."""
-    return pe_eval_home() / CACHE_FILENAME
+    return home_path(CACHE_FILENAME)
 
 
 CACHE_SOURCE = "verdict cache"
