@@ -470,7 +470,8 @@ def test_http_agent_run_completes_through_the_dashboard(app, http_agent):
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: url, SN.JUDGE: False})
     assert not at.exception
     box = at.checkbox(key=SN.CONFIRM_LIVE)  # every paid run on the dashboard, even 19 calls
-    assert "I confirm 19 paid calls" in box.label and at.button(key=SN.RUN).disabled
+    assert "I confirm 19 calls (19 to the local agent" in box.label
+    assert at.button(key=SN.RUN).disabled
     box.check().run()
     at.button(key=SN.RUN).click().run()
     assert not at.exception

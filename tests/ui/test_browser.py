@@ -705,7 +705,7 @@ def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_serve
     box.fill(url)
     box.press("Enter")
     _settle(page)
-    page.get_by_text("I confirm 19 paid calls", exact=False).click()  # every paid run
+    page.get_by_text("I confirm 19 calls", exact=False).click()  # every paid run, local too
     _settle(page)
     page.get_by_role("button", name="Run evaluation").click()
     # Our Stop (Streamlit's own header also has one while a script runs).
