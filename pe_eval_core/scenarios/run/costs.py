@@ -11,6 +11,7 @@ by $PE_EVAL_PRICES) for 3 scenarios (cached prefix; assumed 6 turns a scenario r
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -225,13 +226,20 @@ def is_local_agent(label: str) -> bool:
     (True, False)
     >>> is_local_agent("anthropic:claude-sonnet-4-5"), is_local_agent("http:http://[::1]:9/a")
     (False, True)
+    >>> is_local_agent("http:http://bot:[redacted]@127.0.0.1:9/chat?token=[redacted]")
+    True
+    >>> is_local_agent("http:http://bot:[redacted]@agents.example.com/chat")
+    False
     """
-    from urllib.parse import urlparse
-
     if not label.startswith("http:"):
         return False
-    host = urlparse(label.removeprefix("http:")).hostname or ""
-    return host in LOOPBACK_HOSTS or host.startswith("127.")
+    # the host by hand: urllib reads a redacted label's userinfo ("bot:[redacted]@") as an
+    # IPv6 literal and refuses it
+    url = label.removeprefix("http:")
+    netloc = re.split(r"[/?#]", url.partition("://")[2], maxsplit=1)[0]
+    host = netloc.rpartition("@")[2]
+    host = host[: host.index("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    return host.lower() in LOOPBACK_HOSTS or host.startswith("127.")
 
 
 def judge_cost_usd(model: str | None, calls: int, *, batch: bool = False) -> float | None:
