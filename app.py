@@ -18,9 +18,23 @@ from pathlib import Path
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from pe_eval_core.errors import AccessDeniedError
-from ui import access, links, responsive, state
-from ui.errors import md_code, show_error
+# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
+# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
+st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
+
+# The first page a fresh server serves loads the grader, pandas and the charts (seconds on a
+# busy machine): say so in the main area at once instead of leaving it blank. Warm runs find
+# the modules loaded and draw nothing here.
+BOOT = st.empty()
+if "ui.views" not in sys.modules:
+    BOOT.info(
+        "Starting pe-eval: loading the grader and the charts…", icon=":material/hourglass_top:"
+    )
+
+from pe_eval_core.errors import AccessDeniedError  # noqa: E402 (after the first paint)
+from ui import access, links, responsive, state  # noqa: E402
+from ui.errors import md_code, show_error  # noqa: E402
 
 
 def persisted_text_input(label: str, store: str, widget: str, default: str, help: str) -> str:
@@ -92,7 +106,7 @@ def render_sidebar() -> None:
 
 
 def build_navigation() -> StreamlitPage:
-    """The four pages, the memo scorecard first (the deal team's landing page)."""
+    """The five pages, the memo scorecard first (the deal team's landing page)."""
     pages = [
         st.Page(
             "app_pages/memo_scorecard.py",
@@ -135,12 +149,8 @@ def load_page_code(title: str) -> None:
         importlib.import_module(module)
 
 
-# A local file: a Material icon name as page_icon makes the browser fetch it from the internet.
-# (A comment, not a docstring: Streamlit's magic would print a bare string on every page.)
-FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
-
-st.set_page_config(page_title="pe-eval", page_icon=str(FAVICON), layout="wide")
 responsive.page_css()
+BOOT.empty()  # a login form (access.gate stops there) never sits under the start-up notice
 access.gate()  # a dashboard served to others shows nothing before a login
 render_sidebar()
 page = build_navigation()

@@ -9,7 +9,7 @@ interval :func:`fmt_interval`; a change in points :func:`fmt_points`, relative
 markdown scenario report (``scenarios.report``), whose layout is specified.
 
 >>> fmt_usd(1_390_000_000), fmt_usd(564_800_000), fmt_usd(-450_000), fmt_usd(12_340)
-('$1.39B', '$564.8M', '$-450K', '$12,340')
+('$1.39B', '$564.8M', '−$450K', '$12,340')
 >>> fmt_pct(0.6667), fmt_pct(1.0), fmt_pct(0.97619)
 ('66.7%', '100%', '97.6%')
 """
@@ -100,11 +100,21 @@ def tier_order(tiers: Iterable[str]) -> list[str]:
 # --- numbers ---------------------------------------------------------------------------------
 
 
+MINUS = "\u2212"
+"""The minus sign (U+2212) a negative amount is written with, before the currency sign:
+``−$7.9M``, never ``$-7.9M`` (what a reader writes; the number parser reads both)."""
+
+
 def fmt_usd(value: float | None) -> str:
-    """Money the way the producers print it ($1.39B, $564.8M, $450K, $12,340)."""
+    """Money the way a reader writes it ($1.39B, $564.8M, $450K, $12,340; a loss
+    ``−$7.9M``, the true minus sign before the ``$``).
+
+    >>> fmt_usd(-7_912_000), fmt_usd(-12_000), fmt_usd(0.0), fmt_usd(None)
+    ('−$7.9M', '−$12,000', '$0', 'n/a')
+    """
     if value is None:
         return "n/a"
-    sign = "-" if value < 0 else ""
+    sign = MINUS if value < 0 else ""
     a = abs(value)
     if a >= 1e9:
         body = f"{a / 1e9:.2f}B"
@@ -114,7 +124,7 @@ def fmt_usd(value: float | None) -> str:
         body = f"{a / 1e3:.0f}K"
     else:
         body = f"{a:,.0f}"
-    return f"${sign}{body}"
+    return f"{sign if body != '0' else ''}${body}"
 
 
 def fmt_pct(score: float | None) -> str:
@@ -230,3 +240,30 @@ def fmt_number(value: float | str | None) -> str:
     magnitude = math.floor(math.log10(abs(value)))
     decimals = min(12, max(2, 5 - magnitude))
     return f"{value:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+# --- scenario targets --------------------------------------------------------------------------
+
+TARGET_KINDS = {"http": "HTTP agent", "recorded": "recorded responses", "anthropic": "Anthropic"}
+"""A target's recorded kind prefix (``http:``, ``recorded:``, ``anthropic:``) in words."""
+
+
+def target_words(name: str | None) -> str:
+    """A target's recorded name as a reader says it: its kind in words, then what it is (a
+    recorded file by its name), never a doubled prefix such as ``http:http://``.
+
+    >>> target_words("http:http://127.0.0.1:8000/agent")
+    'HTTP agent http://127.0.0.1:8000/agent'
+    >>> target_words("recorded:/work/.mimic/exports/recorded-responses.json")
+    'recorded responses recorded-responses.json'
+    >>> target_words("anthropic:claude-sonnet-4-5"), target_words("recorded"), target_words(None)
+    ('Anthropic claude-sonnet-4-5', 'recorded responses', '?')
+    """
+    if not name:
+        return "?"
+    kind, sep, rest = name.partition(":")
+    if not sep or kind not in TARGET_KINDS:
+        return TARGET_KINDS.get(name, name)
+    if kind == "recorded":
+        rest = rest.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{TARGET_KINDS[kind]} {rest}".strip()

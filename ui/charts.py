@@ -19,6 +19,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.tone import INK as TONE_INK
+from pe_eval_core.tone import Tone, rate_tone
 from pe_eval_core.wording import BAND_LEGEND, Band, band, fmt_interval, fmt_rate, tier_order
 
 BAND_COLOURS = {Band.PASS: "#5fb878", Band.WATCH: "#fbedc9", Band.FAIL: "#f6d5d3"}
@@ -169,7 +171,7 @@ def opportunity_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
 
 
 def band_labels() -> dict[Band, str]:
-    """Each band with its threshold, as the heatmap legend prints it.
+    """Each band with its threshold (the dimension chart's background bands).
 
     >>> band_labels()[Band.FAIL]
     'fail: more than 20% from perfect'
@@ -177,48 +179,74 @@ def band_labels() -> dict[Band, str]:
     return {b: f"{b.value}: {BAND_LEGEND[b]}" for b in Band}
 
 
+TONE_LABELS = {
+    Tone.GOOD: "perfect",
+    Tone.WATCH: "meets a lowered threshold",
+    Tone.BAD: "misses its threshold",
+}
+"""What each verdict colour means, as the heatmap legend prints it (``tone.dimension_tone``)."""
+
+
 HEATMAP_SELECTION = "cell"
 """The heatmap's click selection: ``{portco, audience}`` of the clicked cell."""
 
 
-PHONE_PANEL = 220
+PHONE_PANEL = 230
 """px per heatmap panel on a phone (390px wide: the portco names, then four cells)."""
 
 
 def portfolio_heatmap_phone(rows: Sequence[dict[str, Any]]) -> alt.FacetChart:
-    """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels."""
-    return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=100)
+    """:func:`portfolio_heatmap` sized for a phone: narrower panels, shorter portco labels,
+    the dimension names slanted so each reads whole."""
+    return portfolio_heatmap(rows, panel=PHONE_PANEL, label_limit=90, slant=True)
 
 
 def portfolio_heatmap(
-    rows: Sequence[dict[str, Any]], panel: int = NARROW_PANEL, label_limit: int = 200
+    rows: Sequence[dict[str, Any]],
+    panel: int = NARROW_PANEL,
+    label_limit: int = 200,
+    slant: bool = False,
 ) -> alt.FacetChart:
-    """Portco x dimension cells, one panel per audience, coloured by the core's band (the
-    same pass / watch / fail colours as the scorecard tiles, never a continuous scale).
+    """Portco x dimension cells, one panel per audience, coloured by the verdict's tone (the
+    core's ``tone.dimension_tone`` under the page's thresholds: a dimension that misses its
+    threshold is red, as on the scorecard tiles; never a continuous scale). The dimension
+    names sit on top, above the first row, where the eye starts.
 
-    ``rows``: ``{portco, audience, dimension, score, band_label, text, context}``;
-    ``band_label`` is :func:`band_labels`' text for the cell's band (the legend prints the
-    thresholds), ``text`` the score as ``fmt_pct`` writes it, ``context`` its n/total.
+    ``rows``: ``{portco, audience, dimension, score, tone_label, text, context}``;
+    ``tone_label`` is :data:`TONE_LABELS`' text for the cell's tone, ``text`` the score as
+    ``fmt_pct`` writes it, ``context`` its n/total.
     """
     frame = pd.DataFrame(list(rows))
+    axis = (
+        alt.Axis(
+            orient="top",
+            labelAngle=-40,
+            labelAlign="left",
+            labelOverlap=False,  # slanted, four names fit a phone's panel side by side
+            labelLimit=140,
+            labelFontSize=11,
+        )
+        if slant
+        else alt.Axis(
+            orient="top",
+            labelAngle=0,
+            labelOverlap=False,
+            labelLimit=90,
+            labelExpr="split(datum.label, ' ')",  # one word per line: four fit a panel
+        )
+    )
     base = alt.Chart(frame).encode(
-        x=alt.X(
-            "dimension:N",
-            title=None,
-            sort=None,
-            # The core's dimension names, one word per line so four fit a narrow panel.
-            axis=alt.Axis(
-                labelAngle=0, labelOverlap=False, labelLimit=90, labelExpr="split(datum.label, ' ')"
-            ),
-        ),
+        x=alt.X("dimension:N", title=None, sort=None, axis=axis),
         y=alt.Y("portco:N", title=None, axis=alt.Axis(labelLimit=label_limit)),
     )
-    labels = band_labels()
+    labels = {t: f"{t.value}: {TONE_LABELS[t]}" for t in TONE_LABELS}
     rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color(
-            "band_label:N",
-            scale=alt.Scale(domain=list(labels.values()), range=[BAND_INK[b] for b in labels]),
-            legend=alt.Legend(title="band", orient="bottom", direction="vertical"),
+            "tone_label:N",
+            scale=alt.Scale(domain=list(labels.values()), range=[TONE_INK[t] for t in labels]),
+            legend=alt.Legend(
+                title="colour", orient="bottom", direction="vertical", labelLimit=260
+            ),
         ),
         tooltip=[
             "portco:N",
@@ -226,7 +254,7 @@ def portfolio_heatmap(
             "dimension:N",
             alt.Tooltip("text:N", title="score"),
             alt.Tooltip("context:N", title="n/total"),
-            alt.Tooltip("band_label:N", title="band"),
+            alt.Tooltip("tone_label:N", title="colour"),
         ],
     )
     # Clicking a cell selects its memo (``HEATMAP_SELECTION``); the page opens its scorecard.
@@ -277,11 +305,16 @@ def tier_chart(rows: Sequence[dict[str, Any]]) -> alt.LayerChart:
         axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1.0]),
         title=None,
     )
+    # each tier's bar in its verdict's colour (``tone.rate_tone``: red below 100%)
+    frame["tone"] = [
+        rate_tone(int(p or 0), int(t or 0)).value
+        for p, t in zip(frame["passed"], frame["total"], strict=True)
+    ]
     bars = base.mark_bar().encode(
         x=x,
         color=alt.Color(
-            "rate:Q",
-            scale=alt.Scale(domain=[0.5, 1], range=["#c0392b", "#f4d03f", "#2e7d4f"], clamp=True),
+            "tone:N",
+            scale=alt.Scale(domain=[t.value for t in Tone], range=[TONE_INK[t] for t in Tone]),
             legend=None,
         ),
         tooltip=["tier:N", alt.Tooltip("label:N", title="passed")],

@@ -21,6 +21,7 @@ from pe_eval_core.memo.verdict import NOT_COUNTED, VerdictThresholds, memo_verdi
 from pe_eval_core.wording import DIMENSIONS
 
 if TYPE_CHECKING:
+    from pe_eval_core.history.records import RunRecord
     from pe_eval_core.memo import MemoEvaluation
     from pe_eval_core.scenarios import Judge, Scenario, ScenarioRun, Target
     from pe_eval_core.scenarios.options import RunOptions
@@ -64,6 +65,25 @@ def record(result: MemoEvaluation | ScenarioRun) -> int | None:
     from pe_eval_core.history.store import record_or_warn
 
     return record_or_warn(result, origin="dashboard")
+
+
+def upload_limit_mb() -> int:
+    """The uploaders' limit in MB: the core's input size limit (``limits.INPUT_BYTES``,
+    ``PE_EVAL_MAX_INPUT_BYTES``), never Streamlit's own 200MB default."""
+    from pe_eval_core import limits
+
+    return max(1, -(-limits.INPUT_BYTES.value() // (1024 * 1024)))
+
+
+def upload_help() -> str:
+    """What the uploaders accept, with the limit and the variable that changes it."""
+    from pe_eval_core import limits
+
+    return (
+        f"Up to {upload_limit_mb()} MB per file: pe-eval's input size limit "
+        f"({limits.INPUT_BYTES.env}; the server's cap is server.maxUploadSize in "
+        ".streamlit/config.toml)."
+    )
 
 
 def require_folder(folder: Path) -> None:
@@ -444,9 +464,11 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
     against the baseline ``history.baseline.automatic_baseline`` chooses: the pinned baseline
     when it was made with the same setup, else the previous run with the same setup.
 
-    Returns ``{sentence, baseline, how, regressions, skipped}`` (``skipped``: why the pinned
-    baseline was not used); None when the history holds nothing comparable and nothing was
-    skipped (or cannot be read: a history problem never breaks the page). The comparison
+    Returns ``{sentence, baseline, how, regressions, regressed, significance, skipped}``
+    (``regressed``: the regressed scenarios' names; ``significance``: the paired test's
+    sentence; ``skipped``: why the pinned baseline was not used); None when the history holds
+    nothing comparable and nothing was skipped (or cannot be read: a history problem never
+    breaks the page). The comparison
     itself is cached per pair of runs (recorded runs do not change).
     """
     import sqlite3
@@ -467,10 +489,11 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
         if choice.run_id is None:
             if choice.skipped is None:
                 return None
-            return {"sentence": None, "baseline": None, "how": choice.how,
-                    "regressions": 0, "skipped": choice.skipped}  # fmt: skip
+            return {"sentence": None, "baseline": None, "how": choice.how, "regressions": 0,
+                    "regressed": [], "significance": None, "skipped": choice.skipped}  # fmt: skip
         db = store.url.render_as_string(hide_password=False)
         sentence, regressions = _verdict(db, choice.run_id, history_id, summary.uid)
+        regressed, significance = _verdict_detail(db, choice.run_id, history_id, summary.uid)
     except (PeEvalError, OSError, sqlite3.Error):
         return None
     return {
@@ -478,8 +501,28 @@ def scenario_verdict(history_id: int) -> dict[str, Any] | None:
         "baseline": choice.run_id,
         "how": choice.how,
         "regressions": regressions,
+        "regressed": regressed,
+        "significance": significance,
         "skipped": choice.skipped,
     }
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _verdict_detail(
+    db_url: str, base_id: int, run_id: int, run_uid: str
+) -> tuple[list[str], str | None]:
+    """The regressed scenarios' names, and the paired test's sentence
+    (``compare.significance_sentence``, as ``history compare`` prints it) when scenarios got
+    better and none worse (with a regression the verdict sentence carries the test already)."""
+    from pe_eval_core.history.compare import compare_scenario_records, significance_sentence
+    from pe_eval_core.history.store import RunStore
+
+    store = RunStore(db_url)
+    cmp = compare_scenario_records(store.get_run(base_id), store.get_run(run_id))
+    paired = cmp.paired
+    better = paired is not None and paired.improvements > 0 and not cmp.regressions
+    test = significance_sentence(paired) if better and paired is not None else None
+    return [c.name for c in cmp.regressions], test
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -493,3 +536,55 @@ def _verdict(db_url: str, base_id: int, run_id: int, run_uid: str) -> tuple[str,
     store = RunStore(db_url)
     cmp = compare_scenario_records(store.get_run(base_id), store.get_run(run_id))
     return verdict_line(cmp), len(cmp.regressions)
+
+
+# --- a recorded scenario run, reopened (the scenario page's first screen) ---------------------
+
+
+def recorded_scenario_run(ref: str | None = None) -> dict[str, Any] | None:
+    """A recorded scenario run as the scenario page shows it: ``{id, run_json, view, source}``.
+
+    ``ref``: any run reference (``12``, ``latest``, a uid); None: the latest recorded scenario
+    run, infrastructure errors included (the page shows what happened last). None when the
+    history holds none. A reference that names no scenario run raises the history's error.
+    Finding the run is one small query; rebuilding it is cached per run (records never
+    change; the uid tells a reused id apart).
+    """
+    from pe_eval_core.history.records import RunFilters
+    from pe_eval_core.history.store import RunStore
+
+    store = RunStore()
+    if not store.exists():
+        if ref is None:
+            return None
+        store.resolve(ref, "scenarios")  # raises: nothing recorded
+    db = store.url.render_as_string(hide_password=False)
+    if ref is None:
+        latest = store.list_runs(RunFilters(kind="scenarios"), limit=1)
+        if not latest:
+            return None
+        return _rebuilt_run(db, latest[0].id, latest[0].uid)
+    record = store.get_run(store.resolve(ref, "scenarios"))
+    return _rebuilt_run(db, record.summary.id, record.summary.uid, record)
+
+
+@st.cache_data(show_spinner="Opening the run…", max_entries=32)
+def _rebuilt_run(
+    db_url: str, run_id: int, run_uid: str, _record: RunRecord | None = None
+) -> dict[str, Any]:
+    """The run rebuilt from its record and the page's view of it (cached per run)."""
+    from pe_eval_core.history.rebuild import scenario_run_from_record
+    from pe_eval_core.history.store import RunStore
+    from ui.views.scenario_results import build_view
+
+    record = _record if _record is not None else RunStore(db_url).get_run(run_id)
+    run = scenario_run_from_record(record)
+    run_json = run.model_dump_json()
+    view = build_view(run, run_json)
+    view["judge"] = view["judge"] or "not recorded"
+    return {
+        "id": run_id,
+        "run_json": run_json,
+        "view": view,
+        "source": Path(record.summary.scenarios_path or "?").name,
+    }

@@ -4,7 +4,8 @@
 the heatmap, ``?page=scenarios`` the scenario page, ``?page=history`` the run list,
 ``?run=ID`` a recorded run on the History page (any reference the history reads: ``latest``,
 ``latest~1``, a run uid) and ``?run=ID&scenario=NAME`` that run with one scenario drilled
-into. A user can paste
+into and scrolled into view; ``?page=scenarios&run=ID`` opens a scenario run on the scenario
+page (the address bar after a run there). A user can paste
 such a link into a chat; a CI comment can point at ``?run=ID``.
 
 The rules live here and nowhere else: :func:`requested_page` reads a link, :func:`sync` keeps
@@ -36,16 +37,19 @@ SYNCED = "links.synced"
 
 
 def requested_page(params: Mapping[str, str]) -> str | None:
-    """The page a link asks for: ``run`` means History; an unknown ``page`` means none.
+    """The page a link asks for: ``run`` alone means History (``page=scenarios`` with a run is
+    the scenario page); an unknown ``page`` means none.
 
     >>> requested_page({"run": "12", "scenario": "x"}), requested_page({"page": "portfolio"})
     ('history', 'portfolio')
+    >>> requested_page({"page": "scenarios", "run": "3"})
+    'scenarios'
     >>> requested_page({"page": "nope"}) is None, requested_page({}) is None
     (True, True)
     """
-    if params.get("run"):
-        return "history"
     page = params.get("page")
+    if params.get("run") and page != "scenarios":
+        return "history"
     return page if page in PAGE_FILES else None
 
 
@@ -71,6 +75,13 @@ def link(**params: str | int | None) -> str:
     from urllib.parse import urlencode
 
     return "?" + urlencode({k: str(v) for k, v in params.items() if v not in (None, "")})
+
+
+def full(query: str) -> str:
+    """The whole URL of a view (``http://host:port/path?query``) to copy into a chat; the query
+    alone when the browser's address is unknown (a test session)."""
+    base = st.context.url
+    return f"{base.split('?', 1)[0]}{query}" if base else query
 
 
 def current() -> dict[str, str]:

@@ -40,6 +40,8 @@ class Card:
 
 
 PAGE_CSS = f"""<style>
+/* Less empty space over the title: the first screen is for the answer. */
+[data-testid="stMainBlockContainer"] {{ padding-top: 3.2rem; }}
 .pe-cards {{ display: none; }}
 @media (max-width: {PHONE_PX}px) {{
   [class*="st-key-wide-"] {{ display: none !important; }}
@@ -48,6 +50,11 @@ PAGE_CSS = f"""<style>
   [data-testid="stMainBlockContainer"] {{ padding-left: 0.8rem; padding-right: 0.8rem; }}
   [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
   [data-testid="stColumn"] {{ min-width: 100% !important; }}
+  [data-testid="stMainBlockContainer"] {{ padding-top: 3.4rem; }}
+  [data-testid="stMainBlockContainer"] h1 {{ font-size: 1.7rem; padding-top: 0.3rem; }}
+  /* A row of metric tiles reads two by two. */
+  [class*="st-key-tiles-"] [data-testid="stColumn"] {{
+    min-width: calc(50% - 0.5rem) !important; flex: 1 1 calc(50% - 0.5rem) !important; }}
 }}
 @media (min-width: {PHONE_PX + 1}px) {{
   [class*="st-key-cards-"] {{ display: none !important; }}
@@ -125,15 +132,16 @@ def table_or_cards(
 
 
 CLOSE_SIDEBAR_JS = """<script>
-const doc = window.parent.document;
-if (window.parent.innerWidth <= %(px)d) {
-  const button = doc.querySelector(
+if (window.innerWidth <= %(px)d) {
+  const button = document.querySelector(
     '[data-testid="stSidebar"] button[aria-label="Collapse sidebar"][aria-expanded="true"]');
   if (button) { button.click(); }
 }
 </script><!-- %(page)s -->"""
 """Closes an open sidebar on a phone (it covers the whole page there); the page name in the
-comment makes each page switch a new snippet, so the script runs once per switch."""
+comment makes each page switch a new snippet, so the script runs once per switch. It runs in
+the page itself (``st.html`` with JavaScript allowed), not in an iframe: Streamlit's
+``components.v1.html`` is deprecated."""
 
 LAST_PAGE = "responsive.last_page"
 
@@ -149,10 +157,11 @@ def close_sidebar_on_phone(page: str) -> None:
     st.session_state[LAST_PAGE] = page
     if previous is None or previous == page:
         return
-    from streamlit.components.v1 import html as component_html
-
     with st.sidebar:
-        component_html(CLOSE_SIDEBAR_JS % {"px": PHONE_PX, "page": html.escape(page)}, height=0)
+        st.html(
+            CLOSE_SIDEBAR_JS % {"px": PHONE_PX, "page": html.escape(page)},
+            unsafe_allow_javascript=True,
+        )
 
 
 def page_css() -> None:
@@ -169,3 +178,49 @@ def text(value: Any) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return ""
     return str(value)
+
+
+def table_with_detail(
+    frame: Any,
+    key: str,
+    *,
+    column_config: dict[str, Any] | None = None,
+    columns: Sequence[str] | None = None,
+) -> None:
+    """A table whose clicked row is written out in full under it: a cell cut by its column's
+    width is one click from its whole text. ``columns``: the columns shown (default: all);
+    the detail writes every non-blank cell of the row, labelled by its header."""
+    shown = frame if columns is None else frame[list(columns)]
+    event = st.dataframe(
+        shown,
+        hide_index=True,
+        placeholder="",
+        width="stretch",
+        key=key,
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config=column_config,
+    )
+    rows = event.selection.rows if event is not None else []
+    if not rows or rows[0] >= len(frame):
+        st.caption("Click a row to read it in full.")
+        return
+    row = frame.iloc[rows[0]]
+    labels = column_config or {}
+    parts = []
+    for column in frame.columns:
+        value = text(row[column])
+        if value:
+            label = labels.get(column)
+            name = label if isinstance(label, str) else (label or {}).get("label") or column
+            parts.append(f"**{_md(str(name))}:** {_md(value)}")
+    with st.container(key=f"detail-{key.replace('.', '-')}"):
+        st.info("  \n".join(parts), icon=":material/article:")
+
+
+def _md(value: str) -> str:
+    """Markdown-safe text (the one escaper is ``ui.errors.md_escape``; imported late: it
+    imports this module's neighbours)."""
+    from ui.errors import md_escape
+
+    return md_escape(value)

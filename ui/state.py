@@ -59,6 +59,7 @@ class Scorecard:
     ZIP_PICK = "scorecard.zip_pick"  # which of the zip's memos the page shows
     FINDING_KINDS = "scorecard.finding_kinds"
     FINDING_OPPS = "scorecard.finding_opps"
+    FINDINGS_TABLE = "scorecard.findings_table"  # click a finding: its full text under the table
     PROSE_OPP = "scorecard.prose_opp"
     PROSE_FOR = "scorecard.prose_for"  # the memo PROSE_OPP was picked for (reset on a switch)
     WRITE = "scorecard.write"
@@ -94,6 +95,7 @@ class Scenarios:
     """Scenario evaluation page."""
 
     MODE = "scenarios.mode"  # "Sidebar file" | "Upload"
+    FORM = "scenarios.run_form"  # the run form's expander: open or closed (kept per session)
     UPLOAD = "scenarios.upload"
     TARGET = "scenarios.target"  # "Recorded" | "Anthropic" | "HTTP"
     RESPONSES = "scenarios.responses"

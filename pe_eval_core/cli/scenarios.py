@@ -77,7 +77,7 @@ from pe_eval_core.scenarios.scoring.judge import (
     Judge,
 )
 from pe_eval_core.terminal import term
-from pe_eval_core.wording import tier_order
+from pe_eval_core.wording import target_words, tier_order
 
 if TYPE_CHECKING:  # the Anthropic SDK loads only for a run that batches (``--batch``)
     from pe_eval_core.scenarios.llm.batches import MessageBatcher
@@ -356,7 +356,7 @@ def handle_run(args: argparse.Namespace) -> int:
         note(f"warning: {warning}")
     target = _target(args, options)
     judge = _judge(args, options, target)
-    note(f"Target: {target.name}. Judge: {judge_label(judge)}.")
+    note(f"Target: {target_words(target.name)}. Judge: {judge_label(judge)}.")
     if target.toolbox is not None:
         note("MCP servers: " + "; ".join(server_lines(target.toolbox)) + " (connecting...)")
 

@@ -25,6 +25,7 @@ from pe_eval_core.documents.loading import named_folder, require_list, try_read_
 from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, DocumentKind
 from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.grading.roles import Role
+from pe_eval_core.memo.plain import shown_raw
 from pe_eval_core.wording import fmt_usd
 
 _FUND = re.compile(r"(?i)\bfund\b|fund-wide|\bcorpus\b|knowledge base|portfolio companies")
@@ -158,10 +159,11 @@ class _Ddq:
             else ("its cited artifacts")
         )
         if agg is None:
-            message = f"{s.raw} matches no aggregate of its kind in {scope}"
+            message = f"{shown_raw(s.raw)} matches no aggregate of its kind in {scope}"
         else:
             message = (
-                f"{s.raw} matches none of the {v.searched} aggregates its wording allows over "
+                f"{shown_raw(s.raw)} matches none of the {v.searched} aggregates its wording "
+                "allows over "
                 f"{scope}; nearest: {agg.describe()}"
             )
         self.led.finding(

@@ -12,7 +12,7 @@ Nothing else is searched, so a figure computed over a subset of the files is nev
 ...     {"id": "o1", "n": 3, "current_outcome_usd_annual": -5.0, "difficulty_score_1_to_5": 2},
 ...     {"id": "o2", "n": 4, "outcome_total_usd_annual": -7.0, "difficulty_score_1_to_5": 4}]}]})
 >>> [a.describe() for a in kb.aggregates(["dx"], claim=(Role.LOSS, ""), ops={"sum"})]
-['sum of current outcome over 2 opportunities in 1 dx_report = $-12']
+['sum of current outcome over 2 opportunities in 1 dx_report = −$12']
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ families its answer cites (and the whole knowledge base where it speaks of the f
 >>> s = stated_figures(text)
 >>> q = Query(kb, text, {"dx": ["dx_report_0.json"]}, fund=False)
 >>> v = q.verdict(s[0]); v.ok, v.nearest.describe()
-(False, 'sum of current outcome over 2 opportunities in 1 dx_report = $-12.0M')
+(False, 'sum of current outcome over 2 opportunities in 1 dx_report = −$12.0M')
 >>> q.verdict(s[1]).ok
 True
 """

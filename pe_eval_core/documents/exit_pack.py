@@ -31,6 +31,9 @@ from pe_eval_core.documents.results import DocFindingKind, DocumentEvaluation, D
 from pe_eval_core.documents.source_values import SourceValue, map_values
 from pe_eval_core.errors import DocumentSourceError
 from pe_eval_core.grading.roles import FieldRule, Role, RoleTable
+from pe_eval_core.memo.plain import shown_raw
+from pe_eval_core.memo.source_fields import unit_of_key
+from pe_eval_core.wording import fmt_usd
 
 EXIT_PACK_CLAIM_ROLES = RoleTable(
     "ExitProofPack claim",
@@ -71,14 +74,22 @@ def _finding_kind(m: Match, *, structured: bool) -> DocFindingKind:
 
 
 def _named(v: SourceValue) -> str:
+    """A source value with its path, money written as money (``−$87,656``, not ``-87,655.9``).
+
+    >>> from pe_eval_core.grading.roles import Role
+    >>> _named(SourceValue("opportunities[0].current_outcome_usd_annual", -87655.85, Role.ANY))
+    'opportunities[0].current_outcome_usd_annual = −$87,656'
+    """
     how = f" ({v.derived})" if v.derived else ""
-    return f"{v.path}{how} = {v.value:,.6g}"
+    leaf = v.path.rsplit(".", 1)[-1]
+    shown = fmt_usd(v.value) if unit_of_key(leaf) == "usd" else f"{v.value:,.6g}"
+    return f"{v.path}{how} = {shown}"
 
 
 def describe(m: Match, raw: str, role: Role, *, structured: bool) -> str:
     """A finding's sentence: what the document says, what the source field of its role holds,
     and (for a wrong quantity) which other field it equals."""
-    what = f"{'field value' if structured else 'figure'} {raw!r}"
+    what = f"{'field value' if structured else 'figure'} '{shown_raw(raw)}'"
     claims = f" claims a {role_words(role)}" if role is not Role.ANY else ""
     exp = m.expected
     should = f"; the source has {_named(exp)}" if exp else "; the source has no value of its kind"

@@ -11,6 +11,7 @@ from pe_eval_core.documents.results import (
     DocFindingKind,
     DocumentEvaluation,
 )
+from pe_eval_core.memo.plain import shown_raw
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, badness, fmt_pct
 
 KIND_LABELS: Mapping[DocFindingKind, str] = {
@@ -54,11 +55,26 @@ def lowest_dimension(ev: DocumentEvaluation) -> tuple[str, str]:
             "covers it and agrees with itself."
         )
     shown = [f for f in ev.counted_findings() if f.dimension == worst][:3]
-    quoted = "; ".join(f"{f.raw or f.item_id or ''} ({f.item_id or f.field or ''})" for f in shown)
+    quoted = "; ".join(
+        f"{_quote(f.raw or f.item_id or '')} ({f.item_id or f.field or ''})" for f in shown
+    )
     return worst, (
         f"{DIMENSION_LABELS[worst]} is {fmt_pct(scores[worst])} ({ev.score_context(worst)})"
         + (f"; first: {quoted}." if quoted else ".")
     )
+
+
+def _quote(raw: str, limit: int = 80) -> str:
+    """A finding's text in a lead sentence: a money sign where a reader writes it, a long
+    excerpt cut at a word (the findings table holds it whole).
+
+    >>> _quote("$-990.9M"), _quote("word " * 30)[-11:]
+    ('−$990.9M', 'word word …')
+    """
+    text = shown_raw(raw.strip())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def score_lines(ev: DocumentEvaluation) -> list[str]:

@@ -14,6 +14,7 @@ from pe_eval_core.history.compare_memos import (
     MemoComparison,
     ScoreDelta,
     compare_memo_records,
+    memo_comparison_verdict,
     render_memo_comparison,
 )
 from pe_eval_core.history.compare_scenarios import (
@@ -29,6 +30,7 @@ from pe_eval_core.history.compare_scenarios import (
     render_scenario_comparison,
     run_differences,
     scenario_verdict,
+    significance_sentence,
     target_label,
 )
 from pe_eval_core.history.records import RunRecord
@@ -52,10 +54,12 @@ __all__ = [
     "compare_runs",
     "compare_scenario_records",
     "comparison_to_dict",
+    "memo_comparison_verdict",
     "not_like_for_like",
     "render_comparison_markdown",
     "run_differences",
     "scenario_verdict",
+    "significance_sentence",
     "target_label",
 ]
 
@@ -119,6 +123,7 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
             for d, ch in zip(data[group], getattr(cmp, group), strict=True):
                 d["reasons"] = ch.reasons()
     else:
+        data["verdict"] = memo_comparison_verdict(cmp)
         for s, sd in zip(data["scores"], cmp.scores, strict=True):
             s.update(delta=sd.delta, direction=sd.direction)
     return data

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from pe_eval_core.history.records import MEMO_DIMENSIONS, MemoFindingRow, RunRecord, RunSummary
+from pe_eval_core.wording import DIMENSION_LABELS
 
 EPS = 1e-9
 LOWER_IS_BETTER = frozenset({"hallucination_rate"})
@@ -95,6 +96,37 @@ def _finding_diff(xs: list[MemoFindingRow], ys: list[MemoFindingRow]) -> list[Me
     return out
 
 
+def memo_comparison_verdict(c: MemoComparison) -> str:
+    """The one-sentence memo comparison verdict every surface shows (the CLI's ``Verdict:``
+    line, the dashboard's lead): regressed or not, what got worse, the new findings; runs of
+    different memo pairs are not like for like, and say so first.
+
+    >>> from pe_eval_core.history.records import RunSummary
+    >>> s = RunSummary(id=1, uid="u", kind="memo", created_at="", recorded_at="", origin="api",
+    ...                portco_id="A", audience="board")
+    >>> memo_comparison_verdict(MemoComparison(a=s, b=s, scores=[]))
+    'No regression: no dimension got worse and no new findings.'
+    >>> other = s.model_copy(update={"portco_id": "B"})
+    >>> print(memo_comparison_verdict(MemoComparison(a=s, b=other, scores=[
+    ...     ScoreDelta(dimension="coverage", a=1.0, b=0.75)])))
+    Not like for like: the runs grade different memos (A/board, B/board). Regressed: worse on
+    Coverage; 0 new findings.
+    """
+    lead = (
+        ""
+        if c.same_pair
+        else f"Not like for like: the runs grade different memos ({c.a.subject}, {c.b.subject}). "
+    )
+    new = [f for f in c.new_findings if f.kind not in INFORMATIONAL_FINDINGS]
+    if not c.has_regressions:
+        return lead + "No regression: no dimension got worse and no new findings."
+    worse = ", ".join(
+        DIMENSION_LABELS.get(s.dimension, s.dimension) for s in c.scores if s.direction == "worse"
+    )
+    noun = "finding" if len(new) == 1 else "findings"
+    return lead + f"Regressed: worse on {worse or 'no dimension'}; {len(new)} new {noun}."
+
+
 def render_memo_comparison(c: MemoComparison) -> str:
     lines = [
         f"## Memo evaluation comparison: #{c.a.id} -> #{c.b.id}",
@@ -108,6 +140,7 @@ def render_memo_comparison(c: MemoComparison) -> str:
         f"- memo {'changed' if c.memo_changed else 'unchanged'}, "
         f"source {'changed' if c.source_changed else 'unchanged'}"
     )
+    lines += ["", f"**Verdict:** {memo_comparison_verdict(c)}"]
     lines += ["", "| Dimension | A | B | Delta | |", "|---|---|---|---|---|"]
     for s in c.scores:
         delta = "" if s.delta is None else f"{s.delta * 100:+.1f} pts"

@@ -345,6 +345,21 @@ def scenario_verdict(cmp: ScenarioComparison) -> str:
     return f"{lead} {line}" if lead else line
 
 
+def significance_sentence(pt: PairedTest) -> str:
+    """The paired test in one sentence, as ``history compare`` prints it (CLI and dashboard).
+
+    >>> print(significance_sentence(PairedTest(test="exact McNemar", regressions=2,
+    ...     improvements=0, p_value=0.5, p_regression=0.25, significant=False)))
+    Significance: exact McNemar: 2 worse, 0 better, p = 0.5 (one-sided for worse: 0.25); not
+    significant at 5%.
+    """
+    return (
+        f"Significance: {pt.test}: {pt.regressions} worse, {pt.improvements} better, "
+        f"p = {pt.p_value:.3g} (one-sided for worse: {pt.p_regression:.3g}); "
+        f"{'significant' if pt.significant else 'not significant'} at {pt.alpha:.0%}."
+    )
+
+
 def _scenario_change(
     name: str, ra: ScenarioResultRow | None, rb: ScenarioResultRow | None
 ) -> ScenarioChange:
@@ -439,13 +454,7 @@ def render_scenario_comparison(c: ScenarioComparison) -> str:
         "",
     ]
     if c.paired is not None:
-        pt = c.paired
-        lines += [
-            f"Significance: {pt.test}: {pt.regressions} worse, {pt.improvements} better, "
-            f"p = {pt.p_value:.3g} (one-sided for worse: {pt.p_regression:.3g}); "
-            f"{'significant' if pt.significant else 'not significant'} at {pt.alpha:.0%}.",
-            "",
-        ]
+        lines += [significance_sentence(c.paired), ""]
     for title, group in (
         ("Regressions (now always failing)", c.regressions),
         ("Fixes (now passing at least once)", c.fixes),

@@ -8,8 +8,10 @@ check a run it does not record with the same numbers the store would give.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,7 +29,7 @@ from pe_eval_core.history.memo_rows import (
     sha_if_file,
 )
 from pe_eval_core.redact import redact, redact_data
-from pe_eval_core.wording import DIMENSIONS
+from pe_eval_core.wording import DIMENSIONS, target_words
 
 __all__ = [
     "MEMO_DIMENSIONS",
@@ -165,7 +167,7 @@ class RunSummary(BaseModel):
         if self.kind == "memo":
             return f"{self.portco_id}/{self.audience}"
         name = Path(self.scenarios_path or "?").name
-        return f"{name} @ {self.target or '?'}"
+        return f"{name} @ {target_words(self.target)}"
 
     @property
     def ran(self) -> int:
@@ -450,6 +452,40 @@ def grading_key(record: RunRecord) -> str | None:
     """
     summary = record.summary.model_dump()
     return grading_key_of(summary, [f.model_dump() for f in record.findings])
+
+
+def scenario_run_key(
+    summary: RunSummary,
+    statuses: Sequence[tuple[str, str]],
+    detail_sha256: str,
+    response_sha256s: Sequence[str | None],
+) -> str:
+    """What makes two scenario runs the same run: the scenarios file's content, the target and
+    model, the run's statistics (repeats, the target's label, the judge), and every verdict
+    with its response and detail (checks, judge verdicts, numbers, trace, latency), never the
+    run's id or times. A re-score of the same responses, or the same recorded run recorded
+    again, has the same key; a live re-run measures new latencies, so it is a new run.
+
+    >>> s = RunSummary(id=0, uid="u", kind="scenarios", created_at="t", recorded_at="t",
+    ...                origin="cli", scenarios_sha256="abc", target="recorded:r.json")
+    >>> later = s.model_copy(update={"uid": "v", "created_at": "t2", "origin": "dashboard"})
+    >>> k = scenario_run_key(s, [("a", "pass")], "d", ["r"])
+    >>> k == scenario_run_key(later, [("a", "pass")], "d", ["r"])
+    True
+    >>> k == scenario_run_key(s, [("a", "fail")], "d", ["r"])
+    False
+    """
+    parts = [
+        "scenarios",
+        summary.scenarios_sha256,
+        summary.target,
+        summary.model,
+        summary.scores,
+        list(statuses),
+        detail_sha256,
+        list(response_sha256s),
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def scores_json(summary: RunSummary) -> str:

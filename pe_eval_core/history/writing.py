@@ -23,6 +23,7 @@ from pe_eval_core.history.records import (
     RunRecord,
     RunSummary,
     grading_key,
+    scenario_run_key,
 )
 from pe_eval_core.rates import pass_rate
 
@@ -146,7 +147,10 @@ def insert_scenario_run(
     details: bytes,
 ) -> int:
     """``rows`` are (name, tier, status, response); ``details`` the JSON object
-    ``{"results": [...]}`` with the rest of each verdict, in the same order."""
+    ``{"results": [...]}`` with the rest of each verdict, in the same order.
+
+    Idempotent: a run the history already holds (same content, :func:`scenario_run_key`)
+    keeps its id and nothing is added (a re-score of the same responses, a reload)."""
     detail_sha = hashlib.sha256(details).hexdigest()
     responses: dict[str, bytes] = {}
     response_shas: list[str | None] = []
@@ -158,10 +162,15 @@ def insert_scenario_run(
         sha = hashlib.sha256(data).hexdigest()
         responses.setdefault(sha, data)
         response_shas.append(sha)
+    key = scenario_run_key(summary, [(r[0], r[2]) for r in rows], detail_sha, response_shas)
+    known = _lookup(conn, sch.runs.c.grading_key, sch.runs.c.id, [key])
+    if key in known:
+        return known[key]
     put_blobs(conn, {detail_sha: details}, whole=True)
     put_blobs(conn, responses, shared_dictionary=True)
     values = _summary_values(conn, summary)
     values["detail_sha256"] = detail_sha
+    values["grading_key"] = key  # the content key (memo runs: their grading key)
     run_id = _insert_run(conn, values)
     if rows:
         conn.execute(

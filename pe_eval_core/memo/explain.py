@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pe_eval_core.memo.plain import cohort_names, opportunity_name, shown_raw
 from pe_eval_core.memo.result import FindingKind
 from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, badness, fmt_pct
 
@@ -21,7 +22,9 @@ def _quote(items: list[str], limit: int = 3) -> str:
 
 
 def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
-    """The weakest of the four dimensions and one sentence saying what it means."""
+    """The weakest of the four dimensions and one sentence saying what it means (each
+    opportunity by its cohort, the id second)."""
+    names = cohort_names(ev)
     scores = ev.scores.model_dump()
     worst = max(DIMENSIONS, key=lambda d: (badness(d, scores[d]), -DIMENSIONS.index(d)))
     if badness(worst, scores[worst]) <= 0:
@@ -33,7 +36,7 @@ def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
     pct = fmt_pct(scores[worst])
     if worst == "citation_accuracy":
         bad = [
-            f"{f.raw} ({f.opportunity_id} {f.field})"
+            f"{shown_raw(f.raw)} ({opportunity_name(f.opportunity_id, names)}, {f.field})"
             for f in ev.findings_of(FindingKind.UNGROUNDED_FIGURE, FindingKind.SIGN_MISMATCH)
         ]
         return worst, (
@@ -42,7 +45,8 @@ def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
         )
     if worst == "hallucination_rate":
         bad = [
-            f"'{f.raw}' ({f.opportunity_id})" for f in ev.findings_of(FindingKind.UNGROUNDED_ENTITY)
+            f"'{f.raw}' ({opportunity_name(f.opportunity_id, names)})"
+            for f in ev.findings_of(FindingKind.UNGROUNDED_ENTITY)
         ]
         n_bad = t.entities_total - t.entities_grounded
         return worst, (
@@ -50,7 +54,10 @@ def lowest_dimension(ev: MemoEvaluation) -> tuple[str, str]:
             f"are not in the source: {_quote(bad)}."
         )
     if worst == "coverage":
-        dropped = [f.opportunity_id or "?" for f in ev.findings_of(FindingKind.DROPPED_OPPORTUNITY)]
+        dropped = [
+            opportunity_name(f.opportunity_id, names) if f.opportunity_id else "?"
+            for f in ev.findings_of(FindingKind.DROPPED_OPPORTUNITY)
+        ]
         verb = "is" if len(dropped) == 1 else "are"
         return worst, (
             f"Coverage is {pct} — memo addresses {t.opps_addressed} of {t.opps_in_source} "

@@ -47,6 +47,7 @@ from pe_eval_core.memo.result import (
     ProseBlock,
 )
 from pe_eval_core.memo.roles import field_role
+from pe_eval_core.memo.segment_nearest import with_segment_nearest
 from pe_eval_core.memo.source_names import SEGMENT_VALUE, EntityUniverse, SourceEntity
 from pe_eval_core.memo.source_numbers import FigureMatch, NumericUniverse, SourceField
 from pe_eval_core.memo.tally import (
@@ -536,7 +537,7 @@ def grade_memo(
         scores=_scores(totals, consistency_score(consistency)),
         totals=totals,
         opportunities=rows,
-        findings=run.findings,
+        findings=with_segment_nearest(run.findings, run.prose, source),
         marks=run.marks,
         consistency=consistency,
         prose=run.prose,

@@ -19,9 +19,11 @@ from markupsafe import Markup, escape
 
 from pe_eval_core.grading.scorecard import template_environment
 from pe_eval_core.memo.explain import lowest_dimension
+from pe_eval_core.memo.plain import nearest_text
 from pe_eval_core.memo.result import Mark, MemoEvaluation, OpportunityRow
 from pe_eval_core.memo.verdict import KIND_LABELS, VerdictThresholds, memo_verdict
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, band
+from pe_eval_core.tone import dimension_tone
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +196,9 @@ def _int(value: int) -> str:
 
 
 def _environment() -> Environment:
-    return template_environment("pe_eval_core.memo")
+    env = template_environment("pe_eval_core.memo")
+    env.filters["nearest"] = nearest_text  # the nearest value in the figure's own format
+    return env
 
 
 def render_scorecard_html(
@@ -204,12 +208,14 @@ def render_scorecard_html(
     findings, consistency table and the prose with every figure and entity marked."""
     ev = evaluation
     scores = ev.scores.model_dump()
+    verdict = memo_verdict(ev, thresholds)
     tiles = [
         {
             "name": d,
             "label": DIMENSION_LABELS[d],
             "value": scores[d],
-            "band": band(d, scores[d]).value,
+            # coloured by the verdict's rule (a dimension that misses its bound is red)
+            "tone": dimension_tone(d, scores[d], verdict.thresholds).value,
             "context": ev.score_context(d),
             "lower_is_better": d == "hallucination_rate",
         }
@@ -240,7 +246,6 @@ def render_scorecard_html(
     prose = Markup("".join(parts))
     rows = Markup("".join([_opportunity_row(r, escaped) for r in ev.opportunities]))
     lowest_name, lowest_sentence = lowest_dimension(ev)
-    verdict = memo_verdict(ev, thresholds)
     return (
         _environment()
         .get_template("scorecard.html.j2")

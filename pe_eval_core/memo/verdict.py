@@ -24,6 +24,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from pe_eval_core.memo.plain import (
+    Cohorts,
+    cohort_names,
+    nearest_text,
+    opportunity_name,
+    shown_raw,
+)
 from pe_eval_core.memo.result import Finding, FindingKind, Scores, VerdictSummary
 from pe_eval_core.thresholds import MEMO_BOUNDS, parse_thresholds
 from pe_eval_core.wording import (
@@ -247,76 +254,111 @@ class Verdict:
         )
 
 
-def _value(raw: str, value: float | str | None) -> str:
-    if isinstance(value, int | float) and "$" in raw:
-        return fmt_usd(value)
-    return fmt_number(value)
-
-
-def _owner(path: str | None, opp: str, source_ids: list[str]) -> str:
-    """``its`` when the source field belongs to ``opp``, else ``opp_02's`` (by path index)."""
+def _owner(path: str | None, opp: str, source_ids: list[str], cohorts: Cohorts) -> str:
+    """``its`` when the source field belongs to ``opp``; else that opportunity by name."""
     m = _INDEXED.match(path or "")
     if m and int(m.group(1)) < len(source_ids) and source_ids[int(m.group(1))] != opp:
-        return f"{source_ids[int(m.group(1))]}'s"
-    return "its"
+        return f"the {{label}} of {opportunity_name(source_ids[int(m.group(1))], cohorts)}"
+    return "its {label}"
 
 
-def issue_sentence(f: Finding, source_ids: list[str] | None = None) -> str:
-    """One finding as a plain sentence: what is wrong, where, and the nearest source value.
+def issue_sentence(
+    f: Finding, source_ids: list[str] | None = None, cohorts: Cohorts | None = None
+) -> str:
+    """One finding as a plain sentence: what is wrong, where (the cohort, its id second), and
+    the nearest source value in the figure's own format (``plain.nearest_text``).
 
     >>> from pe_eval_core.memo.result import Finding
-    >>> issue_sentence(Finding(kind="ungrounded_figure", opportunity_id="opp_02", raw="$6.8M",
+    >>> print(issue_sentence(Finding(kind="ungrounded_figure", opportunity_id="opp_02", raw="$6.8M",
     ...     message="", nearest_value=4236000.0,
-    ...     nearest_path="opportunities[1].projected_impact_usd_annual"))
-    '$6.8M in opp_02 matches no source figure; the nearest is its projected impact, $4.2M.'
+    ...     nearest_path="opportunities[1].projected_impact_usd_annual"),
+    ...     ["opp_01", "opp_02"], {"opp_02": "C × 60 months"}))
+    $6.8M in C × 60 months (opp_02) matches no source figure; the nearest is its projected
+    impact, $4.2M.
+    >>> print(issue_sentence(Finding(kind="misattributed_figure", opportunity_id="opp_01",
+    ...     raw="$-7.9M", message="", nearest_value=-7912000.0, other_opportunity_id="opp_02",
+    ...     nearest_path="opportunities[1].outcome_total_usd_annual"), ["opp_01", "opp_02"],
+    ...     {"opp_01": "GA × Branch", "opp_02": "C × 60 months"}))
+    −$7.9M in GA × Branch (opp_01) is the annual outcome of C × 60 months (opp_02), −$7.9M,
+    not of GA × Branch.
     """
-    opp = f.opportunity_id or "the memo"
-    near = _value(f.raw, f.nearest_value)
-    label = field_label(f.nearest_path)
+    names = cohorts or {}
     kind = f.kind
-    if kind is FindingKind.UNGROUNDED_FIGURE:
-        owner = _owner(f.nearest_path, opp, source_ids or [])
-        tail = f"; the nearest is {owner} {label}, {near}" if near else ""
-        return f"{f.raw} in {opp} matches no source figure{tail}."
-    if kind is FindingKind.WRONG_QUANTITY:
-        stated = f"{f.raw} in {opp} names another quantity: it is the source's {label}, {near}"
-        if f.expected_path:
-            own = _value(f.raw, f.expected_value)
-            claimed = field_label(f.expected_path)
-            return f"{stated}, while the {claimed} its wording claims is {own}."
-        return f"{stated}, and the source has no field of the quantity its wording claims."
-    if kind is FindingKind.EMPTY_PLACEHOLDER:
-        where = f" ({f.field})" if f.field else ""
-        return f"{opp}{where} has an empty value where the prose expects one: '{f.raw}'."
     if kind is FindingKind.HEADER_MISMATCH or kind is FindingKind.HEADLINE_MISMATCH:
-        return _header_sentence(f, label)
+        return _header_sentence(f, field_label(f.nearest_path))
+    if kind in (FindingKind.MISATTRIBUTED_FIGURE, FindingKind.MISATTRIBUTED_ENTITY):
+        return _misattributed_sentence(f, names)
+    place = opportunity_name(f.opportunity_id, names)
+    raw = shown_raw(f.raw)
+    near = nearest_text(f)
+    label = field_label(f.nearest_path)
+    if kind is FindingKind.UNGROUNDED_FIGURE:
+        opp = f.opportunity_id or "the memo"
+        owner = _owner(f.nearest_path, opp, source_ids or [], names).format(label=label)
+        tail = f"; the nearest is {owner}, {near}" if near else ""
+        return f"{raw} in {place} matches no source figure{tail}."
+    if kind is FindingKind.WRONG_QUANTITY:
+        return _wrong_quantity_sentence(f, raw, place)
+    if kind is FindingKind.EMPTY_PLACEHOLDER:
+        where = f"The {f.field} of {place}" if f.field else place
+        return f"{where} has an empty value where the prose expects one: '{f.raw}'."
     if kind is FindingKind.SIGN_MISMATCH:
-        return f"{f.raw} in {opp} has the wrong sign: the source's {label} is {near}."
-    if kind is FindingKind.MISATTRIBUTED_FIGURE:
-        other = f.other_opportunity_id or "another opportunity"
-        return f"{f.raw} in {opp} is {other}'s {label} ({near}), not {opp}'s."
+        return f"{raw} in {place} has the wrong sign: the source's {label} is {near}."
     if kind is FindingKind.UNGROUNDED_ENTITY:
-        return f"'{f.raw}' in {opp} names nothing in the source."
-    if kind is FindingKind.MISATTRIBUTED_ENTITY:
-        other = f.other_opportunity_id or "another opportunity"
-        return f"'{f.raw}' in {opp} belongs to {other}, not {opp}."
+        column = (f.nearest_path or "").rsplit(".", 1)[-1].replace("_", " ") or label
+        tail = f"; the source's {column} for this cohort is {near}" if near else ""
+        return f"'{f.raw}' in {place} names nothing in the source{tail}."
     if kind is FindingKind.DROPPED_OPPORTUNITY:
-        return f"{opp} is in the source but the memo leaves it out."
+        return f"{place} is in the source but the memo leaves it out."
     return f.message
+
+
+def _wrong_quantity_sentence(f: Finding, raw: str, place: str) -> str:
+    """A figure that is the source's value of another quantity than its wording claims."""
+    label = field_label(f.nearest_path)
+    stated = f"{raw} in {place} names another quantity: it is the source's {label}, "
+    stated += nearest_text(f)
+    if not f.expected_path:
+        return f"{stated}, and the source has no field of the quantity its wording claims."
+    claimed = f.model_copy(
+        update={"nearest_value": f.expected_value, "nearest_path": f.expected_path}
+    )
+    own = nearest_text(claimed)  # the claimed quantity's value, in the figure's own format
+    return f"{stated}, while the {field_label(f.expected_path)} its wording claims is {own}."
+
+
+def _misattributed_sentence(f: Finding, names: Cohorts) -> str:
+    """A figure or name that belongs to another opportunity, both named by their cohort."""
+    opp = f.opportunity_id or "the memo"
+    place, own = opportunity_name(f.opportunity_id, names), names.get(opp, opp)
+    other = "another opportunity"
+    if f.other_opportunity_id:
+        other = opportunity_name(f.other_opportunity_id, names)
+    if f.kind is FindingKind.MISATTRIBUTED_ENTITY:
+        return f"'{f.raw}' in {place} belongs to {other}, not to {own}."
+    label = field_label(f.nearest_path)
+    return (
+        f"{shown_raw(f.raw)} in {place} is the {label} of {other}, {nearest_text(f)}, not of {own}."
+    )
+
+
+def _money(value: float | str | None) -> str:
+    return fmt_usd(value) if isinstance(value, int | float) else fmt_number(value)
 
 
 def _header_sentence(f: Finding, label: str) -> str:
     """A memo-level figure (the headline, a restated header field) that disagrees."""
+    raw = shown_raw(f.raw)
     if f.kind is FindingKind.HEADER_MISMATCH:
-        return f"The memo's {label} is {f.raw}; its source states {_value('$', f.nearest_value)}."
+        return f"The memo's {label} is {raw}; its source states {_money(f.nearest_value)}."
     path = f.nearest_path or ""
     if ".json:" in path:
         sibling = path.split(":", 1)[0]
         return (
-            f"The headline {f.raw} disagrees with the other memo {sibling}, "
-            f"which states {_value('$', f.nearest_value)}."
+            f"The headline {raw} disagrees with the other memo {sibling}, "
+            f"which states {_money(f.nearest_value)}."
         )
-    return f"The headline {f.raw} disagrees with the source total, {_value('$', f.nearest_value)}."
+    return f"The headline {raw} disagrees with the source total, {_money(f.nearest_value)}."
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
@@ -382,10 +424,15 @@ def memo_verdict(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None
     its kinds (``DIMENSION_KINDS``), mis-attributions are counted against their own bound."""
     counted = [f for f in ev.findings if f.kind not in NOT_COUNTED]
     ids = [o.id for o in ev.opportunities if o.in_source]
+    names = cohort_names(ev)  # every sentence names an opportunity by its cohort, id second
+
+    def said(f: Finding) -> str:
+        return issue_sentence(f, ids, names)
+
     return decide_verdict(
         ev.scores.model_dump(),
-        lambda dim: [issue_sentence(f, ids) for f in counted if f.kind in DIMENSION_KINDS[dim]],
-        [(f.raw, issue_sentence(f, ids)) for f in counted if f.kind in MISATTRIBUTED],
+        lambda dim: [said(f) for f in counted if f.kind in DIMENSION_KINDS[dim]],
+        [(f.raw, said(f)) for f in counted if f.kind in MISATTRIBUTED],
         thresholds,
-        [issue_sentence(f, ids) for f in counted if f.kind in ALWAYS_BLOCKING],
+        [said(f) for f in counted if f.kind in ALWAYS_BLOCKING],
     )

@@ -64,7 +64,7 @@ def test_ddq_finds_q06_loss_and_q05_structural_count() -> None:
     assert q06.kind is DocFindingKind.WRONG_AGGREGATE
     assert q06.expected_path is not None
     assert q06.expected_path.startswith("sum of current outcome over 52 opportunities in 16")
-    assert q06.expected_path.endswith("= $-1.54B")
+    assert q06.expected_path.endswith("= \u2212$1.54B")
     q05 = found[("Q05_MRM_VALIDATION", "36")]
     assert q05.kind is DocFindingKind.WRONG_AGGREGATE and q05.expected == 52
     # the median of 0.81 counts the shape-B maps' missing scores as 0: also a wrong aggregate

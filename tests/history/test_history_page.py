@@ -84,12 +84,16 @@ def test_an_evaluation_on_another_page_shows_up_in_history(page: Any) -> None:
     assert list(table["kind"]) == ["memo"]
 
 
+def _runs_table(at: Any) -> Any:
+    return next(df.value for df in at.dataframe if {"id", "kind", "from"} <= set(df.value.columns))
+
+
 def test_runs_trends_and_default_comparison_shows_the_regression(
     page: Any, _isolated_home: Path
 ) -> None:
     _fill(_isolated_home)
     at = page()
-    table = at.dataframe[0].value
+    table = _runs_table(at)
     assert list(table["id"]) == [4, 3, 2, 1]
     assert list(table["kind"]) == ["scenarios", "scenarios", "memo", "memo"]
     # default comparison: newest run (#4) against the previous run of the same subject (#3)
@@ -97,8 +101,10 @@ def test_runs_trends_and_default_comparison_shows_the_regression(
     assert at.selectbox(key="history.run_b").value.startswith("#4 · ")
     assert [m.label for m in at.metric][:2] == ["Regressions", "Fixes"]
     assert at.metric[0].value == "1"
-    assert "regressed" in at.error[0].value and "smoke" in at.error[0].value
-    regressions = at.dataframe[1].value
+    # the comparison leads with the CLI's verdict, red (issue 21); the details under it
+    assert "1 regression vs baseline" in at.error[0].value and "smoke" in at.error[0].value
+    assert "Significance: exact McNemar" in at.error[0].value
+    regressions = next(df.value for df in at.dataframe if "what changed" in df.value.columns)
     assert list(regressions["scenario"]) == ["<b>smoke</b>-headline"]
     assert "expectation '$4,820': satisfied (strict) -> missed" in regressions["what changed"][0]
     assert len(at.tabs) == 2
@@ -109,11 +115,12 @@ def test_filters_and_memo_comparison(page: Any, _isolated_home: Path) -> None:
     at = page()
     at.selectbox(key="history.filter_kind").set_value("memo").run()
     assert not at.exception
-    assert list(at.dataframe[0].value["kind"]) == ["memo", "memo"]
+    assert list(_runs_table(at)["kind"]) == ["memo", "memo"]
     assert at.selectbox(key="history.filter_portco").options == ["All", "MortgageCo"]
     run_a, run_b = at.selectbox(key="history.run_a"), at.selectbox(key="history.run_b")
     assert run_a.value.startswith("#1 · ") and run_b.value.startswith("#2 · ")
-    assert any("No regressions" in s.value for s in at.success)
+    # led by the CLI's memo comparison verdict, green
+    assert any("No regression: no dimension got worse" in s.value for s in at.success)
     # swap: going from the clean run back to the defective one is a regression
     run_a.set_value(run_b.value)
     run_b.set_value(run_a.options[-1]).run()
@@ -160,3 +167,11 @@ def test_chart_builders_shape_the_sql_rows() -> None:
     ).to_dict()
     assert json.dumps(tiers).count('"pass_rate": 0.5') == 1
     assert default_pair([]) == (None, None)
+    # trends colour categories (dimensions, tiers), never as verdicts: no pass/watch/fail ink,
+    # so a tier at 100% is never drawn red (issue 21)
+    from pe_eval_core.tone import CATEGORY_COLOURS, INK
+
+    for chart in (spec, tiers):
+        text = json.dumps(chart)
+        assert all(c in text for c in CATEGORY_COLOURS)
+        assert not any(ink in text for ink in INK.values())

@@ -134,13 +134,27 @@ def test_scenario_run_round_trips_and_counts_are_computed_in_sql(db: str) -> Non
     assert store.count_runs() == 1
 
 
-def test_the_same_run_recorded_twice_gets_two_rows(db: str) -> None:
+def test_the_same_run_recorded_twice_is_one_run(db: str) -> None:
+    # recording is idempotent, keyed by content (issue 21): the same run recorded again (a
+    # reload, a re-score of the same responses, under another run id and time) adds nothing
     run = make_scenario_run([make_result("s1", "smoke", "pass")], run_id="dup-run-0001")
     store = RunStore(db)
-    a, b = store.record_scenario_run(run), store.record_scenario_run(run)
-    assert a != b
-    assert store.resolve("dup-run-0001") == a
+    a = store.record_scenario_run(run)
+    rescored = make_scenario_run(
+        [make_result("s1", "smoke", "pass")], run_id="other-id", when=T0 + timedelta(days=3)
+    )
+    assert store.record_scenario_run(run) == store.record_scenario_run(rescored) == a
+    assert store.count_runs() == 1
+    # a new measurement (a live re-run: other latencies) under the same run id is a new run
+    live = make_scenario_run(
+        [make_result("s1", "smoke", "pass", latency_ms=900.0)], run_id="dup-run-0001"
+    )
+    b = store.record_scenario_run(live)
+    assert b != a and store.resolve("dup-run-0001") == a
     assert store.get_run(b).summary.uid.startswith("dup-run-0001-")
+    # another verdict is another run
+    failed = make_scenario_run([make_result("s1", "smoke", "fail")], run_id="third")
+    assert store.record_scenario_run(failed) not in (a, b)
 
 
 def test_list_filters_order_and_options(db: str) -> None:
@@ -214,7 +228,9 @@ def test_run_references(db: str) -> None:
     )
     s2 = store.record_scenario_run(
         make_scenario_run(
-            [make_result("s", "smoke", "pass")], run_id="bbbb2222y", when=T0 + timedelta(1)
+            [make_result("s", "smoke", "pass", latency_ms=800.0)],  # another measurement
+            run_id="bbbb2222y",
+            when=T0 + timedelta(1),
         )
     )
     assert store.resolve(str(m)) == m
@@ -365,7 +381,11 @@ def _writer(db: str, tag: str, start: multiprocessing.synchronize.Event) -> None
         else:
             store.record_scenario_run(
                 make_scenario_run(
-                    [make_result(f"s{j}", "smoke", "pass") for j in range(5)],
+                    # each run its own measurement (latency), so none is a duplicate
+                    [
+                        make_result(f"s{j}", "smoke", "pass", latency_ms=1000.0 * ord(tag) + i)
+                        for j in range(5)
+                    ],
                     run_id=f"{tag}-{i}",
                 )
             )

@@ -253,7 +253,8 @@ def test_every_paid_run_is_confirmed_with_its_count(monkeypatch):
         ).run()
         run = next(b for b in at.button if b.label == "Run evaluation")
         box = at.checkbox(key=K.CONFIRM_LIVE)
-        assert "I confirm 19 paid calls" in box.label  # 19: under the CLI's 20-call threshold
+        # 19 (under the CLI's 20-call threshold) calls to a local agent: still confirmed
+        assert "I confirm 19 calls (19 to the local agent" in box.label
         assert run.disabled
         box.check().run()
         assert not next(b for b in at.button if b.label == "Run evaluation").disabled

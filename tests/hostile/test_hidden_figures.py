@@ -152,8 +152,11 @@ def test_every_surface_sees_them(tmp_path, capsys, monkeypatch):
     assert totals["figures_total"] == before.totals.figures_total + added
     assert totals["figures_cited"] == before.totals.figures_cited
     issues = "\n".join(data["verdict"]["issues"])
-    assert issues.count("$987.6M in opp_01 matches no source figure") == len(HIDDEN) - 1
-    assert "91.3% in opp_01 matches no source figure" in issues
+    # each opportunity by its cohort, the id second (issue 21's plain words)
+    assert issues.count("$987.6M in A × 360 months (opp_01) matches no source figure") == (
+        len(HIDDEN) - 1
+    )
+    assert "91.3% in A × 360 months (opp_01) matches no source figure" in issues
     assert "too long to read" in issues
 
     code, out, _ = run_cli(capsys, "memo", "--memo", str(memo), "--source", str(source))

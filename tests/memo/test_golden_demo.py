@@ -147,7 +147,15 @@ def test_southeast_operator_defects_invented_entity_dropped_opportunity_stale_si
     ev = grade("southeast_lender", "operator")
     assert [key(f) for f in ev.findings] == [
         (FindingKind.TEMPLATE_EXEMPT, "opp_01", "counterfactual", "5%", None, None),
-        (FindingKind.UNGROUNDED_ENTITY, "opp_03", "narrative", "FL", None, None),
+        # the invented state names the source's state for the cohort as its nearest value
+        (
+            FindingKind.UNGROUNDED_ENTITY,
+            "opp_03",
+            "narrative",
+            "FL",
+            "opportunities[2].segment.state",
+            None,
+        ),
         (FindingKind.DROPPED_OPPORTUNITY, "opp_04", "id", "opp_04", None, None),
         (
             FindingKind.HEADLINE_MISMATCH,

@@ -41,7 +41,7 @@ def test_operator_audience_and_lowest_dimension(data_dir, capsys):
     assert main(["memo", "TestCo", "--audience", "operator", "--data-dir", str(data_dir)]) == 1
     out = capsys.readouterr().out
     assert "eval_TestCo_operator.html" in out
-    assert "Coverage is 66.7% — memo addresses 2 of 3 opportunities; opp_03 is silently" in out
+    assert "Coverage is 66.7% — memo addresses 2 of 3 opportunities; broker × 620 (opp_03)" in out
     assert "Verdict: Not ready: 3 issues" in out
 
 

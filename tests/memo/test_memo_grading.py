@@ -346,7 +346,8 @@ def test_dropped_opportunity(tmp_path, shape_a):
     assert "missing" in f.message
     assert lowest_dimension(ev) == (
         "coverage",
-        "Coverage is 66.7% — memo addresses 2 of 3 opportunities; opp_02 is silently dropped.",
+        "Coverage is 66.7% — memo addresses 2 of 3 opportunities; TX (opp_02) is silently "
+        "dropped.",  # the cohort, its id second
     )
 
 

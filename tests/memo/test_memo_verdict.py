@@ -34,8 +34,13 @@ def test_flawed_memo_lists_plain_sentence_issues():
     verdict = memo_verdict(_graded("southeast_lender", "board"))
     assert not verdict.ready
     assert verdict.headline == f"Not ready: {len(verdict.issues)} issues"
-    assert any(i.startswith("$6.8M in opp_02 matches no source figure") for i in verdict.issues)
-    assert any("opp_02's annual outcome" in i for i in verdict.issues)  # the mis-attribution
+    # the cohort first, its id second; the mis-attributed loss with its sign before the $
+    assert any(
+        i.startswith("$6.8M in C × 60 months (opp_02) matches no source figure")
+        for i in verdict.issues
+    )
+    assert any("the annual outcome of C × 60 months (opp_02), −$7.9M" in i for i in verdict.issues)
+    assert all("$-" not in i for i in verdict.issues)
     assert all("_usd_annual" not in i and "opportunities[" not in i for i in verdict.issues)
 
 
@@ -43,7 +48,9 @@ def test_misattribution_blocks_even_when_scores_pass_the_thresholds():
     ev = _graded("southeast_lender", "board")
     loose = VerdictThresholds.from_spec("citation=0.5,consistency=0")
     verdict = memo_verdict(ev, loose)
-    assert not verdict.ready and len(verdict.issues) == 1 and "not opp_01's" in verdict.issues[0]
+    assert (
+        not verdict.ready and len(verdict.issues) == 1 and "not of GA × Branch" in verdict.issues[0]
+    )
     assert memo_verdict(ev, VerdictThresholds.from_spec("citation=0.5,consistency=0", 1)).ready
 
 
@@ -128,7 +135,9 @@ def test_an_empty_template_slot_blocks_circulation_whatever_the_thresholds():
     assert not verdict.ready
     slots = [i for i in verdict.issues if "empty value" in i]
     assert len(slots) == sum(1 for f in ev.findings if f.kind == "empty_placeholder") > 0
-    assert slots[0].startswith("opp_01 (narrative) has an empty value") and "'__'" in slots[0]
+    # the opportunity by its cohort, the id second (issue 21's plain words)
+    assert slots[0].startswith("The narrative of ") and "'__'" in slots[0]
+    assert "(opp_01) has an empty value" in slots[0]
 
 
 def test_a_wrong_quantity_issue_names_both_quantities(tmp_path):
@@ -148,5 +157,7 @@ def test_a_wrong_quantity_issue_names_both_quantities(tmp_path):
     verdict = memo_verdict(grade_memo(tmp_path / "explain_HMDA_GA_board.json", source))
     assert verdict.headline == "Not ready: 1 issue"
     (issue,) = verdict.issues
-    assert issue.startswith("$14.5M in opp_01 names another quantity: it is the source's EBITDA")
-    assert "annual outcome its wording claims is" in issue and "6.2M" in issue
+    assert issue.startswith(
+        "$14.5M in B × 360 months (opp_01) names another quantity: it is the source's EBITDA"
+    )
+    assert "annual outcome its wording claims is \u2212$6.2M" in issue

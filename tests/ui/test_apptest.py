@@ -263,14 +263,16 @@ def test_portfolio_scores_every_pair_and_names_the_weakest(app):
         # Score columns hold points rounded as fmt_pct rounds (shown "%g%%": the same text).
         assert row["citation_accuracy"] == pct_points(ev.scores.citation_accuracy)
         assert row["coverage"] == pct_points(ev.scores.coverage)
-    assert any("Weakest memo" in w.value for w in at.warning)
+    # the weakest demo memo is not ready: its banner is red (the verdict's tone), never amber
+    assert any("Weakest memo" in e.value for e in at.error)
+    assert not any("Weakest memo" in w.value for w in at.warning)
     # The heatmap, drawn twice: for a desk and for a phone (CSS shows one; see ui.responsive).
     assert len(at.get("vega_lite_chart")) == 2
 
 
 def test_portfolio_click_through_opens_that_scorecard(app):
     at = app(PORTFOLIO)
-    weakest = next(w.value for w in at.warning if "Weakest memo" in w.value)
+    weakest = next(e.value for e in at.error if "Weakest memo" in e.value)
     at.button(key=f"{state.Portfolio.OPEN}.weakest").click().run()
     assert not at.exception
     assert at.title[0].value == "Memo scorecard"
@@ -468,7 +470,8 @@ def test_http_agent_run_completes_through_the_dashboard(app, http_agent):
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: url, SN.JUDGE: False})
     assert not at.exception
     box = at.checkbox(key=SN.CONFIRM_LIVE)  # every paid run on the dashboard, even 19 calls
-    assert "I confirm 19 paid calls" in box.label and at.button(key=SN.RUN).disabled
+    assert "I confirm 19 calls (19 to the local agent" in box.label
+    assert at.button(key=SN.RUN).disabled
     box.check().run()
     at.button(key=SN.RUN).click().run()
     assert not at.exception
@@ -600,20 +603,18 @@ def test_verdict_thresholds_are_configurable_with_the_gate_spec(app):
     assert any("Coverage at least 50%" in m.value for m in at.caption)
 
 
-def test_tile_band_css_uses_the_band_colours(app):
-    from pe_eval_core.wording import Band
-    from ui.charts import BAND_INK
+def test_tile_css_uses_the_verdict_tone_colours(app):
+    from pe_eval_core.tone import INK, Tone
 
     at = app()
     css = "".join(h.value for h in at.get("html") if "st-key-scorecard-tile-" in h.value)
-    assert all(BAND_INK[b] in css for b in Band)
-    assert any("more than 20% from perfect" in c.value for c in at.caption)
+    assert all(INK[t] in css for t in Tone)
+    assert any("misses its threshold" in c.value for c in at.caption)
 
 
-def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
-    from pe_eval_core.memo.verdict import NOT_COUNTED  # the findings the CLI leaves out
-    from pe_eval_core.wording import BAND_LEGEND, Band
-    from ui.charts import BAND_INK, band_labels
+def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_verdict(app):
+    from pe_eval_core.memo.verdict import NOT_COUNTED, VerdictThresholds
+    from ui.charts import TONE_LABELS
     from ui.views.portfolio import heatmap_rows
 
     at = app(PORTFOLIO)
@@ -624,10 +625,24 @@ def test_portfolio_counts_findings_like_the_cli_and_colours_cells_by_band(app):
     assert metric_values(at)["Findings"] == str(cli_total)
     from ui import data
 
-    cells = heatmap_rows([r for r in data.portfolio(DEMO_DATA) if not r.get("error")])
-    assert {c["band_label"] for c in cells} <= set(band_labels().values())
-    assert band_labels()[Band.FAIL].endswith(BAND_LEGEND[Band.FAIL])
-    assert len(BAND_INK) == 3
+    rows = [r for r in data.portfolio(DEMO_DATA) if not r.get("error")]
+    cells = heatmap_rows(rows)
+    labels = {f"{t.value}: {text}" for t, text in TONE_LABELS.items()}
+    assert {c["tone_label"] for c in cells} <= labels
+    # a not-ready memo's 97.6% citation misses the perfect bound: red, never amber
+    flawed = next(
+        c
+        for c in cells
+        if c["portco"] == "southeast_lender"
+        and c["audience"] == "board"
+        and c["dimension"] == "Citation accuracy"
+    )
+    assert flawed["tone_label"].startswith("fail:")
+    # under a lowered bound it meets, the same score is amber (short of perfect), not red
+    loose = heatmap_rows(rows, VerdictThresholds.from_spec("citation=0.9"))
+    assert next(c for c in loose if c["portco"] == "southeast_lender" and c["audience"] == "board")[
+        "tone_label"
+    ].startswith("watch:")
 
 
 def test_the_findings_key_columns_fit_the_table_at_1440px():

@@ -198,6 +198,35 @@ def _click_row(page, grid, row: int) -> None:
     page.mouse.click(box["x"] + 14, y)
 
 
+def _open_run_form(page) -> None:
+    """Open the scenario page's run form (closed when the page shows a recorded run)."""
+    page.get_by_text("Run an evaluation", exact=True).wait_for()
+    button = page.get_by_role("button", name="Run evaluation")
+    if not button.is_visible():
+        page.get_by_text("Run an evaluation", exact=True).click()
+        button.wait_for(state="visible")
+
+
+def _filter_runs(page, label: str, option: str) -> None:
+    """Pick ``option`` in the History filter ``label`` (in its closed panel: opened first; the
+    dropdown is clicked again if it opened while the panel was still moving)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label)
+    if not box.is_visible():
+        page.get_by_text("Filter the runs", exact=True).click()
+        box.wait_for(state="visible")
+        page.wait_for_timeout(500)
+    for _ in range(3):
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"could not pick {option!r} in the {label!r} filter")
+
+
 def _most_findings() -> tuple[str, str]:
     """The demo memo with the most findings (the informative one to screenshot)."""
     from pe_eval_core.memo import find_memo_pairs, grade_memo
@@ -255,6 +284,7 @@ def test_portfolio_page_in_the_browser(page, demo_server):
 
 def test_scenario_page_runs_the_recorded_demo(page, demo_server):
     page.goto(f"{demo_server.url}/scenario_eval")
+    _open_run_form(page)
     page.get_by_text("Loaded 19 scenarios", exact=False).wait_for()
     page.get_by_role("button", name="Run evaluation").click()
     page.get_by_text("Pass rate by tier").wait_for()
@@ -263,7 +293,7 @@ def test_scenario_page_runs_the_recorded_demo(page, demo_server):
     # The four tiles render one after another: wait for each rather than reading them at once.
     for label in ("Scenarios", "Passed", "Failed", "Pass rate"):
         page.get_by_test_id("stMetricLabel").filter(has_text=label).first.wait_for()
-    page.get_by_text("Failure drill-down").wait_for(state="visible")
+    page.get_by_text("Failure drill-down").wait_for(state="attached")
     _shot(page, "scenarios.png")
 
 
@@ -408,7 +438,7 @@ PAGES = (
     # (path, a text the page shows once rendered)
     ("/?page=scorecard&portco=southeast_lender&audience=board", "Biggest finding."),
     ("/portfolio", "Weakest memo"),
-    ("/scenario_eval", "Loaded 19 scenarios"),
+    ("/scenario_eval", "Run an evaluation"),
     ("/run_history", "Compare two runs"),
 )
 
@@ -485,20 +515,18 @@ def test_history_row_reopens_a_run(browser, history_server):
         page.get_by_text("Compare two runs").wait_for()
         _settle(page)
         # Other tests' page visits record memo runs too: list the scenario runs only.
-        page.get_by_test_id("stSelectbox").filter(has_text="Kind").click()
-        page.get_by_role("option", name="scenarios", exact=True).click()
+        _filter_runs(page, "Kind", "scenarios")
         _settle(page)
-        _click_row(page, page.get_by_test_id("stDataFrame").first, 0)
+        _click_row(page, page.locator("[class*=st-key-wide-runs] [data-testid=stDataFrame]"), 0)
         page.get_by_role("heading", name=re.compile(rf"Run #{rid} ")).wait_for()
         page.get_by_text("Failure drill-down").wait_for()
         assert f"run={rid}" in page.url
         page.get_by_role("button", name="All runs").click()
         page.get_by_text("Compare two runs").wait_for()
         _settle(page)
-        page.get_by_test_id("stSelectbox").filter(has_text="Kind").click()
-        page.get_by_role("option", name="memo", exact=True).click()
+        _filter_runs(page, "Kind", "memo")
         _settle(page)
-        _click_row(page, page.get_by_test_id("stDataFrame").first, 0)
+        _click_row(page, page.locator("[class*=st-key-wide-runs] [data-testid=stDataFrame]"), 0)
         page.get_by_role("heading", name=re.compile(r"Run #\d+ · memo")).wait_for()
         page.get_by_role("heading", name="Findings").wait_for()
         page.get_by_test_id("stMetricLabel").filter(has_text="Citation accuracy").wait_for()
@@ -616,6 +644,7 @@ def test_no_request_leaves_localhost(browser, history_server):
             page.get_by_text(text, exact=False).first.wait_for()
             _settle(page)
         page.goto(server.url + "/scenario_eval")
+        _open_run_form(page)
         page.get_by_role("button", name="Run evaluation").click()
         page.get_by_text("Conclusion.").wait_for()
         _settle(page)
@@ -668,6 +697,7 @@ def slow_agent() -> Iterator[tuple[str, list[str]]]:
 def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_server, slow_agent):
     url, seen = slow_agent
     page.goto(f"{demo_server.url}/scenario_eval")
+    _open_run_form(page)
     page.get_by_text("Loaded 19 scenarios", exact=False).wait_for()
     _settle(page)
     page.get_by_text("HTTP agent", exact=True).click()
@@ -675,7 +705,7 @@ def test_stop_during_a_slow_live_run_keeps_the_finished_results(page, demo_serve
     box.fill(url)
     box.press("Enter")
     _settle(page)
-    page.get_by_text("I confirm 19 paid calls", exact=False).click()  # every paid run
+    page.get_by_text("I confirm 19 calls", exact=False).click()  # every paid run, local too
     _settle(page)
     page.get_by_role("button", name="Run evaluation").click()
     # Our Stop (Streamlit's own header also has one while a script runs).

@@ -230,3 +230,29 @@ def test_corrupt_row_is_a_warning_and_the_rest_still_list(page, _isolated_home):
     assert not at.exception
     assert any(f"skipped run {ids['memo1']}" in w.value for w in at.warning)
     assert set(_runs_table(at)["id"]) == {ids["memo2"], ids["ran"], ids["infra"]}
+
+
+@pytest.mark.parametrize(
+    "total,passed,errors,tone",
+    [(19, 19, 0, "pass"), (19, 12, 0, "fail"), (19, 18, 1, "watch"), (19, 0, 19, "fail")],
+)
+def test_a_run_card_is_coloured_by_its_run_verdict(total, passed, errors, tone):
+    """A phone's run card takes the run's tone from pe_eval_core.tone: every scenario errored
+    is a failure, never green; errors without a failure are watch."""
+    from pe_eval_core.history.records import RunSummary
+    from ui.views.history import run_card
+
+    summary = RunSummary(
+        id=1,
+        uid="u1",
+        kind="scenarios",
+        created_at="2026-04-01T09:00:00+00:00",
+        recorded_at="2026-04-01T09:00:00+00:00",
+        origin="cli",
+        scenarios_path="mimic-scenarios.json",
+        target="mimic",
+        n_total=total,
+        n_passed=passed,
+        n_errors=errors,
+    )
+    assert run_card(summary).tone == tone

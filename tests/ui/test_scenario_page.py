@@ -118,12 +118,13 @@ def test_cold_live_judge_over_20_calls_shows_the_count_and_needs_confirmation(
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: f"{url}/agent"})
     assert not at.exception
     n = len(load_scenarios(DEMO_SCENARIOS))
-    line = next(c.value for c in at.caption if c.value.startswith("Paid calls:"))
-    assert line.startswith(f"Paid calls: {n} target + at most ")
+    # the agent is on this machine: its calls are "Calls", the judge's are paid (issue 21)
+    line = next(c.value for c in at.caption if c.value.startswith("Calls:"))
+    assert line.startswith(f"Calls: {n} to the local agent + at most ")
     judge_calls = int(line.split("at most ")[1].split()[0])
     assert judge_calls > 0 and n + judge_calls > 20
     box = at.checkbox(key=SN.CONFIRM_LIVE)
-    assert f"{n + judge_calls} paid calls" in box.label
+    assert f"I confirm {n + judge_calls} calls ({n} to the local agent" in box.label
     assert at.button(key=SN.RUN).disabled
     assert not agent_seen, "counting calls nothing"
     box.check().run()
@@ -142,26 +143,29 @@ def test_repeats_multiply_the_count_past_the_threshold(app, http_agent):
     """Every paid run is confirmed for its count: 19 calls, then × 2, then × 3, each anew."""
     url, _ = http_agent
     at = app(SCENARIOS, **{SN.TARGET: "HTTP agent", SN.HTTP_URL: f"{url}/agent", SN.JUDGE: False})
-    assert "I confirm 19 paid calls" in at.checkbox(key=SN.CONFIRM_LIVE).label
-    assert "Paid calls: 19 target + at most 0 judge" in captions(at)
+    # the local agent's calls are "Calls" (issue 21), still confirmed for their count (issue 23)
+    assert "I confirm 19 calls (19 to the local agent + 0 paid judge)" in (
+        at.checkbox(key=SN.CONFIRM_LIVE).label
+    )
+    assert "Calls: 19 to the local agent + at most 0 paid judge" in captions(at)
     assert at.button(key=SN.RUN).disabled
     at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
     at.number_input(key=SN.REPEAT).set_value(2).run()
-    assert "Paid calls: 38 target" in captions(at)
+    assert "Calls: 38 to the local agent" in captions(at)
     assert not at.checkbox(key=SN.CONFIRM_LIVE).value  # a confirmation is for its count
     assert at.button(key=SN.RUN).disabled
     at.checkbox(key=SN.CONFIRM_LIVE).check().run()
     assert not at.button(key=SN.RUN).disabled
     at.number_input(key=SN.REPEAT).set_value(3).run()  # 57 calls: confirm again
-    assert "Paid calls: 57 target" in captions(at)
+    assert "Calls: 57 to the local agent" in captions(at)
     assert not at.checkbox(key=SN.CONFIRM_LIVE).value
     assert at.button(key=SN.RUN).disabled
 
 
 def test_recorded_demo_has_no_paid_calls_and_no_confirmation(app):
     at = app(SCENARIOS)
-    assert "Paid calls" not in captions(at)
+    assert "Paid calls" not in captions(at) and "Calls:" not in captions(at)
     assert not [c for c in at.checkbox if c.key == SN.CONFIRM_LIVE]
     assert not at.button(key=SN.RUN).disabled
 
@@ -353,28 +357,48 @@ def test_behaviour_checks_have_their_own_lines_in_the_drill_down(app, tmp_path):
     assert "tools_called" in texts(at.error)  # the why-line names the failed check
 
 
-def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_home):
+def test_verdict_vs_the_previous_run_then_vs_the_pinned_baseline(app, _isolated_home, tmp_path):
     from pe_eval_core.history.store import RunStore
 
     at = app(SCENARIOS)
     at.button(key=SN.RUN).click().run()
+    # the demo has failures: the run's banner is red whatever the comparison says
     assert "vs baseline" not in texts(at.success) + texts(at.error), "nothing to compare yet"
+    assert "No earlier run with the same setup" in texts(at.error)
     first = at.session_state[SN.HISTORY_ID]
+    store = RunStore(_isolated_home / "history.sqlite")
+    # the same recorded responses scored again are the same run: nothing added (issue 21)
     at.button(key=SN.RUN).click().run()
-    assert "No regression vs baseline" in texts(at.success)
-    assert "previous run with the same setup" in texts(at.success)
-    # Pinned, the first run is the baseline of a run made the same way ...
-    RunStore(_isolated_home / "history.sqlite").pin_baseline(first)
+    assert at.session_state[SN.HISTORY_ID] == first and store.count_runs() == 1
+    # One passing scenario's answer emptied (same file name, same setup): a new run, compared
+    # like for like with the previous one, and its regression is red, never green.
+    run = json.loads(at.session_state[SN.RESULT])
+    passing = next(r["name"] for r in run["results"] if r["status"] == "pass")
+    recorded = json.loads((DEMO_SCENARIOS.parent / "recorded-responses.json").read_text())
+    for r in recorded:
+        if r["name"] == passing:
+            r["response"] = "I could not find that."
+    edited = tmp_path / "recorded-responses.json"
+    edited.write_text(json.dumps(recorded), encoding="utf-8")
+    at.text_input(key=SN.RESPONSES).set_value(str(edited))
     at.button(key=SN.RUN).click().run()
-    assert "pinned baseline" in texts(at.success) and f"run={first}" in texts(at.success)
-    # ... but judge off is another setup (it loses the judge's paraphrases): the pinned run
-    # is not used as its baseline, and the page says why instead of listing "regressions".
+    second = at.session_state[SN.HISTORY_ID]
+    verdict = texts(at.error)
+    assert second != first and "vs baseline" in verdict and "regression" in verdict
+    assert "previous run with the same setup" in verdict and f"run={first}" in verdict
+    assert not texts(at.success), "a regression is never green"
+    # ... and against the first run pinned as the baseline
+    store.pin_baseline(first)
+    at.run()
+    assert "pinned baseline" in texts(at.error)
+    # Judge off is another setup (it loses the judge's paraphrases): the pinned run is not
+    # used as its baseline, and the first screen says why instead of listing "regressions".
     at.toggle(key=SN.JUDGE).set_value(False).run()
     at.button(key=SN.RUN).click().run()
-    assert "vs baseline" not in texts(at.error)
-    warning = texts(at.warning)
-    assert f"The pinned baseline, run #{first}, was not used" in warning
-    assert "Not like for like: judge recorded:claude-sonnet-4-5 vs none" in warning
+    lead = texts(at.error)
+    assert "vs baseline" not in lead
+    assert f"The pinned baseline, run #{first}, was not used" in lead
+    assert "Not like for like: judge recorded:claude-sonnet-4-5 vs none" in lead
 
 
 # --- 4. the agent's response, sanitised -----------------------------------------------------

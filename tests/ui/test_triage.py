@@ -40,6 +40,7 @@ def worst_pair() -> tuple[str, str, object]:
 
 
 def test_findings_table_leads_with_the_figure_the_plain_why_and_the_nearest_value(app):
+    from pe_eval_core.memo.plain import cohort_names, nearest_text
     from pe_eval_core.memo.verdict import issue_sentence
 
     portco, audience, ev = worst_pair()
@@ -52,14 +53,18 @@ def test_findings_table_leads_with_the_figure_the_plain_why_and_the_nearest_valu
     assert cols[:5] == ["what", "raw", "why", "nearest_value", "source_field"]
     assert cols.index("nearest_path") > cols.index("other_opportunity_id")
     ids = [o.id for o in ev.opportunities if o.in_source]
-    assert list(table["why"]) == [issue_sentence(f, ids) for f in ev.findings]
+    names = cohort_names(ev)  # opportunities by cohort, the id second (issue 21)
+    assert list(table["why"]) == [issue_sentence(f, ids, names) for f in ev.findings]
     assert not any("_" in w for w in table["what"]), "kinds in words, not internal names"
     with_source = [f for f in ev.findings if f.nearest_value is not None]
     assert with_source, "the demo should carry findings with a nearest source value"
     f = with_source[0]
     row = table[(table["raw"] == f.raw) & (table["nearest_path"] == f.nearest_path)].iloc[0]
-    # Analyst-readable number, not float noise ("-7,912,000", never "-7912000.0").
-    assert row["nearest_value"] == f"{f.nearest_value:,}".removesuffix(".0")
+    # In the figure's own format, never float noise: money as money ("−$7.9M").
+    assert row["nearest_value"] == nearest_text(f)
+    assert ".0" not in row["nearest_value"] and "e+" not in row["nearest_value"]
+    if "$" in f.raw:
+        assert row["nearest_value"].lstrip("−").startswith("$")
     assert "None" not in set(table["opportunity_id"].astype(str))
     assert not table["other_opportunity_id"].isna().any(), "no grey None cells"
     if any(x.opportunity_id is None for x in ev.findings):
@@ -204,8 +209,11 @@ def test_history_with_one_run_of_each_kind_explains_instead_of_erroring(app, _is
 def test_history_compare_of_different_kinds_is_a_hint_not_a_cli_error(app):
     st.cache_data.clear()
     at = app(SCENARIOS)
-    for _ in range(2):
-        at.button(key=SN.RUN).click().run()
+    # two different scenario runs (the same one twice is one run): judge off, then on
+    at.toggle(key=SN.JUDGE).set_value(False).run()
+    at.button(key=SN.RUN).click().run()
+    at.toggle(key=SN.JUDGE).set_value(True).run()
+    at.button(key=SN.RUN).click().run()
     at.switch_page(HISTORY)
     at.run()
     assert not at.exception and not at.error

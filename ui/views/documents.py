@@ -28,17 +28,19 @@ from pe_eval_core.documents import (
     with_verdict,
     write_document_outputs,
 )
+from pe_eval_core.memo.plain import shown_raw
 from pe_eval_core.memo.verdict import VerdictThresholds
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
     fmt_number,
-    fmt_pct,
+    fmt_usd,
 )
 from ui import links, state
 from ui.columns import as_points, dimension_columns
 from ui.data import Fingerprint, folder_fingerprint
 from ui.errors import guarded, md_code, md_escape
+from ui.responsive import table_with_detail
 
 K = state.Documents
 DOC_PATTERNS = ("*.json", "*.htm", "*.html")
@@ -74,6 +76,21 @@ def label(kind: str, path: str) -> str:
     return f"{KIND_TITLES[DocumentKind(kind)]} · {Path(path).name}"
 
 
+def expected_text(raw: str, expected: object) -> str:
+    """What the source holds, in the format of the document's figure; blank when nothing.
+
+    >>> expected_text("$-990.9M", -1544319724.47), expected_text("0.81", 1.0)
+    ('−$1.54B', '1')
+    >>> expected_text("customer_concentration", None), expected_text("x", "geographic")
+    ('', 'geographic')
+    """
+    if expected is None:
+        return ""
+    if isinstance(expected, int | float) and not isinstance(expected, bool):
+        return fmt_usd(float(expected)) if "$" in raw else fmt_number(expected)
+    return str(expected)
+
+
 def findings_frame(ev: DocumentEvaluation) -> pd.DataFrame:
     """One row per counted finding: what, where, the text, why, and the source value."""
     return pd.DataFrame(
@@ -83,9 +100,9 @@ def findings_frame(ev: DocumentEvaluation) -> pd.DataFrame:
                 "dimension": DIMENSION_LABELS.get(f.dimension, f.dimension),
                 "item": f.item_id or "",
                 "where": f.field or "",
-                "text": f.raw,
+                "text": shown_raw(f.raw),
                 "why": f.message,
-                "expected": "" if f.expected is None else str(f.expected),
+                "expected": expected_text(f.raw, f.expected),
                 "source": f.expected_path or "",
             }
             for f in ev.counted_findings()
@@ -104,20 +121,18 @@ def _memo(path: Path) -> None:
 
 
 def render_evaluation(ev: DocumentEvaluation) -> None:
-    """Verdict, score tiles, weakest dimension, findings, consistency, items, downloads."""
-    from ui.views.scorecard import show_verdict, verdict_thresholds
+    """Verdict, score tiles, weakest dimension, findings, consistency, items, downloads; the
+    colours the core's rule (``pe_eval_core.tone``), as on the memo scorecard."""
+    from ui.views.scorecard import biggest_finding, score_tiles, show_verdict, verdict_thresholds
 
     thresholds = verdict_thresholds(K.VERDICT_SPEC)
     show_verdict(document_verdict(ev, thresholds), K.VERDICT_SPEC)
-    cols = st.columns(4)
-    for col, d in zip(cols, DIMENSIONS, strict=True):
-        col.metric(DIMENSION_LABELS[d], fmt_pct(getattr(ev.scores, d)), border=True)
-        col.caption(md_escape(ev.score_context(d)))
-    _, sentence = lowest_dimension(ev)
-    st.markdown(md_escape(sentence))
+    scores = ev.scores.model_dump()
+    score_tiles(scores, ev.score_context, thresholds)
+    biggest_finding(*lowest_dimension(ev), scores, thresholds)
     st.markdown(f"##### Findings ({len(ev.counted_findings())})")
     if ev.counted_findings():
-        st.dataframe(findings_frame(ev), hide_index=True, width="stretch", key=K.FINDINGS)
+        table_with_detail(findings_frame(ev), K.FINDINGS)  # a cut cell's full text, one click
     else:
         st.caption("No findings: every figure, name and citation traces to the source.")
     st.markdown("##### Consistency")
@@ -135,9 +150,10 @@ def render_evaluation(ev: DocumentEvaluation) -> None:
         for r in ev.consistency_rows
     ]
     if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder="")
     st.markdown("##### Items")
-    st.dataframe(pd.DataFrame([r.model_dump() for r in ev.items]), hide_index=True)
+    items = pd.DataFrame([r.model_dump() for r in ev.items])
+    st.dataframe(items, hide_index=True, width="stretch", placeholder="")  # blanks, not None
     from pe_eval_core.documents.scorecard import render_document_html
 
     html = render_document_html(ev, thresholds)
@@ -164,7 +180,8 @@ def render() -> None:
     st.title("Document scorecard")
     folder = state.data_dir()
     st.caption(
-        f"Any document in {md_code(folder)}: exit proof packs, DDQ responses, red flags, memos."
+        f"Reading the data folder {md_code(folder)}: exit proof packs, DDQ responses, red "
+        "flags and memos."
     )
     docs = documents(folder) if folder.is_dir() else []
     if not docs:
@@ -227,6 +244,7 @@ def render_portfolio_documents(folder: Path, thresholds: VerdictThresholds | Non
         frame,
         hide_index=True,
         width="stretch",
+        placeholder="",  # blanks, not None
         key=K.OPEN,
         on_select="rerun",
         selection_mode="single-row",

@@ -20,17 +20,20 @@ from pe_eval_core.history.compare import (
     ScenarioChange,
     ScenarioComparison,
     compare_runs,
-    not_like_for_like,
+    memo_comparison_verdict,
     render_comparison_markdown,
+    scenario_verdict,
+    significance_sentence,
 )
 from pe_eval_core.history.store import RunFilters, RunStore, RunSummary, memo_series
 from pe_eval_core.rates import tally_text
 from pe_eval_core.redact import redact, redact_data
-from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, fmt_pct, tier_order
-from ui import access, glossary, links
+from pe_eval_core.tone import CATEGORY_COLOURS, Tone, comparison_tone, run_tone
+from pe_eval_core.wording import DIMENSION_LABELS, DIMENSIONS, count_of, fmt_pct, tier_order
+from ui import access, glossary, links, tones
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_escape, show_error
-from ui.responsive import MAX_CARDS, Card, table_or_cards
+from ui.responsive import MAX_CARDS, Card, table_or_cards, table_with_detail
 from ui.state import History as Keys
 
 ALL = "All"
@@ -74,13 +77,13 @@ def runs_frame(runs: list[RunSummary], pinned: frozenset[int] = frozenset()) -> 
                 **{RUN_SCORES.get(d, d): getattr(r, d) for d in DIMENSIONS},
                 "pass rate": r.pass_rate,
                 "passed": None if r.n_total is None else f"{r.n_passed}/{r.ran}",
-                "errors": r.n_errors,
-                "model": r.model,
+                "errors": "" if r.n_errors is None else str(r.n_errors),
+                "model": r.model or "",
                 "from": r.origin,
             }
             for r in runs
         ]
-    )
+    ).fillna({"mark": "", "passed": ""})
 
 
 TIME_AXIS = alt.Axis(format="%b %d %H:%M", labelAngle=0, labelOverlap=True, tickCount=5)
@@ -118,6 +121,8 @@ def memo_trend_chart(
             color=alt.Color(
                 "dimension:N",
                 sort=list(DIMENSION_LABELS.values()),
+                # categories, not verdicts: no red, amber or green (``tone.CATEGORY_COLOURS``)
+                scale=alt.Scale(range=list(CATEGORY_COLOURS)),
                 legend=alt.Legend(orient="bottom", title=None, columns=legend_columns),
             ),
             tooltip=["run:Q", "memo:N", "dimension:N", alt.Tooltip("text:N", title="score")],
@@ -148,7 +153,7 @@ def tier_trend_chart(rows: list[dict[str, Any]]) -> alt.Chart:
                 scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%"),
             ),
-            color=alt.Color("tier:N", sort=tiers),
+            color=alt.Color("tier:N", sort=tiers, scale=alt.Scale(range=list(CATEGORY_COLOURS))),
             tooltip=[
                 alt.Tooltip("id:Q", title="run"),
                 "tier:N",
@@ -169,10 +174,18 @@ def default_pair(
 ) -> tuple[int | None, int | None]:
     """(A, B): the newest run that has an earlier run of its kind, and as A the baseline pinned
     for that kind (``pinned``: kind -> run id) when it is another listed run, else that earlier
-    run (same subject preferred). Infrastructure-error runs are never picked: nothing in them
-    ran. (None, None) when no kind has two runs: nothing comparable yet."""
+    run. Like for like first: the newest run with an earlier run of the same subject (the same
+    memo, the same scenarios and target) wins over a newer one without. Infrastructure-error
+    runs are never picked: nothing in them ran. (None, None) when no kind has two runs."""
     ran = [r for r in runs if not r.infra_error]
     listed = {r.id for r in ran}
+    for i, b in enumerate(ran):
+        base = (pinned or {}).get(b.kind)
+        if base is not None and base != b.id and base in listed:
+            return base, b.id
+        same = [r for r in ran[i + 1 :] if r.kind == b.kind and r.subject == b.subject]
+        if same:
+            return same[0].id, b.id
     for i, b in enumerate(ran):
         base = (pinned or {}).get(b.kind)
         if base is not None and base != b.id and base in listed:
@@ -204,18 +217,34 @@ def change_rows(changes: Sequence[ScenarioChange]) -> pd.DataFrame:
 # --- rendering ----------------------------------------------------------------------------
 
 
+def filters_label() -> str:
+    """The filters in force in words, said under the closed panel."""
+    on = [
+        f"{label.lower()} {st.session_state[key]}"
+        for key, _, label in FILTERS
+        if st.session_state.get(key) not in (None, ALL)
+    ]
+    return "Filtered: " + ", ".join(on) if on else "All runs shown"
+
+
 def render_filters(store: RunStore) -> RunFilters:
+    """The run filters, in a panel closed by default (on a phone they would fill the first
+    screen); its title names the filters in force."""
     options = store.filter_options()
     values: dict[str, str | None] = {}
-    cols = st.columns(len(FILTERS))
-    for col, (key, column, label) in zip(cols, FILTERS, strict=True):
-        choices = [ALL, *options.get(column, [])]
-        if st.session_state.get(key) not in choices:
-            st.session_state[key] = ALL
-        # shown redacted (a run recorded with credentials in its target URL); the raw value
-        # stays the filter's key, so the query still matches it
-        picked = col.selectbox(label, choices, key=key, format_func=redact)
-        values[column] = None if picked == ALL else picked
+    # closed by default (a phone's first screen), its title constant so it stays as the user
+    # left it; the filters in force are said under it
+    with st.expander("Filter the runs", icon=":material/filter_list:"):
+        cols = st.columns(3)
+        for i, (key, column, label) in enumerate(FILTERS):
+            choices = [ALL, *options.get(column, [])]
+            if st.session_state.get(key) not in choices:
+                st.session_state[key] = ALL
+            # shown redacted (a run recorded with credentials in its target URL); the raw
+            # value stays the filter's key, so the query still matches it
+            picked = cols[i % 3].selectbox(label, choices, key=key, format_func=redact)
+            values[column] = None if picked == ALL else picked
+    st.caption(filters_label())
     return RunFilters.model_validate(values)  # the kind column's values are RunKind names
 
 
@@ -232,6 +261,11 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
             f", {r.n_errors} errored (not in the rate)" if r.n_errors else ""
         )
     mark = run_mark(r, pinned)
+    tone = ""
+    if r.kind == "scenarios" and r.n_total is not None:  # a scenario run's verdict colour
+        errors = r.n_errors or 0
+        failed = r.n_total - (r.n_passed or 0) - errors
+        tone = run_tone(total=r.n_total, failed=failed, errors=errors).value
     return Card(
         title=f"#{r.id} · {r.kind} · {r.subject}" + (f" · {mark}" if mark else ""),
         lead=lead,
@@ -241,6 +275,7 @@ def run_card(r: RunSummary, pinned: frozenset[int] = frozenset()) -> Card:
             ("from", r.origin),
         ],
         href=links.link(run=r.id),
+        tone=tone,
     )
 
 
@@ -255,6 +290,7 @@ def render_runs(
         lambda: st.dataframe(
             as_points(runs_frame(runs, pinned), scores),
             hide_index=True,
+            placeholder="",
             width="stretch",
             key=Keys.RUNS,
             on_select="rerun",
@@ -338,12 +374,14 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
         return
     with guarded(stop=False):
         # both runs picked by hand: compared even when made with different setups, and
-        # the comparison says so first
+        # the verdict says so first
         cmp = compare_runs(store, a, b, allow_unlike=True)
-        if isinstance(cmp, ScenarioComparison):
-            render_scenario_comparison(cmp)
-        else:
-            render_memo_comparison(cmp)
+        render_comparison_verdict(cmp)
+        with st.expander(changes_label(cmp), icon=":material/difference:"):
+            if isinstance(cmp, ScenarioComparison):
+                render_scenario_comparison(cmp)
+            else:
+                render_memo_comparison(cmp)
         st.download_button(
             "Download comparison (markdown)",
             data=render_comparison_markdown(cmp),
@@ -354,10 +392,56 @@ def render_compare(store: RunStore, runs: list[RunSummary], pinned: dict[str, in
         )
 
 
+def comparison_lead(cmp: ScenarioComparison | MemoComparison) -> tuple[Tone, list[str]]:
+    """The comparison's colour and its lines as ``history compare`` prints them: the notes on
+    infrastructure errors, the verdict sentence (not like for like first), the significance."""
+    if isinstance(cmp, MemoComparison):
+        unlike = not cmp.same_pair
+        return (
+            comparison_tone(regressions=int(cmp.has_regressions), unlike=unlike),
+            [memo_comparison_verdict(cmp)],
+        )
+    infra = [
+        f"Run #{r.id} is an infrastructure error (every scenario errored): its failures are "
+        "not regressions, and its passes say nothing."
+        for r in (cmp.a, cmp.b)
+        if r.infra_error
+    ]
+    lines = [*infra, scenario_verdict(cmp)]
+    if cmp.paired is not None:
+        lines.append(significance_sentence(cmp.paired))
+    tone = comparison_tone(
+        regressions=len(cmp.regressions),
+        infra_error=bool(infra),
+        unlike=bool(cmp.unlike or cmp.differences),
+    )
+    return tone, lines
+
+
+def render_comparison_verdict(cmp: ScenarioComparison | MemoComparison) -> None:
+    """The CLI's verdict on the two runs, first and in its tone's colour."""
+    tone, lines = comparison_lead(cmp)
+    head, *rest = lines
+    body = f"**{md_escape(head)}**" + "".join(f"  \n{md_escape(x)}" for x in rest)
+    icon = ":material/trending_down:" if tone is Tone.BAD else ":material/compare_arrows:"
+    tones.banner(tone, body, key="history-compare-verdict", icon=icon)
+
+
+def changes_label(cmp: ScenarioComparison | MemoComparison) -> str:
+    """The details panel's title: what changed, counted."""
+    if isinstance(cmp, MemoComparison):
+        return (
+            f"What changed: {count_of(len(cmp.new_findings), 'new finding')}, "
+            f"{len(cmp.resolved_findings)} resolved, the four scores"
+        )
+    return (
+        f"What changed: {count_of(len(cmp.regressions), 'regression')}, "
+        f"{count_of(len(cmp.fixes), 'fix', 'fixes')}, {len(cmp.still_failing)} still failing, "
+        "pass rate by tier"
+    )
+
+
 def render_scenario_comparison(cmp: ScenarioComparison) -> None:
-    lead = not_like_for_like(cmp)
-    if lead:
-        st.warning(md_escape(lead), icon=":material/warning:")
     cols = st.columns(5)
     for col, (label, n) in zip(
         cols,
@@ -371,14 +455,6 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
         strict=True,
     ):
         col.metric(label, n)
-    if cmp.regressions:
-        st.error(
-            f"{len(cmp.regressions)} scenario(s) regressed: "
-            + ", ".join(md_escape(c.name) for c in cmp.regressions),
-            icon=":material/trending_down:",
-        )
-    else:
-        st.success("No regressions: nothing that passed in A fails in B.", icon=":material/check:")
     for title, group in (
         ("Regressions (pass → not pass)", cmp.regressions),
         ("Fixes (not pass → pass)", cmp.fixes),
@@ -388,7 +464,7 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
     ):
         if group:
             st.markdown(f"**{title}**")
-            st.dataframe(change_rows(group), hide_index=True, width="stretch")
+            table_with_detail(change_rows(group), f"history.changes.{title.split()[0].lower()}")
     st.markdown("**Pass rate by tier**")
     st.dataframe(
         pd.DataFrame(
@@ -406,6 +482,7 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
             columns=["tier", "A", "B", "A rate", "B rate", "delta (pts)"],
         ).pipe(as_points, ("A rate", "B rate")),
         hide_index=True,
+        placeholder="",
         column_config={
             "A rate": score_column("A rate", bar=False),
             "B rate": score_column("B rate", bar=False),
@@ -414,17 +491,6 @@ def render_scenario_comparison(cmp: ScenarioComparison) -> None:
 
 
 def render_memo_comparison(cmp: MemoComparison) -> None:
-    worse = [s for s in cmp.scores if s.direction == "worse"]
-    if cmp.has_regressions:
-        names = ", ".join(DIMENSION_LABELS[s.dimension] for s in worse) or "none"
-        st.error(
-            f"Regressed. Worse dimensions: {names}; new findings: {len(cmp.new_findings)}.",
-            icon=":material/trending_down:",
-        )
-    else:
-        st.success("No regressions: no dimension got worse and no new findings.")
-    if not cmp.same_pair:
-        st.warning("These runs grade different memo pairs.")
     st.caption(
         f"Memo {'changed' if cmp.memo_changed else 'unchanged'} · "
         f"source {'changed' if cmp.source_changed else 'unchanged'} between the runs."
@@ -444,6 +510,7 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
             columns=["dimension", "A", "B", "delta (pts)", ""],
         ).pipe(as_points, ("A", "B")),
         hide_index=True,
+        placeholder="",
         column_config={
             "A": score_column("A", bar=False),
             "B": score_column("B", bar=False),
@@ -457,7 +524,8 @@ def render_memo_comparison(cmp: MemoComparison) -> None:
         st.markdown(f"**{title}**")
         if group:
             frame = pd.DataFrame([f.model_dump() for f in group], columns=cols)
-            st.dataframe(frame, hide_index=True, width="stretch")
+            frame = frame.astype(object).where(frame.notna(), "")  # blanks, not None
+            table_with_detail(frame, f"history.findings.{title.split()[0].lower()}")
         else:
             st.caption("None.")
 
@@ -594,10 +662,9 @@ def render_open_run(store: RunStore, ref: str, scenario: str | None) -> None:
 
 
 def render() -> None:
+    """The comparison's verdict first ("real or noise?"), then every run, then the trends."""
     st.title("History")
     store = RunStore()
-    st.caption(f"Run history: {md_escape(store.location)}")
-    glossary.render("history")
     render_flash()
     ref, scenario = opened_run()
     if ref is not None and store.exists():
@@ -612,11 +679,15 @@ def render() -> None:
                 "here.",
                 icon=":material/history:",
             )
+            st.caption(f"Run history: {md_escape(store.location)}")
             return
         filters = render_filters(store)
         runs = store.list_runs(filters, limit=500)
         render_store_warnings(store)
         pinned = pinned_runs(store)
+        if runs:
+            render_compare(store, runs, pinned)
+        st.subheader("Every run")
         clicked = render_runs(runs, store.count_runs(filters), frozenset(pinned.values()))
         if clicked is not None:
             st.session_state[Keys.OPEN] = str(clicked)
@@ -627,4 +698,5 @@ def render() -> None:
             return
         render_manage(store, runs, pinned)
         render_trends(store, filters)
-        render_compare(store, runs, pinned)
+    glossary.render("history")
+    st.caption(f"Run history: {md_escape(store.location)}")

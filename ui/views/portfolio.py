@@ -10,15 +10,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from pe_eval_core.memo.verdict import VerdictThresholds
+from pe_eval_core.tone import dimension_tone, memo_tone
 from pe_eval_core.wording import (
     DIMENSION_LABELS,
     DIMENSIONS,
-    Band,
-    band,
     fmt_pct,
     quality,
 )
-from ui import charts, data, glossary, links, state
+from ui import charts, data, glossary, links, state, tones
 from ui.columns import as_points, dimension_columns
 from ui.errors import guarded, md_code, md_escape
 from ui.responsive import Card, table_or_cards
@@ -26,14 +26,19 @@ from ui.responsive import Card, table_or_cards
 K = state.Portfolio
 
 
-def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Long-form cells for the heatmap: one per (portco, audience, dimension)."""
+def heatmap_rows(
+    rows: list[dict[str, Any]], thresholds: VerdictThresholds | None = None
+) -> list[dict[str, Any]]:
+    """Long-form cells for the heatmap: one per (portco, audience, dimension), coloured by
+    the verdict's tone under ``thresholds`` (a dimension that misses its bound is red)."""
+    bounds = thresholds or VerdictThresholds()
     cells = []
     for row in rows:
         if row.get("error"):
             continue
         for field, label in DIMENSION_LABELS.items():
             score = row[field]
+            tone = dimension_tone(field, score, bounds)
             cells.append(
                 {
                     "portco": row["portco"],
@@ -41,7 +46,7 @@ def heatmap_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "dimension": label,
                     "score": score,
                     "quality": quality(field, score),
-                    "band_label": charts.band_labels()[band(field, score)],
+                    "tone_label": f"{tone.value}: {charts.TONE_LABELS[tone]}",
                     "text": fmt_pct(score),
                     "context": row[f"{field}_context"],
                 }
@@ -88,7 +93,7 @@ def render() -> None:
     failed = [r for r in rows if r.get("error")]
     scored = [r for r in rows if not r.get("error")]
     worst = weakest(rows)
-    cols = st.columns(3)
+    cols = st.container(key="tiles-portfolio").columns(3)
     cols[0].metric("Memos scored", f"{len(scored)}/{len(rows)}", border=True)
     cols[1].metric(
         "Ready to circulate",
@@ -99,9 +104,11 @@ def render() -> None:
     )
     cols[2].metric("Findings", sum(r["findings"] for r in scored), border=True)
     if worst is not None:
-        st.warning(
-            f"**Weakest memo: {md_escape(worst['portco'])} · {md_escape(worst['audience'])}.** "
-            f"{md_escape(worst['biggest_finding'])}",
+        tones.banner(
+            memo_tone(bool(worst["ready"])),
+            f"**Weakest memo: {md_escape(worst['portco'])} · {md_escape(worst['audience'])}"
+            f" ({md_escape(worst['verdict'])}).** {md_escape(worst['biggest_finding'])}",
+            key="portfolio-weakest",
             icon=":material/trending_down:",
         )
         if st.button(
@@ -117,7 +124,7 @@ def render() -> None:
     if scored:
         st.markdown("##### Portco × audience × dimension")
         st.caption("Click a cell to open that memo's scorecard.")
-        cells = heatmap_rows(scored)
+        cells = heatmap_rows(scored, thresholds)
         with st.container(key="wide-heatmap"):
             event = charts.show(charts.portfolio_heatmap, cells, key=K.HEATMAP)
         with st.container(key="cards-heatmap"):
@@ -150,10 +157,9 @@ def render_skipped(skipped: list[dict[str, str]]) -> None:
 
 
 def memo_card(row: dict[str, Any]) -> Card:
-    """A portfolio row on a phone: the memo, its biggest finding, its scores; a link to it."""
+    """A portfolio row on a phone: the memo, its biggest finding, its scores; a link to it;
+    its edge in the verdict's colour."""
     scored = not row.get("error")
-    bands = {band(f, row[f]) for f in DIMENSIONS} if scored else {Band.FAIL}
-    worst = next(b for b in (Band.FAIL, Band.WATCH, Band.PASS) if b in bands or b is Band.PASS)
     return Card(
         title=f"{row['portco']} · {row['audience']}",
         lead=str(row.get("error") or row.get("biggest_finding") or ""),
@@ -165,7 +171,7 @@ def memo_card(row: dict[str, Any]) -> Card:
         ]
         + ([("findings", str(row["findings"]))] if scored else []),
         href=links.link(page="scorecard", portco=row["portco"], audience=row["audience"]),
-        tone=worst.value,
+        tone=memo_tone(bool(row.get("ready"))).value,
     )
 
 
@@ -193,6 +199,7 @@ def render_table(rows: list[dict[str, Any]]) -> None:
         lambda: st.dataframe(
             frame,
             hide_index=True,
+            placeholder="",
             width="stretch",
             key=K.TABLE,
             on_select="rerun",

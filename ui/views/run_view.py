@@ -18,6 +18,7 @@ from pe_eval_core.files import sha256_file
 from pe_eval_core.history.rebuild import memo_from_record, scenario_run_from_record
 from ui import links, state
 from ui.errors import md_code, md_escape
+from ui.views.scenario_failure import choose
 
 if TYPE_CHECKING:
     from pe_eval_core.history.records import RunRecord
@@ -118,7 +119,7 @@ def render_scenario_run(record: RunRecord, scenario: str | None) -> str | None:
         )
         opened = next((k for k in keys if k in view["failing"]), None)
         if opened is not None:
-            st.session_state[state.RunView.FAILURE] = opened
+            choose(state.RunView, opened)
         else:
             known = any(r.name == scenario for r in run.results)
             st.info(
@@ -127,5 +128,11 @@ def render_scenario_run(record: RunRecord, scenario: str | None) -> str | None:
             )
     source = Path(record.summary.scenarios_path or "?").name
     return scenarios.render_results(
-        view, run_json, source, keys=state.RunView, history_id=record.summary.id
+        view,
+        run_json,
+        source,
+        keys=state.RunView,
+        history_id=record.summary.id,
+        page="history",
+        scroll_to=scenario,
     )

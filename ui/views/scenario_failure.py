@@ -16,6 +16,7 @@ from pe_eval_core.scenarios.scoring.checks import meets_pass_ratio
 from pe_eval_core.scenarios.trace import TraceCall, executed_write
 from ui import state
 from ui.errors import md_code, md_escape
+from ui.responsive import table_with_detail
 
 K = state.Scenarios
 
@@ -64,7 +65,9 @@ def render_failure(
     """Drill into one non-passing scenario: each expectation, excludes, numbers vs range.
 
     ``shown``: the names the table's filters leave (None: all); ``clicked``: a table row the
-    user clicked, drilled into when it did not pass. Returns the scenario drilled into.
+    user clicked, drilled into when it did not pass. Returns the scenario drilled into when
+    someone chose it (a link, a click, the picker), None for the first one shown by default
+    (so the address bar names a scenario only when one was asked for).
     """
     st.markdown("##### Failure drill-down")
     name = pick_failure(failing, keys, shown, clicked)
@@ -77,7 +80,8 @@ def render_failure(
     st.caption(f"{r['status']} · {md_escape(meta)}")
     box = st.warning if r.get("error") or r["status"] != "fail" else st.error
     box("**Why it did not pass:** " + md_escape(failure_reasons(r)), icon=":material/help:")
-    render_expectations(r.get("expectations", []))
+    chosen = bool(st.session_state.get(chosen_key(keys)))
+    render_expectations(r.get("expectations", []), keys)
     left, right = st.columns([3, 2])
     with right:
         render_checks(r)
@@ -85,7 +89,22 @@ def render_failure(
         render_response(r, keys)
     render_behaviour(r.get("behaviour") or [])
     render_tool_trace(r.get("trace"))
-    return str(name)
+    return str(name) if chosen else None
+
+
+def chosen_key(keys: Any) -> str:
+    """Session key: whether the drill-down's scenario was asked for (not the default)."""
+    return f"{keys.FAILURE}.chosen"
+
+
+def choose(keys: Any, name: str) -> None:
+    """Drill into ``name`` (a link's scenario: a bare name opens its first non-passing run)."""
+    st.session_state[keys.FAILURE] = name
+    st.session_state[chosen_key(keys)] = True
+
+
+def _mark_chosen(key: str) -> None:
+    st.session_state[key] = True
 
 
 def pick_failure(
@@ -103,21 +122,28 @@ def pick_failure(
         return None
     if clicked is not None:
         if clicked in names:
-            st.session_state[keys.FAILURE] = clicked
+            choose(keys, clicked)
         else:
             st.caption(f"{md_code(clicked)} passed: nothing to drill into.")
     picked = st.session_state.get(keys.FAILURE)
     if picked not in names:  # a bare name (a ?scenario= link) picks its first non-passing run
         runs = [n for n in names if picked and n.startswith(f"{picked} · run ")]
         st.session_state[keys.FAILURE] = runs[0] if runs else names[0]
+        if not runs:
+            st.session_state[chosen_key(keys)] = False  # the default, not asked for
     label = f"Non-passing scenario ({len(names)}" + (
         f" of {len(failing)})" if len(names) != len(failing) else ")"
     )
-    return str(st.selectbox(label, names, key=keys.FAILURE))
+    return str(
+        st.selectbox(
+            label, names, key=keys.FAILURE, on_change=_mark_chosen, args=(chosen_key(keys),)
+        )
+    )
 
 
-def render_expectations(expectations: list[dict[str, Any]]) -> None:
-    """One row per expected phrase: found, paraphrase or missing, how, the judge's quote."""
+def render_expectations(expectations: list[dict[str, Any]], keys: Any = K) -> None:
+    """One row per expected phrase: found, paraphrase or missing, how, the judge's quote (a
+    row clicked is written out in full: the judge's note is often longer than its cell)."""
     rows = [
         {
             "Expected": e["text"],
@@ -131,10 +157,9 @@ def render_expectations(expectations: list[dict[str, Any]]) -> None:
         for e in expectations
     ]
     if rows:
-        st.dataframe(
+        table_with_detail(
             pd.DataFrame(rows),
-            hide_index=True,
-            width="stretch",
+            f"{keys.FAILURE}.expectations",
             column_config={
                 "Judge's evidence / quote": st.column_config.TextColumn(width="medium"),
                 "Note": st.column_config.TextColumn(width="large"),
@@ -328,7 +353,7 @@ def failure_reasons(r: dict[str, Any]) -> str:
     ...                         "min": 4800, "max": 4840}], "excluded_hits": ["refund issued"]}
     ... ).split("; "):
     ...     print(reason)
-    1 of 2 expected phrases found (80% needed), missing “b”
+    missing “b” (1 of 2 expected phrases found, 80% needed)
     numeric mrr: nearest number 4280 is outside [4800, 4840]
     excluded phrase said: “refund issued”
     >>> failure_reasons({"status": "fail", "behaviour": [{"label": "tools_called",
@@ -345,8 +370,8 @@ def failure_reasons(r: dict[str, Any]) -> str:
     met = sum(1 for e in expectations if e.get("satisfied"))
     if not meets_pass_ratio(met, len(expectations)):  # the core's pass rule, not our own
         missing = ", ".join(f"“{e['text']}”" for e in expectations if not e.get("satisfied"))
-        reasons.append(
-            f"{met} of {len(expectations)} expected phrases found (80% needed), missing {missing}"
+        reasons.append(  # what is missing first: the one line a phone shows
+            f"missing {missing} ({met} of {len(expectations)} expected phrases found, 80% needed)"
         )
     for check in r.get("numeric_checks") or []:
         if not check.get("satisfied"):
@@ -386,6 +411,7 @@ def render_tool_trace(trace: dict[str, Any] | None) -> None:
         st.dataframe(
             pd.DataFrame(rows),
             hide_index=True,
+            placeholder="",
             width="stretch",
             column_config={"Result excerpt": st.column_config.TextColumn(width="large")},
         )

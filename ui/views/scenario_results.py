@@ -15,10 +15,11 @@ import streamlit as st
 from pe_eval_core.rates import rate_text, tally_text
 from pe_eval_core.scenarios.run.outcome import CANCELLED
 from pe_eval_core.wording import fmt_interval
-from ui import charts, data, links, state
+from ui import charts, data, state
 from ui.errors import md_code, md_escape
 from ui.responsive import MAX_CARDS, Card, table_or_cards, text
 from ui.views.scenario_failure import failure_reasons, render_failure
+from ui.views.scenario_lead import render_lead, run_link
 
 if TYPE_CHECKING:
     from pe_eval_core.scenarios import ScenarioResult, ScenarioRun
@@ -98,7 +99,8 @@ def build_view(model: ScenarioRun, run_json: str) -> dict[str, Any]:
         "tiers": tier_rows(model),
         "flaky": flaky,
         "scenario_stats": scenario_stat_rows(model) if model.repeats > 1 else [],
-        "conclusion": model.conclusion(),
+        "conclusion": model.conclusion(plain=True),
+        "started": model.started_at.isoformat() if model.started_at else "",
         "first_error": next((r.error for r in model.results if r.error), None),
         "target": model.target,
         "judge": model.judge,
@@ -194,30 +196,34 @@ def view_key(run_json: str) -> str:
 
 
 def render_results(
-    v: dict[str, Any], run_json: str, source: str, keys: Any = K, history_id: int | None = None
+    v: dict[str, Any],
+    run_json: str,
+    source: str,
+    keys: Any = K,
+    history_id: int | None = None,
+    *,
+    page: str = "scenarios",
+    scroll_to: str | None = None,
+    after_lead: Callable[[], None] | None = None,
 ) -> str | None:
-    """Metrics, the tier chart, the filterable table, the failure drill-down and downloads.
+    """The run's first screen (verdict, failing scenarios, link: :mod:`scenario_lead`), then
+    metrics, the tier chart, the filterable table, the failure drill-down and downloads.
 
     ``keys``: the widget keys (``state.Scenarios`` here, ``state.RunView`` for a run reopened
-    on the History page). Returns the scenario drilled into (for the page's link).
+    on the History page); ``page``: the page whose links the run's links are; ``scroll_to``:
+    a scenario a link asked for, its drill-down scrolled into view; ``after_lead``: drawn
+    right under the first screen (the scenario page's run form). Returns the scenario
+    drilled into when one was asked for (for the page's link).
     """
-    st.markdown(f"#### Run {md_code(v['run_id'])}")
-    st.caption(
-        f"Target {md_escape(v['target'])} · judge {md_escape(v['judge'] or 'off')} · "
-        f"scenarios from {md_escape(source)}"
-        + (
-            ""
-            if history_id is None
-            else f" · link to this run: {md_code(links.link(run=history_id))}"
-        )
-    )
-    if history_id is not None:
-        render_verdict(history_id)
+    verdict = data.scenario_verdict(history_id) if history_id is not None else None
+    render_lead(v, history_id, page=page, verdict=verdict, source=source)
+    if after_lead is not None:
+        after_lead()
     for warning in v.get("warnings") or []:
         st.warning(md_escape(warning), icon=":material/warning:")
     ran = v.get("ran", v["passed"] + v["failed"])
     repeats = int(v.get("repeats") or 1)
-    cols = st.columns(4)
+    cols = st.container(key="tiles-scenario").columns(4)
     cols[0].metric(
         "Scenario runs" if repeats > 1 else "Scenarios",
         v["total"],
@@ -238,7 +244,8 @@ def render_results(
     cols[3].metric(
         "Pass rate",
         rate_text(v["passed"], ran),
-        help=f"Passed of the {ran} runs that produced a verdict; errors are left out.",
+        help=f"Passed of the {ran} scenario runs with a verdict (pass or fail); errors "
+        "are left out.",
         border=True,
     )
     if v.get("cancelled"):
@@ -248,16 +255,10 @@ def render_results(
             "recorded in the history.",
             icon=":material/stop_circle:",
         )
-    elif v["total"] and v["errors"] == v["total"]:
-        st.error(
-            "**Every scenario errored:** the target never answered, so these numbers say "
-            "nothing about the agent. First error: " + md_escape(v.get("first_error") or "unknown"),
-            icon=":material/error:",
-        )
     if v.get("error_summary"):
         st.warning(
-            f"**{md_escape(v['error_summary'])}.** Errors produced no verdict: they are left out "
-            f"of every pass rate here (passed of the {ran} runs that did).",
+            f"**{md_escape(v['error_summary'])}.** An error is no verdict: it is left out of "
+            f"every pass rate here, which counts the {ran} scenario runs that passed or failed.",
             icon=":material/error:",
         )
     st.info(f"**Conclusion.** {md_escape(v['conclusion'])}", icon=":material/flag:")
@@ -271,30 +272,46 @@ def render_results(
                 "chance all of them do (from the runs that produced a verdict)."
             )
             st.table(pd.DataFrame(v["scenario_stats"]).set_index("Name"))
-    href = None if history_id is None or keys is K else history_id
-    shown, clicked = render_table(pd.DataFrame(v["table"]), keys, v["failing"], href)
-    picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
+    shown, clicked = render_table(
+        pd.DataFrame(v["table"]), keys, v["failing"], history_id, page=page
+    )
+    with st.container(key=f"drilldown-{keys.FAILURE.replace('.', '-')}"):
+        picked = render_failure(v["failing"], keys, shown=shown, clicked=clicked)
+    if scroll_to is not None and picked is not None:
+        scroll_into_view(f"drilldown-{keys.FAILURE.replace('.', '-')}")
     render_downloads(v["run_id"], run_json, keys)
     return picked
 
 
-def render_verdict(history_id: int) -> None:
-    """The scenario verdict vs the like-for-like baseline the core chooses (the pinned one when
-    made with the same setup, else the previous run with the same setup), as the core words
-    it (``history.compare.scenario_verdict``); a skipped pinned baseline says why."""
-    verdict = data.scenario_verdict(history_id)
-    if verdict is None:
-        return
-    if verdict["skipped"]:
-        st.warning(md_escape(verdict["skipped"]), icon=":material/compare_arrows:")
-    if verdict["baseline"] is None:
-        return
-    box = st.error if verdict["regressions"] else st.success
-    box(
-        f"**{md_escape(verdict['sentence'])}** Compared with {verdict['how']}, run "
-        f"{md_code(links.link(run=verdict['baseline']))}.",
-        icon=":material/compare_arrows:",
-    )
+SCROLL_JS = """<script>
+(() => {
+  const target = () => document.querySelector(".st-key-%(key)s");
+  let stop = false;
+  const quit = () => { stop = true; };
+  for (const e of ["wheel", "touchstart", "keydown", "mousedown"]) {
+    window.addEventListener(e, quit, {once: true, passive: true});
+  }
+  const started = Date.now();
+  const tick = () => {
+    const el = target();
+    if (stop || Date.now() - started > 6000) return;
+    if (el) {
+      el.style.scrollMarginTop = "64px";  // clear of Streamlit's header bar
+      const top = el.getBoundingClientRect().top;
+      if (Math.abs(top - 64) > 8) el.scrollIntoView({block: "start"});
+    }
+    setTimeout(tick, 200);
+  };
+  tick();
+})();
+</script>"""
+"""Brings a keyed block to the top of the window, again while the charts above it settle
+(they grow after they draw), until the user scrolls or clicks."""
+
+
+def scroll_into_view(key: str) -> None:
+    """Scroll the element keyed ``key`` into view once (a link asked for it)."""
+    st.html(SCROLL_JS % {"key": key}, unsafe_allow_javascript=True)
 
 
 def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str]) -> None:
@@ -324,9 +341,11 @@ def render_tier_table(tiers: list[dict[str, Any]], repeats: int, flaky: list[str
             st.caption(f"No flaky scenario: each gave the same verdict in all {repeats} runs.")
 
 
-def scenario_card(row: dict[str, Any], failing: dict[str, str], run: int | None) -> Card:
+def scenario_card(
+    row: dict[str, Any], failing: dict[str, str], run: int | None, page: str = "history"
+) -> Card:
     """A scenario row on a phone: its name, why it did not pass (or that it passed), then its
-    checks; on a reopened run, a link to its drill-down."""
+    checks; for a recorded run, a link to its drill-down."""
     name = row_key(row)
     latency = row["Latency (ms)"]
     why = failure_reasons(json.loads(failing[name])) if name in failing else "passed"
@@ -341,7 +360,7 @@ def scenario_card(row: dict[str, Any], failing: dict[str, str], run: int | None)
             ("behaviour checks met", str(row.get("Behaviour", "—"))),
             ("latency", f"{float(latency):.0f} ms" if text(latency) else ""),
         ],
-        href=None if run is None or name not in failing else links.link(run=run, scenario=name),
+        href=None if name not in failing else run_link(run, page, str(row["Scenario"])),
         tone="pass" if row["Result"] == "pass" else "fail",
     )
 
@@ -351,9 +370,12 @@ def render_table(
     keys: Any = K,
     failing: dict[str, str] | None = None,
     run: int | None = None,
+    *,
+    page: str = "history",
 ) -> tuple[list[str], str | None]:
     """The per-scenario table, filterable by tier, result, platform and source fact (cards on
-    a phone; ``run``: the history id whose links the cards carry).
+    a phone, the scenarios that did not pass first; ``run``: the history id whose links the
+    cards carry, on ``page``).
 
     Returns the names the filters leave (the drill-down offers only those) and the scenario
     whose row was clicked, if any.
@@ -379,6 +401,7 @@ def render_table(
         lambda: st.dataframe(
             shown,
             hide_index=True,
+            placeholder="",
             key=keys.TABLE,
             on_select="rerun",
             selection_mode="single-row",
@@ -391,13 +414,28 @@ def render_table(
                 ),
             },
         ),
-        [scenario_card(r, failing or {}, run) for r in shown.head(MAX_CARDS).to_dict("records")],
+        [
+            scenario_card(r, failing or {}, run, page)
+            for r in failing_first(shown).head(MAX_CARDS).to_dict("records")
+        ],
         total=len(shown),
     )
     rows = event.selection.rows if event is not None else []
     records = shown.to_dict("records")
     clicked = row_key(records[rows[0]]) if rows and rows[0] < len(records) else None
     return [row_key(r) for r in records], clicked
+
+
+def failing_first(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that did not pass first (failures, then errors), each group in table order:
+    the phone's cards lead with what needs a look.
+
+    >>> t = pd.DataFrame({"Scenario": ["a", "b", "c"], "Result": ["pass", "error", "fail"]})
+    >>> list(failing_first(t)["Scenario"])
+    ['c', 'b', 'a']
+    """
+    rank = table["Result"].map({"fail": 0, "pass": 2}).fillna(1)
+    return table.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
 
 
 def render_downloads(run_id: str, run_json: str, keys: Any = K) -> None:

@@ -24,8 +24,10 @@ from pe_eval_core.access import paid_run_confirmed
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.scenarios.options import DEFAULTS, RunOptions, run_options
 from pe_eval_core.scenarios.run.runner import LIVE_CONFIRM_THRESHOLD
+from pe_eval_core.wording import target_words
 from ui import access, data, glossary, links, state
 from ui.errors import guarded, md_code, md_escape, show_error
+from ui.views.scenario_failure import choose
 from ui.views.scenario_results import build_view, current_view, render_results, view_key
 
 if TYPE_CHECKING:
@@ -58,7 +60,13 @@ def load_inputs() -> tuple[Callable[[], list[Scenario]], dict[str, Any]] | None:
     """
     mode = st.radio("Scenarios from", [SIDEBAR_FILE, UPLOAD], key=K.MODE, horizontal=True)
     if mode == UPLOAD:
-        up = st.file_uploader("Scenarios file (JSON)", type=["json"], key=K.UPLOAD)
+        up = st.file_uploader(
+            "Scenarios file (JSON)",
+            type=["json"],
+            key=K.UPLOAD,
+            max_upload_size=data.upload_limit_mb(),
+            help=data.upload_help(),
+        )
         if up is None:
             st.info("Upload a Mimic scenarios export, or switch back to the sidebar file.")
             return None
@@ -330,7 +338,7 @@ def run(
     cancel = threading.Event()
     total = len(scenarios) * repeat
     runs = f"{len(scenarios)} scenarios" + (f" × {repeat}" if repeat > 1 else "")
-    with st.status(f"Running {runs} against {target.name}…", expanded=True) as box:
+    with st.status(f"Running {runs} against {target_words(target.name)}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting…")
         table = st.empty()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pe-eval-run")
@@ -395,8 +403,9 @@ def keep(result: ScenarioRun, origin: dict[str, Any], *, stopped: bool) -> None:
 
 def start_run() -> None:
     """The Run button's callback: mark the run as started before the page redraws, so Run is
-    drawn disabled and Stop enabled while it runs."""
+    drawn disabled and Stop enabled while it runs (in the run form, kept open)."""
     st.session_state[K.RUNNING] = True
+    st.session_state[K.FORM] = True
 
 
 def count_paid(
@@ -424,9 +433,28 @@ def count_paid(
             "judge": paid.judge,
             "judge_measured": paid.judge_measured,
             "usd": paid.usd,
+            "local_target": paid.local_target,
         },
     }
     return paid
+
+
+def confirm_label(paid: PaidCalls) -> str:
+    """The confirmation box's words, as the count's line says them (a local agent's calls are
+    calls, the judge's paid).
+
+    >>> from pe_eval_core.scenarios.run.costs import PaidCalls
+    >>> confirm_label(PaidCalls(19, 2, local_target=True))
+    'I confirm 21 calls (19 to the local agent + 2 paid judge)'
+    >>> confirm_label(PaidCalls(19, 2))
+    'I confirm 21 paid calls (19 target + 2 judge)'
+    """
+    if paid.local_target:
+        return (
+            f"I confirm {paid.total} calls ({paid.target} to the local agent + {paid.judge} "
+            "paid judge)"
+        )
+    return f"I confirm {paid.total} paid calls ({paid.target} target + {paid.judge} judge)"
 
 
 def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) -> None:
@@ -496,11 +524,7 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
         if paid is not None:
             st.caption(paid.line() + ".")
             if paid.total > 0:  # every paid run, whatever its size, confirmed for its count
-                ticked = st.checkbox(
-                    f"I confirm {paid.total} paid calls ({paid.target} target + {paid.judge} "
-                    "judge)",
-                    key=K.CONFIRM_LIVE,
-                )
+                ticked = st.checkbox(confirm_label(paid), key=K.CONFIRM_LIVE)
                 confirmed = paid_run_confirmed(paid.total, paid.total if ticked else None)
                 blocked = not confirmed
         running = bool(st.session_state.get(K.RUNNING))
@@ -536,28 +560,97 @@ def render_controls(load: Callable[[], list[Scenario]], origin: dict[str, Any]) 
 
 
 def render() -> None:
-    """The whole page."""
+    """The whole page: the run it opens on (a link's, this session's, else the latest
+    recorded) answered on the first screen, the run form one click away, then the details."""
     st.title("Scenario evaluation")
-    links.sync("scenarios")
-    st.caption(
-        "Mimic scenarios run against an agent, scored by strict substring, paraphrase rules, an "
-        "LLM judge on the remaining misses, and numeric ranges."
-    )
-    glossary.render("scenarios")
-    loaded = load_inputs()
-    if loaded is None:
-        return
-    load, origin = loaded
-    st.markdown(summary_line(origin))
-    render_controls(load, origin)
+    scroll_to = open_run()
     v = current_view()
-    if v is not None:
-        render_results(
-            v,
-            st.session_state[K.RESULT],
-            st.session_state.get(K.RESULT_SOURCE, "?"),
-            history_id=st.session_state.get(K.HISTORY_ID),
+    history_id = st.session_state.get(K.HISTORY_ID)
+    if v is None:
+        links.sync("scenarios")
+        st.caption(
+            "No scenario run recorded yet: run the scenarios below (the demo replays recorded "
+            "responses offline, no key needed)."
         )
+        render_run_form(expanded=True)
+        return
+    picked = render_results(
+        v,
+        st.session_state[K.RESULT],
+        st.session_state.get(K.RESULT_SOURCE, "?"),
+        history_id=history_id,
+        page="scenarios",
+        scroll_to=scroll_to,
+        after_lead=lambda: render_run_form(expanded=bool(st.session_state.get(K.RUNNING))),
+    )
+    links.sync("scenarios", run=history_id, scenario=picked)
+
+
+def render_run_form(*, expanded: bool) -> None:
+    """The inputs, target, judge, cost guard and Run button, in an expander (one click away
+    from the run on screen; open when there is no run yet). The expander's state is kept
+    under its key, so it stays as the user left it whatever the run above it shows; while
+    it is closed its controls are not drawn (nothing is loaded or counted)."""
+    if expanded:
+        st.session_state[K.FORM] = True
+    st.session_state.setdefault(K.FORM, False)
+    form = st.expander(
+        "Run an evaluation", key=K.FORM, on_change="rerun", icon=":material/play_arrow:"
+    )
+    if not form.open:
+        glossary.render("scenarios")
+        return
+    with form:
+        st.caption(
+            "Mimic scenarios run against an agent, scored by strict substring, paraphrase "
+            "rules, an LLM judge on the remaining misses, and numeric ranges."
+        )
+        loaded = load_inputs()
+        if loaded is None:
+            return
+        load, origin = loaded
+        st.markdown(summary_line(origin))
+        render_controls(load, origin)
+    glossary.render("scenarios")
+
+
+def open_run() -> str | None:
+    """Put the run the page opens on in the session: a link's (``?page=scenarios&run=ID``,
+    its ``scenario`` drilled into), else this session's last, else the latest recorded
+    scenario run. Returns the scenario a new link asked for (to scroll to)."""
+    if links.is_new("scenarios"):
+        params = links.current()
+        ref = links.run_ref(params)
+        if ref is not None and show_recorded(ref):
+            scenario = params.get("scenario")
+            if scenario:
+                choose(K, scenario)  # a bare name opens its first non-passing run
+            return scenario
+    if st.session_state.get(K.RESULT) is None:
+        show_recorded(None)
+    return None
+
+
+def show_recorded(ref: str | None) -> bool:
+    """Make recorded run ``ref`` (None: the latest) the page's run; False when there is none
+    or it cannot be opened (said on the page; the session's run stays)."""
+    try:
+        opened = data.recorded_scenario_run(ref)
+    except PeEvalError as err:
+        show_error(
+            err,
+            fix="Open a run from the History page; the link may name a run recorded in "
+            "another history database.",
+        )
+        return False
+    if opened is None:
+        return False
+    st.session_state[K.RESULT] = opened["run_json"]
+    st.session_state[K.RESULT_VIEW] = opened["view"]
+    st.session_state[K.RESULT_SOURCE] = opened["source"]
+    st.session_state[K.HISTORY_ID] = opened["id"]
+    st.session_state[K.STOPPED] = False
+    return True
 
 
 def render_agent_tools(target: Target) -> None:

@@ -20,6 +20,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 
 from pe_eval_core.errors import PeEvalError
 from pe_eval_core.memo.explain import lowest_dimension
+from pe_eval_core.memo.plain import cohort_names, nearest_text
 from pe_eval_core.memo.scorecard import mark_css, mark_legend_html, marked_prose_html
 from pe_eval_core.memo.verdict import (
     KIND_LABELS,
@@ -30,20 +31,19 @@ from pe_eval_core.memo.verdict import (
     issue_sentence,
     memo_verdict,
 )
+from pe_eval_core.tone import INK, Tone, dimension_tone, memo_tone
 from pe_eval_core.wording import (
-    BAND_LEGEND,
     DIMENSION_LABELS,
     LOWER_IS_BETTER,
-    Band,
-    band,
+    count_of,
     fmt_number,
     fmt_pct,
     fmt_usd,
 )
-from ui import charts, data, glossary, links, state
+from ui import charts, data, glossary, links, state, tones
 from ui.columns import as_points, score_column
 from ui.errors import guarded, md_code, md_escape, show_error
-from ui.responsive import Card, table_or_cards
+from ui.responsive import PHONE_PX, Card, table_or_cards, table_with_detail
 
 if TYPE_CHECKING:
     from pe_eval_core.memo import Mark, MemoEvaluation, ProseBlock
@@ -51,25 +51,36 @@ if TYPE_CHECKING:
 K = state.Scorecard
 FOLDER, UPLOAD = "Data folder", "Upload"
 PROBLEM_STATUSES = ("ungrounded", "misattributed")
-BAND_BOX = {Band.PASS: st.success, Band.WATCH: st.warning, Band.FAIL: st.error}
 TILE_KEY = "scorecard-tile-{field}-{band}"
-"""Each tile's container key: Streamlit turns it into the class ``st-key-...`` the band CSS
-(:func:`tile_style`) targets, so a tile's border and value take its band's colour."""
+"""Each tile's container key: Streamlit turns it into the class ``st-key-...`` the tone CSS
+(:func:`tile_style`) targets, so a tile's border and value take its verdict's colour (the
+core's :func:`pe_eval_core.tone.dimension_tone`: a dimension that misses its threshold is red,
+never amber)."""
 
 
 def tile_style() -> str:
-    """Band colours for the score tiles: the same ink as ``charts.BAND_INK`` everywhere."""
+    """Tone colours for the score tiles (``pe_eval_core.tone.INK``, as everywhere), and the
+    row: four across at a desk (1440px), two by two on a laptop and a phone."""
     rules = [
-        f'[class*="st-key-scorecard-tile-"][class*="-{b.value}"] [data-testid="stMetric"]'
-        f" {{ border-color: {charts.BAND_INK[b]} !important; border-width: 2px !important; }}\n"
-        f'[class*="st-key-scorecard-tile-"][class*="-{b.value}"] [data-testid="stMetricValue"]'
-        f" {{ color: {charts.BAND_INK[b]}; }}"
-        for b in Band
+        f'[class*="st-key-scorecard-tile-"][class*="-{t.value}"] [data-testid="stMetric"]'
+        f" {{ border-color: {INK[t]} !important; border-width: 2px !important; }}\n"
+        f'[class*="st-key-scorecard-tile-"][class*="-{t.value}"] [data-testid="stMetricValue"]'
+        f" {{ color: {INK[t]}; }}"
+        for t in Tone
     ]
-    # A keyed container in the wrapping row would shrink below its tile's text: give each
-    # tile a floor so the row wraps instead (four across at 1440px, one per row at 390px).
+    # Each tile a quarter of the row with a floor: four fit a desk's main column, two a
+    # laptop's; on a phone two by two, the captions free to wrap.
     rules.append(
-        '[class*="st-key-scorecard-tile-"] { flex: 1 1 190px !important; min-width: 190px; }'
+        '[class*="st-key-scorecard-tile-"] { flex: 1 1 calc(25% - 1rem) !important; '
+        "min-width: 215px; }\n"
+        # a caption too long for its tile wraps, never cut
+        '[class*="st-key-scorecard-tile-"] [data-testid="stMetricDelta"] * '
+        "{ white-space: normal !important; overflow: visible !important; }\n"
+        f"@media (max-width: {PHONE_PX}px) {{ "
+        '[class*="st-key-scorecard-tile-"] { flex: 1 1 calc(50% - 0.5rem) !important; '
+        "min-width: 0 !important; } "
+        '[class*="st-key-scorecard-tile-"] [data-testid="stMetricDelta"] * '
+        "{ white-space: normal !important; overflow: visible !important; } }"
     )
     return "<style>\n" + "\n".join(rules) + "\n</style>"
 
@@ -77,11 +88,6 @@ def tile_style() -> str:
 def kind_label(kind: str) -> str:
     """A finding kind in words (``Figure not in the source``), the raw name if unknown."""
     return KIND_LABELS.get(kind, kind)
-
-
-def band_legend_md() -> str:
-    """The bands and their thresholds in one line (``wording.BAND_LEGEND``)."""
-    return " · ".join(f"**{b.value}**: {BAND_LEGEND[b]}" for b in Band)
 
 
 def verdict_spec(spec_key: str = K.VERDICT_SPEC) -> str:
@@ -103,21 +109,33 @@ def verdict_thresholds(spec_key: str = K.VERDICT_SPEC) -> VerdictThresholds:
         return VerdictThresholds()
 
 
-def render_verdict(ev: MemoEvaluation) -> Verdict:
-    """Can this memo be circulated? The verdict, its issues in plain sentences, the thresholds."""
-    return show_verdict(memo_verdict(ev, verdict_thresholds()))
+def render_verdict(ev: MemoEvaluation, *, with_thresholds: bool = True) -> Verdict:
+    """Can this memo be circulated? The verdict, its issues in plain sentences, the thresholds
+    (``with_thresholds`` False: the page draws them later, under the tiles)."""
+    return show_verdict(memo_verdict(ev, verdict_thresholds()), with_thresholds=with_thresholds)
 
 
-def show_verdict(verdict: Verdict, spec_key: str = K.VERDICT_SPEC) -> Verdict:
-    """A verdict (a memo's or another document's) as the scorecard pages show it: headline,
-    issues, thresholds and the box to change them (the input ``spec_key``, its value kept
-    across pages)."""
+def show_verdict(
+    verdict: Verdict, spec_key: str = K.VERDICT_SPEC, *, with_thresholds: bool = True
+) -> Verdict:
+    """A verdict (a memo's or another document's) as the scorecard pages show it, in the
+    core's colour (``tone.memo_tone``): headline, issues, then the thresholds and the box to
+    change them (the input ``spec_key``, its value kept across pages)."""
     box = st.container(key="scorecard-verdict-" + ("ready" if verdict.ready else "notready"))
     issues = "\n".join(f"- {md_escape(i)}" for i in verdict.issues)
+    draw = getattr(box, tones.BOX[memo_tone(verdict.ready)])  # the core's colour rule
     if verdict.ready:
-        box.success(f"**{verdict.headline}.**", icon=":material/check_circle:")
+        draw(f"**{verdict.headline}.**", icon=":material/check_circle:")
     else:
-        box.error(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
+        draw(f"**{verdict.headline}**\n\n{issues}", icon=":material/block:")
+    if with_thresholds:
+        render_thresholds(verdict, box, spec_key)
+    return verdict
+
+
+def render_thresholds(verdict: Verdict, box: Any = None, spec_key: str = K.VERDICT_SPEC) -> None:
+    """The thresholds in force, and the box to change them (the gate's spec)."""
+    box = box or st.container()
     box.caption("Thresholds: " + "; ".join(verdict.thresholds.describe()) + ".")
     with box.expander("Change the thresholds"):
         kept = st.session_state.get(K.VERDICT_SPEC_KEPT, "")
@@ -131,7 +149,6 @@ def show_verdict(verdict: Verdict, spec_key: str = K.VERDICT_SPEC) -> Verdict:
             "must be perfect (the green band). Also used by the downloads, the written files "
             "and the Portfolio page.",
         )
-    return verdict
 
 
 def prose_style() -> str:
@@ -196,6 +213,10 @@ def pick_from_folder() -> data.Graded | None:
     if st.session_state.get(K.AUDIENCE) not in audiences:
         st.session_state[K.AUDIENCE] = "board" if "board" in audiences else audiences[0]
     audience = right.radio("Audience", audiences, key=K.AUDIENCE, horizontal=True)
+    st.caption(
+        f"Reading the data folder {md_code(folder)} ({count_of(len(pairs), 'memo pair')}); "
+        "change it in the sidebar."
+    )
     links.sync("scorecard", portco=portco, audience=audience)
     pair = next(p for p in pairs if p["portco_id"] == portco and p["audience"] == audience)
     with guarded():
@@ -238,22 +259,39 @@ def pick_from_zip(upload: Any) -> data.Graded | None:
 def pick_from_upload() -> data.Graded | None:
     """Two uploads, the memo sidecar and its OpportunityMap (and optional sibling memos); or a
     zip of a whole folder."""
+    limit = data.upload_limit_mb()
     bundle = st.file_uploader(
         "A zip of a folder (memos and their sources: every memo graded, siblings compared)",
         type=["zip"],
         key=K.ZIP_UPLOAD,
+        max_upload_size=limit,
+        help=data.upload_help(),
     )
     if bundle is not None:
         return pick_from_zip(bundle)
-    left, right = st.columns(2)
-    memo = left.file_uploader("Memo file (explain_*.json)", type=["json"], key=K.MEMO_UPLOAD)
-    source = right.file_uploader("Source (dx_report_*.json)", type=["json"], key=K.SOURCE_UPLOAD)
+    # one per row: a chip names its whole file
+    memo = st.file_uploader(
+        "Memo file (explain_*.json)",
+        type=["json"],
+        key=K.MEMO_UPLOAD,
+        max_upload_size=limit,
+        help=data.upload_help(),
+    )
+    source = st.file_uploader(
+        "Source (dx_report_*.json)",
+        type=["json"],
+        key=K.SOURCE_UPLOAD,
+        max_upload_size=limit,
+        help=data.upload_help(),
+    )
     others = st.file_uploader(
         "Other memos on the same company (optional: their headlines are checked for "
         "consistency, as in a data folder)",
         type=["json"],
         accept_multiple_files=True,
         key=K.SIBLING_UPLOADS,
+        max_upload_size=limit,
+        help=data.upload_help(),
     )
     if memo is None or source is None:
         st.info(
@@ -305,31 +343,57 @@ def looks_swapped(memo: bytes, source: bytes) -> bool:
     )
 
 
-def render_tiles(ev: MemoEvaluation) -> None:
-    """The four scores with n/total, then the biggest finding in one sentence."""
+def render_tiles(ev: MemoEvaluation, thresholds: VerdictThresholds | None = None) -> None:
+    """The four scores with n/total, coloured by the verdict (``tone.dimension_tone`` under
+    the page's thresholds), then the biggest finding in one sentence."""
+    bounds = thresholds or verdict_thresholds()
+    score_tiles(ev.scores.model_dump(), ev.score_context, bounds)
+    biggest_finding(*lowest_dimension(ev), ev.scores.model_dump(), bounds)
+
+
+def score_tiles(
+    scores: dict[str, float], context: Callable[[str], str], bounds: VerdictThresholds
+) -> None:
+    """Four score tiles in the verdict's colours (a memo's or another document's): one row
+    at a desk, two by two on a phone; ``context(dim)`` is the n/total under each score."""
     # A wrapping row, not st.columns(4): on a narrow window the tiles flow onto two rows
     # instead of truncating their labels and n/total captions.
     st.html(tile_style())
     tiles = st.container(horizontal=True, wrap=True, key="scorecard.tiles")
     for field, label in DIMENSION_LABELS.items():
-        score = getattr(ev.scores, field)
-        tile_band = band(field, score)
-        tile = tiles.container(key=TILE_KEY.format(field=field, band=tile_band.value), width=270)
+        score = scores[field]
+        tone = dimension_tone(field, score, bounds)
+        tile = tiles.container(key=TILE_KEY.format(field=field, band=tone.value))
+        meets = "meets" if bounds.meets(field, score) else "misses"
+        op = "at most" if field in LOWER_IS_BETTER else "at least"
         tile.metric(
             label,
             fmt_pct(score),
-            delta=ev.score_context(field),
+            delta=context(field),
             delta_color="off",
             delta_arrow="off",
             border=True,
             width="stretch",
-            help=f"{label}: {tile_band} band ({BAND_LEGEND[tile_band]})"
+            help=f"{label} {meets} its threshold ({op} {fmt_pct(bounds.bound(field))})"
             + (" (lower is better)" if field in LOWER_IS_BETTER else ""),
         )
-    st.caption("Colours: " + band_legend_md())
-    dim, sentence = lowest_dimension(ev)
-    box = BAND_BOX[band(dim, getattr(ev.scores, dim)) if dim in DIMENSION_LABELS else Band.PASS]
-    box(f"**Biggest finding.** {md_escape(sentence)}", icon=":material/search:")
+    st.caption(TONE_LEGEND)
+
+
+def biggest_finding(
+    dim: str, sentence: str, scores: dict[str, float], bounds: VerdictThresholds
+) -> None:
+    """The weakest dimension's sentence, in that dimension's verdict colour."""
+    tone = dimension_tone(dim, scores[dim], bounds) if dim in DIMENSION_LABELS else Tone.GOOD
+    tones.banner(
+        tone, f"**Biggest finding.** {md_escape(sentence)}", key="biggest", icon=":material/search:"
+    )
+
+
+TONE_LEGEND = (
+    "Colours follow the verdict: **red** misses its threshold (the memo is not ready), "
+    "**amber** meets a threshold set below perfect, **green** is perfect."
+)
 
 
 def render_charts(ev: MemoEvaluation) -> None:
@@ -407,6 +471,7 @@ def render_opportunity_table(ev: MemoEvaluation) -> None:
         lambda: st.dataframe(
             as_points(pd.DataFrame(rows), ("cited", "grounded")),
             hide_index=True,
+            placeholder="",
             column_config={
                 "cited": score_column("figures cited"),
                 "grounded": score_column("entities grounded"),
@@ -422,13 +487,14 @@ def finding_rows(ev: MemoEvaluation) -> list[dict[str, Any]]:
     """One row per finding in reading order: what is wrong in plain words (the verdict's own
     sentence), the offending text and the nearest source value, then where it sits."""
     ids = [o.id for o in ev.opportunities if o.in_source]
+    names = cohort_names(ev)
     return [
         {
             "kind": str(f.kind),
             "what": kind_label(str(f.kind)),
             "raw": f.raw,
-            "why": issue_sentence(f, ids),
-            "nearest_value": fmt_number(f.nearest_value) if f.nearest_value is not None else "",
+            "why": issue_sentence(f, ids, names),
+            "nearest_value": nearest_text(f),  # in the figure's own format
             "source_field": field_label(f.nearest_path) if f.nearest_path else "",
             "nearest_path": f.nearest_path or "",
             "other_opportunity_id": f.other_opportunity_id or "",
@@ -503,10 +569,9 @@ def render_findings(ev: MemoEvaluation) -> None:
     ]
     table_or_cards(
         "findings",
-        lambda: st.dataframe(
-            shown[list(FINDING_COLUMNS)],
-            hide_index=True,
-            width="stretch",
+        lambda: table_with_detail(
+            shown[list(FINDING_COLUMNS)].reset_index(drop=True),
+            K.FINDINGS_TABLE,
             column_config=FINDING_COLUMNS,
         ),
         cards,
@@ -550,6 +615,7 @@ def render_prose(ev: MemoEvaluation) -> None:
             st.dataframe(
                 table[cols],
                 hide_index=True,
+                placeholder="",
                 column_config={"source_path": "source field", "source_value": "source value"},
             )
 
@@ -590,9 +656,11 @@ def render_consistency(ev: MemoEvaluation) -> None:
                 siblings["path"] = siblings["path"].map(lambda p: Path(str(p)).name)
             if "headline" in siblings:
                 siblings["headline"] = [None if v != v else fmt_usd(v) for v in siblings.headline]
+            siblings = siblings.astype(object).where(siblings.notna(), "")  # blanks, not None
             st.dataframe(
                 siblings,
                 hide_index=True,
+                placeholder="",
                 column_config={
                     "agrees": st.column_config.CheckboxColumn(),
                 },
@@ -706,8 +774,9 @@ def render() -> None:
         return
     ev, run_id = graded
     st.subheader(f"{md_escape(ev.portco_id)} · {md_escape(ev.audience)}")
-    render_verdict(ev)
+    verdict = render_verdict(ev, with_thresholds=False)
     render_tiles(ev)
+    render_thresholds(verdict)
     render_charts(ev)
     st.markdown("#### Opportunities")
     render_opportunity_table(ev)

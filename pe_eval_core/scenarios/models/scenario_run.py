@@ -257,10 +257,12 @@ class ScenarioRun(BaseModel):
         top = max(counts.values())
         return sorted((fact, n) for fact, n in counts.items() if n == top)[:limit]
 
-    def conclusion(self) -> str:
+    def conclusion(self, *, plain: bool = False) -> str:
         """The seed's one-line conclusion: the worst tier and the facts the agent struggled with.
 
         Only scenarios that ran (pass or fail) are judged; errors are named apart by cause.
+        ``plain`` (the dashboard's lead): each fact id explained by the failing scenarios
+        written from it, instead of the seed's bare ``[fact_001] (2 scenarios)``.
         """
         errors = self.error_summary()
         if self.results and self.ran == 0:
@@ -288,7 +290,12 @@ class ScenarioRun(BaseModel):
             f"{format_pct(worst.passed, worst.ran)})"
         )
         facts = self.struggled_facts()
-        if facts:
+        if facts and plain:
+            line += "; the agent struggled most with " + "; ".join(
+                self._fact_words(fact) for fact, _ in facts
+            )
+            line += "."
+        elif facts:
             named = ", ".join(
                 f"[{fact}] ({n} {'scenario' if n == 1 else 'scenarios'})" for fact, n in facts
             )
@@ -300,6 +307,15 @@ class ScenarioRun(BaseModel):
         if self.cancelled:
             line += " (Run cancelled before every scenario finished.)"
         return line
+
+    def _fact_words(self, fact: str) -> str:
+        """A source fact in words: the Mimic fact id and the failing scenarios written from it."""
+        names = list(
+            dict.fromkeys(
+                r.name for r in self.results if r.source_fact == fact and r.status == "fail"
+            )
+        )
+        return f"the source fact {fact} behind {', '.join(names)}"
 
 
 def format_pct(part: int, total: int) -> str:

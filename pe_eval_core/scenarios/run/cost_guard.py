@@ -25,6 +25,7 @@ from pe_eval_core.scenarios.run.costs import (
     PaidCalls,
     approx_tokens,
     estimate_run_cost,
+    is_local_agent,
     judge_call_upper_bound,
     judge_cost_usd,
 )
@@ -75,7 +76,8 @@ async def count_paid_calls(
         else 0.0
     )
     usd = None if target_usd is None or judge_usd is None else round(target_usd + judge_usd, 4)
-    return PaidCalls(target_calls, judge_calls, measured, usd)
+    local = bool(target_calls) and is_local_agent(target.label)
+    return PaidCalls(target_calls, judge_calls, measured, usd, local_target=local)
 
 
 async def _recorded_judge_calls(

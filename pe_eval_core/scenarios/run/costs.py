@@ -11,6 +11,7 @@ by $PE_EVAL_PRICES) for 3 scenarios (cached prefix; assumed 6 turns a scenario r
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -191,16 +192,54 @@ class PaidCalls:
     judge_measured: bool = False
     usd: float | None = None
     """Estimated cost of the judge calls plus the target calls (None: a price is unknown)."""
+    local_target: bool = False
+    """The target is an agent on this machine (loopback): its calls are calls, not billed."""
 
     @property
     def total(self) -> int:
         return self.target + self.judge
 
     def line(self) -> str:
-        """``"Paid calls: 40 target + at most 38 judge; estimated $1.23"``."""
+        """``"Paid calls: 40 target + at most 38 judge (estimated cost $1.23)"``; for an agent on
+        this machine ``"Calls: 19 to the local agent + at most 19 paid judge (...)"``.
+
+        >>> PaidCalls(19, 19, local_target=True).line()
+        'Calls: 19 to the local agent + at most 19 paid judge (estimated cost unknown)'
+        """
         how = "" if self.judge_measured else "at most "
         cost = "unknown" if self.usd is None else f"${self.usd:.2f}"
+        if self.local_target:
+            return (
+                f"Calls: {self.target} to the local agent + {how}{self.judge} paid judge "
+                f"(estimated cost {cost})"
+            )
         return f"Paid calls: {self.target} target + {how}{self.judge} judge (estimated cost {cost})"
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"})
+
+
+def is_local_agent(label: str) -> bool:
+    """True for an HTTP agent on this machine (``http:http://127.0.0.1:8000/agent``).
+
+    >>> is_local_agent("http:http://127.0.0.1:8000/a"), is_local_agent("http:https://x.io/a")
+    (True, False)
+    >>> is_local_agent("anthropic:claude-sonnet-4-5"), is_local_agent("http:http://[::1]:9/a")
+    (False, True)
+    >>> is_local_agent("http:http://bot:[redacted]@127.0.0.1:9/chat?token=[redacted]")
+    True
+    >>> is_local_agent("http:http://bot:[redacted]@agents.example.com/chat")
+    False
+    """
+    if not label.startswith("http:"):
+        return False
+    # the host by hand: urllib reads a redacted label's userinfo ("bot:[redacted]@") as an
+    # IPv6 literal and refuses it
+    url = label.removeprefix("http:")
+    netloc = re.split(r"[/?#]", url.partition("://")[2], maxsplit=1)[0]
+    host = netloc.rpartition("@")[2]
+    host = host[: host.index("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    return host.lower() in LOOPBACK_HOSTS or host.startswith("127.")
 
 
 def judge_cost_usd(model: str | None, calls: int, *, batch: bool = False) -> float | None:
