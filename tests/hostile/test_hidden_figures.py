@@ -202,6 +202,35 @@ def test_a_scenario_numeric_range_reads_the_figure_a_reader_sees():
         assert check.satisfied and check.matched == 241.0, written
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "We will re\u200bfund the customer today.",  # zero-width space inside a word
+        "We will refund\u2060 the customer today.",  # word joiner
+        "We will &#114;efund the customer today.",  # a numeric reference
+        "We will \uff52\uff45\uff46\uff55\uff4e\uff44 the customer today.",  # full-width letters
+    ],
+)
+def test_a_scenario_phrase_check_reads_the_phrase_a_reader_sees(written):
+    """A disguised excluded phrase still fails the scenario; a disguised expected phrase is
+    still found (the substring check would see neither)."""
+    from pe_eval_core.scenarios.models import Expect, Scenario, TargetResponse
+    from pe_eval_core.scenarios.scoring.score import score_response
+
+    banned = Scenario(
+        name="no refund", input="?", expect=Expect(response_excludes=["refund the customer"])
+    )
+    result = score_response(banned, TargetResponse(text=written))
+    assert result.status == "fail" and result.excluded_hits == ["refund the customer"]
+    wanted = Scenario(
+        name="refund", input="?", expect=Expect(response_contains=["refund the customer"])
+    )
+    result = score_response(wanted, TargetResponse(text=written))
+    assert result.status == "pass", result.expectations
+    plain = score_response(banned, TargetResponse(text="We will call the customer today."))
+    assert plain.status == "pass"
+
+
 @pytest.mark.parametrize("name", ["zero-width space", "full-width dollar", "numeric reference"])
 def test_no_hallucination_sees_a_hidden_invented_figure(name):
     from pe_eval_core.scenarios.models import Scenario

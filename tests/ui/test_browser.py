@@ -521,6 +521,9 @@ def test_history_row_reopens_a_run(browser, history_server):
         page.get_by_role("heading", name=re.compile(rf"Run #{rid} ")).wait_for()
         page.get_by_text("Failure drill-down").wait_for()
         assert f"run={rid}" in page.url
+        # Click once the run view has finished drawing: under load a click during the run's
+        # last reruns (charts settling, the drill-down scroll) could land on a moving page.
+        _settle(page)
         page.get_by_role("button", name="All runs").click()
         page.get_by_text("Compare two runs").wait_for()
         _settle(page)

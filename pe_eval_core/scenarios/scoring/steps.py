@@ -115,8 +115,11 @@ def strict_check(expected: Sequence[str], text: str) -> list[Expectation]:
     """Strict matching (``assertions.check_contains``): case-insensitive, word-bounded; a
     match whose sentence is negated is left a candidate for the judge, with a note."""
     out = []
+    shown = _as_shown(text)
     for wanted in expected:
         check = check_contains(text, wanted)
+        if check.verdict != "satisfied" and shown is not None:
+            check = check_contains(shown, wanted)  # the phrase as a reader sees it
         if check.verdict == "satisfied" and check.hit is not None:
             out.append(Expectation(wanted, "strict", True, check.hit.text))
         elif check.verdict == "needs judge":
@@ -203,10 +206,22 @@ def excluded_check(text: str, excludes: Sequence[str], judged: bool) -> tuple[li
     scenario) and those hit only inside negated sentences (for the judge; with no judge they
     are asserted: fail closed)."""
     hits, pending = [], []
+    shown = _as_shown(text)
     for phrase in excludes:
         check = check_excluded(text, phrase, judge=judged)
+        if check.verdict != "asserted" and shown is not None:
+            seen = check_excluded(shown, phrase, judge=judged)  # hidden by invisible characters
+            check = seen if seen.verdict != "absent" else check
         if check.verdict == "asserted":
             hits.append(phrase)
         elif check.verdict == "needs judge":
             pending.append(phrase)
     return hits, pending
+
+
+def _as_shown(text: str) -> str | None:
+    """The response as a reader sees it (``text_norm.normalize``: zero-width and bidi
+    characters removed, look-alikes folded, references decoded), or None when that is the text
+    as written. A phrase hidden from the substring check by a zero-width space is still seen."""
+    shown = normalize(text).text
+    return shown if shown != text else None
