@@ -201,6 +201,7 @@ def _click_row(page, grid, row: int) -> None:
 def _open_run_form(page) -> None:
     """Open the scenario page's run form (closed when the page shows a recorded run)."""
     page.get_by_text("Run an evaluation", exact=True).wait_for()
+    _settle(page)  # open or closed is decided by the finished run (open when nothing is recorded)
     button = page.get_by_role("button", name="Run evaluation")
     if not button.is_visible():
         page.get_by_text("Run an evaluation", exact=True).click()
