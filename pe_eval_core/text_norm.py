@@ -163,8 +163,13 @@ def normalize(text: str) -> Normalized:
 
 
 def _normalize(text: str, *, overrides: bool) -> Normalized:
-    if text.isascii() and "&" not in text:
+    if text.isascii() and "&" not in text:  # nothing to decode or fold: the text as is
         return Normalized(text)
+    return _normalize_all(text, overrides=overrides)
+
+
+def _normalize_all(text: str, *, overrides: bool) -> Normalized:
+    """:func:`_normalize` without its fast path (the test of that fast path compares them)."""
     out: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
     copied = 0  # original text before this index is in ``out``
