@@ -25,6 +25,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from pe_eval_core.text_norm import ignorecase_lower
+
 REDACTED = "[redacted]"
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "PE_EVAL_AGENT_TOKEN")
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD")
@@ -74,11 +76,9 @@ _version = 0  # bumped by every registration
 
 # Each pass below runs only when its text holds a literal that every match of its pattern
 # contains (case-folded as the pattern is): a necessary condition, so skipping a pass whose
-# literals are absent changes nothing (tests/hostile/test_redact_fast_path.py checks this
-# against the unconditional passes on varied inputs).
-_FOLD = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
-"""The non-ASCII characters that ``re.IGNORECASE`` matches to an ASCII letter (İ, ı, ſ and
-the Kelvin sign; an exhaustive test over every code point keeps this list true)."""
+# literals are absent changes nothing (tests/hostile/test_fast_paths.py checks this against the
+# unconditional passes on varied inputs). The cues are compared with the text as
+# ``re.IGNORECASE`` folds it (``text_norm.ignorecase_lower``).
 _HEADER_CUES = ("authorization", "api-key")
 _SCHEME_CUES = ("bearer", "basic")
 _QUERY_CUES = ("token", "key", "passw", "pwd", "secret", "signature", "credential")
@@ -179,15 +179,6 @@ def redact(text: str) -> str:
     return _passes(text, gated=True)
 
 
-def _folded(text: str) -> str:
-    """``text`` lower-cased as ``re.IGNORECASE`` compares letters (for the passes' cues)."""
-    if not text.isascii():
-        for odd, letter in _FOLD:
-            if odd in text:
-                text = text.replace(odd, letter)
-    return text.lower()
-
-
 def _bare_sk(text: str) -> bool:
     """Whether ``sk-`` occurs where ``\\bsk-`` matches (at the start or after a non-word
     character, as ``re`` defines one: not alphanumeric, not ``_``)."""
@@ -206,7 +197,7 @@ def _any(cues: tuple[str, ...], text: str) -> bool:
 def _passes(text: str, *, gated: bool) -> str:
     """The pattern passes of :func:`redact`, in order; ``gated``: skip a pass whose cues are
     absent (``False`` only for the test that proves the gates change nothing)."""
-    low = _folded(text) if gated else ""
+    low = ignorecase_lower(text) if gated else ""
     if not gated or _any(_HEADER_CUES, low):
         text, low = _run(_HEADER, lambda m: f"{m['name']}{m['sep']}{REDACTED}", text, low)
     if not gated or _any(_SCHEME_CUES, low):
@@ -229,7 +220,7 @@ def _run(
     out = pattern.sub(repl, text)
     if out is text or not low:
         return out, low
-    return out, _folded(out)
+    return out, ignorecase_lower(out)
 
 
 def redact_data(value: Any) -> Any:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_eval_core import redact as R
-from pe_eval_core.text_norm import Normalized, _normalize_all, normalize
+from pe_eval_core.text_norm import IGNORECASE_FOLD, Normalized, _normalize_all, normalize
 
 ENV_SECRET = "envsecretvalue0123"
 
@@ -103,11 +103,14 @@ def test_redact_equals_the_slow_path_on_generated_text(text):
 
 def test_the_fold_table_is_every_letter_ignorecase_maps_to_ascii():
     """Every non-ASCII character that ``re.IGNORECASE`` matches to an ASCII letter is in
-    ``_FOLD`` with that letter (else a cue written with it would skip a pass that matches)."""
+    ``IGNORECASE_FOLD`` with that letter (else a cue written with it would skip a pass that
+    matches), and lower-casing keeps every other character one character long (so offsets in
+    ``ignorecase_lower``'s result are offsets in the text)."""
     others = "".join(map(chr, range(128, 0x110000)))
+    assert [c for c in others if len(c.lower()) != 1] == ["\u0130"]
     found = {c: next(x for x in string.ascii_lowercase if re.fullmatch(x, c, re.I))
              for c in re.findall("[a-z]", others, re.I)}  # fmt: skip
-    assert found == dict(R._FOLD)
+    assert found == dict(IGNORECASE_FOLD)
 
 
 def test_the_secret_cache_follows_the_environment_and_the_registry(monkeypatch):

@@ -107,3 +107,19 @@ def test_sentence_breaks_are_found_as_before(text):
     assert [m.span() for m in A._BREAK.finditer(text)] == [
         m.span() for m in OLD_BREAK.finditer(text)
     ]
+
+
+MATCH_PHRASES = ["at risk", "risk flag", "usage drop", "cancelled", "$4,820", "4.8", "Lumen Dental"]
+MATCH_WORDS = [
+    *WORDS, "AT", "Risk", "RISKS", "r\u0130sk", "\u0131", "canceled", "CANCELLED", "cancels",
+    "Usage", "drops", "$4,820.5", "14.8", "xat", "\u212a", "flags", "lumen", "DENTAL", "é",
+]  # fmt: skip
+match_prose = st.lists(st.sampled_from(MATCH_WORDS), min_size=1, max_size=40).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(match_prose, st.sampled_from(MATCH_PHRASES), st.booleans())
+def test_phrase_matches_equal_finditer(text, phrase, inflect):
+    """Matching tried only where a first-word form starts finds what ``finditer`` finds."""
+    want = [m.span() for m in A._phrase_pattern(phrase, inflect).finditer(text)]
+    assert [m.span() for m in A._phrase_matches(text, phrase, inflect)] == want

@@ -64,11 +64,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
 
 from pe_eval_core.scenarios.scoring.inflections import word_forms
+from pe_eval_core.text_norm import ignorecase_lower
 
 __all__ = [
     "ContainsCheck",
@@ -165,6 +167,44 @@ def _phrase_pattern(phrase: str, inflect: bool = False) -> re.Pattern[str]:
     return re.compile(lead + body + tail, re.IGNORECASE)
 
 
+@lru_cache(maxsize=2048)
+def _first_forms(phrase: str, inflect: bool) -> tuple[str, ...] | None:
+    """The lower-cased forms a match of ``_phrase_pattern(phrase, inflect)`` starts with (its
+    first word's), when all are ASCII; None otherwise (then every position is tried)."""
+    first = phrase.split()[0]
+    forms = word_forms(first, last=len(phrase.split()) == 1) if inflect else {first}
+    low = tuple(sorted({f.lower() for f in forms}))
+    return low if all(f.isascii() for f in low) else None
+
+
+def _phrase_matches(text: str, phrase: str, inflect: bool) -> Iterator[re.Match[str]]:
+    """``_phrase_pattern(phrase, inflect).finditer(text)``, the same matches, tried only where
+    a first-word form starts (found by C substring search in the case-folded text): the
+    pattern opens with a lookbehind, so ``re`` cannot skip ahead itself and tries every
+    position. A match at the earliest candidate at or after the last match's end is the
+    leftmost one ``finditer`` finds, and lookbehinds see the text before the position."""
+    pattern = _phrase_pattern(phrase, inflect)
+    firsts = _first_forms(phrase, inflect)
+    low = _index(text).folded if firsts is not None else ""
+    if firsts is None or len(low) != len(text):
+        yield from pattern.finditer(text)
+        return
+    starts: set[int] = set()
+    for form in firsts:
+        at = low.find(form)
+        while at >= 0:
+            starts.add(at)
+            at = low.find(form, at + 1)
+    done = 0
+    for at in sorted(starts):
+        if at < done:
+            continue
+        m = pattern.match(text, at)
+        if m is not None:
+            yield m
+            done = m.end()
+
+
 def _alternatives(forms: frozenset[str]) -> str:
     if len(forms) == 1:
         return re.escape(next(iter(forms)))
@@ -189,6 +229,10 @@ class _TextIndex:
 
     def __init__(self, text: str):
         self.text = text
+
+    @cached_property
+    def folded(self) -> str:
+        return ignorecase_lower(self.text)
 
     @cached_property
     def _breaks(self) -> list[tuple[int, int]]:
@@ -448,7 +492,7 @@ def find_hits(text: str, phrase: str, *, inflect: bool = False, scoped: bool = F
     """
     negation = governing_negation if scoped else negation_around
     out = []
-    for m in _phrase_pattern(phrase, inflect).finditer(text):
+    for m in _phrase_matches(text, phrase, inflect):
         s, e = m.span()
         out.append(Hit(s, e, m.group(), sentence_bounds(text, s, e), negation(text, s, e)))
     return out
