@@ -293,6 +293,15 @@ _CUES = re.compile(
 )
 
 
+_CUE_LITERALS = (
+    *("no", "never", "neither", "without", "declined", "denied", "refused", "rejected"),
+    *("failed", "n't", "n\u2019t"),
+)
+"""Every ``_CUES`` match holds one of these (lower-cased, as ``text_norm.ignorecase_lower``
+gives the text): where none is, there is no cue (``no`` covers not, none, nobody, nothing,
+nor and cannot)."""
+
+
 def negation_cues(text: str) -> list[Negation]:
     """Every negation cue in ``text`` (rule 3's list), in order.
 
@@ -450,6 +459,9 @@ def _last_governing_cue(text: str, lo: int, hi: int, start: int) -> Negation | N
     characters around the sentence (a break, spaces, the text's ends) are neither letters nor
     digits, so the sentence's cues are exactly the whole text's cues there (issue 25:
     scanning the whole text for cues and clause breaks was a fifth of scoring)."""
+    low = _index(text).folded
+    if not any(low.find(w, lo, start) >= 0 for w in _CUE_LITERALS):
+        return None  # no cue before the span in its sentence (most hits)
     cue = None
     for m in _CUES.finditer(text, lo, hi):
         if m.end() > start:
