@@ -229,6 +229,29 @@ class _TextIndex:
 
     def __init__(self, text: str):
         self.text = text
+        self._in_sentence: dict[tuple[str, int, int], list[tuple[int, int]]] = {}
+        self._sentence_cues: dict[tuple[int, int], tuple[list[int], list[Negation]]] = {}
+
+    def spans_in(self, pattern: re.Pattern[str], lo: int, hi: int) -> list[tuple[int, int]]:
+        """``pattern``'s matches in the sentence ``[lo, hi)``, found once per sentence."""
+        key = (pattern.pattern, lo, hi)
+        got = self._in_sentence.get(key)
+        if got is None:
+            got = self._in_sentence[key] = [m.span() for m in pattern.finditer(self.text, lo, hi)]
+        return got
+
+    def cues_in(self, lo: int, hi: int) -> tuple[list[int], list[Negation]]:
+        """The sentence ``[lo, hi)``'s cues and their ends, found once per sentence (none
+        without a scan when the sentence holds no cue literal)."""
+        got = self._sentence_cues.get((lo, hi))
+        if got is None:
+            low = self.folded
+            cues = []
+            if any(low.find(w, lo, hi) >= 0 for w in _CUE_LITERALS):
+                found = _CUES.finditer(self.text, lo, hi)
+                cues = [Negation(m.group(), m.start(), m.end()) for m in found]
+            got = self._sentence_cues[lo, hi] = ([c.end for c in cues], cues)
+        return got
 
     @cached_property
     def folded(self) -> str:
@@ -430,49 +453,44 @@ def governing_negation(text: str, start: int, end: int) -> Negation | None:
     'not'
     """
     lo, hi = sentence_bounds(text, start, end)
-    governing = _last_governing_cue(text, lo, hi, start)
+    idx = _index(text)
+    governing = _last_governing_cue(idx, lo, hi, start)
     if (
         governing is not None
-        and _next_within(_COMPLEMENTIZER, text, governing.end, start) is None
+        and _first_at(idx.spans_in(_COMPLEMENTIZER, lo, hi), governing.end, start) is None
         and _presupposed(text, start, end, lo)
     ):
         return None
     return governing
 
 
-def _next_within(pattern: re.Pattern[str], text: str, lo: int, hi: int) -> tuple[int, int] | None:
-    """The span of ``pattern``'s first match from ``lo``, if it ends by ``hi``: what the first
-    of the whole text's matches at or after ``lo`` would be, as no match can run across
-    ``lo`` (each caller's ``lo`` ends a cue or a clause break: a letter before, no letter or
-    digit after, and these patterns match whole words or single non-letters)."""
-    m = pattern.search(text, lo)
-    return m.span() if m is not None and m.end() <= hi else None
-
-
-def _last_governing_cue(text: str, lo: int, hi: int, start: int) -> Negation | None:
+def _last_governing_cue(idx: _TextIndex, lo: int, hi: int, start: int) -> Negation | None:
     """The cue before ``start`` in the sentence ``[lo, hi)`` with no clause break after it
     (rule 4a).
 
     Only the last cue can: a clause break after it lies after every earlier cue too (and a
     break that is an earlier cue's own, "not because", ends before the last cue starts).
-    The cues are looked for in the sentence only: one cannot hold a sentence break, and the
-    characters around the sentence (a break, spaces, the text's ends) are neither letters nor
-    digits, so the sentence's cues are exactly the whole text's cues there (issue 25:
-    scanning the whole text for cues and clause breaks was a fifth of scoring)."""
-    low = _index(text).folded
-    if not any(low.find(w, lo, start) >= 0 for w in _CUE_LITERALS):
-        return None  # no cue before the span in its sentence (most hits)
-    cue = None
-    for m in _CUES.finditer(text, lo, hi):
-        if m.end() > start:
-            break  # a cue running into the span is not before it, nor is any later one
-        cue = m
-    if cue is None:
+    Cues and clause breaks are found in the sentence, once per sentence (issue 25: scanning
+    the whole text for them was a fifth of scoring): none can hold a sentence break, and the
+    characters around a sentence (a break, spaces, the text's ends) are neither letters nor
+    digits, so a sentence's matches are the whole text's matches there, and one ending past
+    the sentence ends past ``start`` too."""
+    ends, cues = idx.cues_in(lo, hi)
+    k = bisect_right(ends, start)  # the cues ending by ``start`` (not running into the span)
+    if k == 0:
         return None
-    brk = _next_within(_CLAUSE_BREAK, text, cue.end(), start)
-    if brk is not None and not text[cue.end() : brk[0]].strip() and text[brk[0]].isalpha():
-        brk = _next_within(_CLAUSE_BREAK, text, brk[1], start)  # "not because": the cue's own
-    return Negation(cue.group(), cue.start(), cue.end()) if brk is None else None
+    cue = cues[k - 1]
+    breaks = idx.spans_in(_CLAUSE_BREAK, lo, hi)
+    brk = _first_at(breaks, cue.end, start)
+    if brk is not None and not idx.text[cue.end : brk[0]].strip() and idx.text[brk[0]].isalpha():
+        brk = _first_at(breaks, brk[1], start)  # "not because": the cue's own
+    return cue if brk is None else None
+
+
+def _first_at(spans: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int] | None:
+    """The first of ``spans`` (sorted) at or after ``lo``, if it ends by ``hi``."""
+    i = bisect_left(spans, (lo, -1))
+    return spans[i] if i < len(spans) and spans[i][1] <= hi else None
 
 
 def negation_scoping(text: str, start: int, end: int) -> Negation | None:
