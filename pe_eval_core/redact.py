@@ -21,8 +21,11 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from pe_eval_core.text_norm import ignorecase_lower
 
 REDACTED = "[redacted]"
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "PE_EVAL_AGENT_TOKEN")
@@ -65,6 +68,24 @@ _SHAPES = re.compile(
 
 _registered: set[str] = set()
 _lock = threading.Lock()
+_cache: tuple[object, int, tuple[str, ...]] | None = None
+"""The secret values last computed: (the environment's snapshot, the registry's version,
+the values longest first). Recomputed whenever either differs, so a changed environment or a
+newly registered value is seen by the next call."""
+_version = 0  # bumped by every registration
+
+# Each pass below runs only when its text holds a literal that every match of its pattern
+# contains (case-folded as the pattern is): a necessary condition, so skipping a pass whose
+# literals are absent changes nothing (tests/hostile/test_fast_paths.py checks this against the
+# unconditional passes on varied inputs). The cues are compared with the text as
+# ``re.IGNORECASE`` folds it (``text_norm.ignorecase_lower``).
+_HEADER_CUES = ("authorization", "api-key")
+_SCHEME_CUES = ("bearer", "basic")
+_QUERY_CUES = ("token", "key", "passw", "pwd", "secret", "signature", "credential")
+_PAIR_CUES = ("passw", "secret", "api_key", "apikey", "token")
+_SHAPE_CUES = ("sk-ant-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA")
+"""Case-sensitive, as :data:`_SHAPES` is; a bare ``sk-`` counts only after a word boundary
+(:func:`_bare_sk`), so "risk-adjusted" does not run the pass."""
 
 
 def register_secret(value: object) -> None:
@@ -76,8 +97,10 @@ def register_secret(value: object) -> None:
     scheme, _, rest = value.strip().partition(" ")
     if rest and scheme.lower() in ("bearer", "basic", "token"):
         parts.add(rest.strip())
+    global _version
     with _lock:
         _registered.update(p for p in parts if len(p) >= _MIN_REGISTERED)
+        _version += 1
 
 
 def register_url_secrets(url: str) -> None:
@@ -96,6 +119,10 @@ def register_url_secrets(url: str) -> None:
 
 def configured_secrets() -> list[str]:
     """The secret values known now (environment and registered), longest first."""
+    return list(_secrets())
+
+
+def _scan_secrets() -> tuple[str, ...]:
     values = {
         v
         for k, v in os.environ.items()
@@ -103,7 +130,27 @@ def configured_secrets() -> list[str]:
     }
     with _lock:
         values |= _registered
-    return sorted(values, key=len, reverse=True)
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def _secrets() -> tuple[str, ...]:
+    """:func:`configured_secrets`, computed once per state of the environment and registry.
+
+    The key is a copy of ``os.environ``'s underlying mapping (compared in C: about a
+    microsecond, against tens for decoding and filtering every variable), so any
+    ``os.environ`` change is seen. Without that mapping (``os.environ`` replaced by a plain
+    dict) every call scans."""
+    global _cache
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):
+        return _scan_secrets()
+    cached = _cache
+    if cached is not None and cached[1] == _version and cached[0] == data:
+        return cached[2]
+    version = _version
+    found = _scan_secrets()
+    _cache = (dict(data), version, found)
+    return found
 
 
 def _userinfo(m: re.Match[str]) -> str:
@@ -126,16 +173,54 @@ def redact(text: str) -> str:
     """
     if not isinstance(text, str) or not text:
         return text
-    for secret in configured_secrets():
+    for secret in _secrets():
         if secret in text:
             text = text.replace(secret, REDACTED)
-    text = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", text)
-    text = _SCHEME_CREDENTIAL.sub(lambda m: f"{m['scheme']} {REDACTED}", text)
-    if "://" in text:
-        text = _USERINFO.sub(_userinfo, text)
-    text = _QUERY.sub(lambda m: f"{m['name']}{REDACTED}", text)
-    text = _PAIR.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", text)
-    return _SHAPES.sub(REDACTED, text)
+    return _passes(text, gated=True)
+
+
+def _bare_sk(text: str) -> bool:
+    """Whether ``sk-`` occurs where ``\\bsk-`` matches (at the start or after a non-word
+    character, as ``re`` defines one: not alphanumeric, not ``_``)."""
+    at = text.find("sk-")
+    while at >= 0:
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            return True
+        at = text.find("sk-", at + 3)
+    return False
+
+
+def _any(cues: tuple[str, ...], text: str) -> bool:
+    return any(cue in text for cue in cues)
+
+
+def _passes(text: str, *, gated: bool) -> str:
+    """The pattern passes of :func:`redact`, in order; ``gated``: skip a pass whose cues are
+    absent (``False`` only for the test that proves the gates change nothing)."""
+    low = ignorecase_lower(text) if gated else ""
+    if not gated or _any(_HEADER_CUES, low):
+        text, low = _run(_HEADER, lambda m: f"{m['name']}{m['sep']}{REDACTED}", text, low)
+    if not gated or _any(_SCHEME_CUES, low):
+        text, low = _run(_SCHEME_CREDENTIAL, lambda m: f"{m['scheme']} {REDACTED}", text, low)
+    if "://" in text and (not gated or "@" in text):
+        text, low = _run(_USERINFO, _userinfo, text, low)
+    if not gated or ("=" in text and _any(_QUERY_CUES, low)):
+        text, low = _run(_QUERY, lambda m: f"{m['name']}{REDACTED}", text, low)
+    if not gated or ((":" in text or "=" in text) and _any(_PAIR_CUES, low)):
+        text, low = _run(_PAIR, lambda m: f"{m['name']}{m['sep']}{REDACTED}", text, low)
+    if not gated or _any(_SHAPE_CUES, text) or _bare_sk(text):
+        text = _SHAPES.sub(REDACTED, text)
+    return text
+
+
+def _run(
+    pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str], text: str, low: str
+) -> tuple[str, str]:
+    """One pass; the folded text is recomputed only when the pass changed something."""
+    out = pattern.sub(repl, text)
+    if out is text or not low:
+        return out, low
+    return out, ignorecase_lower(out)
 
 
 def redact_data(value: Any) -> Any:

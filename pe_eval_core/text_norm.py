@@ -163,8 +163,13 @@ def normalize(text: str) -> Normalized:
 
 
 def _normalize(text: str, *, overrides: bool) -> Normalized:
-    if text.isascii() and "&" not in text:
+    if text.isascii() and "&" not in text:  # nothing to decode or fold: the text as is
         return Normalized(text)
+    return _normalize_all(text, overrides=overrides)
+
+
+def _normalize_all(text: str, *, overrides: bool) -> Normalized:
+    """:func:`_normalize` without its fast path (the test of that fast path compares them)."""
     out: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
     copied = 0  # original text before this index is in ``out``
@@ -187,6 +192,27 @@ def _normalize(text: str, *, overrides: bool) -> Normalized:
         return Normalized(text)
     out.append(text[copied:])
     return Normalized("".join(out), tuple(pieces), tuple(p[0] for p in pieces))
+
+
+IGNORECASE_FOLD = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
+"""The non-ASCII characters ``re.IGNORECASE`` matches to an ASCII letter (İ, ı, ſ and the
+Kelvin sign; tests/hostile/test_fast_paths.py checks this over every code point)."""
+
+
+def ignorecase_lower(text: str) -> str:
+    """``text`` lower-cased as ``re.IGNORECASE`` compares ASCII letters: an ASCII word a
+    case-insensitive pattern matches in ``text`` is a substring of the result, at the same
+    offset (the folded characters are one character each; lower-casing keeps every other
+    character one character long). For a cheap test before a regex scan.
+
+    >>> ignorecase_lower("BeArEr \u212aEY \u0130D")
+    'bearer key id'
+    """
+    if not text.isascii():
+        for odd, letter in IGNORECASE_FOLD:
+            if odd in text:
+                text = text.replace(odd, letter)
+    return text.lower()
 
 
 def is_plain(text: str) -> bool:

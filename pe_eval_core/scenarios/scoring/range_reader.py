@@ -563,16 +563,43 @@ def judge(numbers: Sequence[Reading] | Sequence[NumberRead], rng: RangeLike) -> 
     lo, hi = float(rng.min), float(rng.max)
     out: list[Decision] = []
     quantity = Kind.QUANTITY  # (speed: an enum member looked up once, not per number)
+    if rules.cents or rules.rate:
+        for n in numbers:
+            if n.kind is not quantity:
+                out.append((False, None, _REJECTED[n.kind]))
+                continue
+            hit = next(((v, r) for v, r in _readings(n, rules, lo, hi) if _within(v, lo, hi)), None)
+            out.append(
+                (False, None, _OUT_OF_RANGE) if hit is None else (True, hit[0], hit[1].value)
+            )
+        return out
+    # Most fields: one reading per number (``_readings`` with neither cents nor rate rules),
+    # plus at most one sign-flipped one, decided inline (no lists per number).
+    slack = 1e-9 * max(abs(lo), abs(hi), 1.0)  # as ``_within``
+    low, high = lo - slack, hi + slack
+    magnitude = lo >= 0 and not rules.signed
+    loss = hi <= 0
     for n in numbers:
         if n.kind is not quantity:
             out.append((False, None, _REJECTED[n.kind]))
             continue
-        hit = next(((v, r) for v, r in _readings(n, rules, lo, hi) if _within(v, lo, hi)), None)
-        if hit is None:
-            out.append((False, None, _OUT_OF_RANGE))
+        if n.cents_marked:
+            v, why, flipped_why = n.value / 100, _CENTS_TEXT, _CENTS_TEXT
         else:
-            out.append((True, hit[0], hit[1].value))
+            v, why, flipped_why = n.value, _SIGNED_TEXT, ""
+        if low <= v <= high:
+            out.append((True, v, why))
+        elif v < 0 and magnitude and n.sign_written and low <= -v <= high:
+            out.append((True, -v, flipped_why or _MAGNITUDE_TEXT))
+        elif v > 0 and loss and n.loss_word and low <= -v <= high:
+            out.append((True, -v, flipped_why or _LOSS_TEXT))
+        else:
+            out.append((False, None, _OUT_OF_RANGE))
     return out
+
+
+_SIGNED_TEXT, _CENTS_TEXT = Reason.SIGNED.value, Reason.DOLLARS_FROM_CENTS.value
+_MAGNITUDE_TEXT, _LOSS_TEXT = Reason.MAGNITUDE.value, Reason.LOSS_WORD.value
 
 
 def nearest(values: Sequence[float], lo: float, hi: float) -> float | None:
