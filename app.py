@@ -128,6 +128,8 @@ def build_navigation() -> StreamlitPage:
     return st.navigation(pages)
 
 
+# Each page's view module (what its page file runs) and the progress text shown while it is
+# first imported. (A comment, not a docstring: Streamlit's magic would print a bare string.)
 PAGE_CODE = {
     "Memo scorecard": ("ui.views.scorecard", "Loading the memo scorecard…"),
     "Portfolio": ("ui.views.portfolio", "Loading the portfolio…"),
@@ -135,8 +137,6 @@ PAGE_CODE = {
     "Scenario evaluation": ("ui.views.scenarios", "Loading the scenario page…"),
     "History": ("ui.views.history", "Loading the run history…"),
 }
-"""Each page's view module (what its page file runs) and the progress text shown while it is
-first imported."""
 
 
 def load_page_code(title: str) -> None:

@@ -95,3 +95,22 @@ def test_a_run_is_named_without_a_doubled_prefix(target: str, shown: str) -> Non
         target=target,
     )
     assert shown in summary.subject and "http:http" not in summary.subject
+
+
+@pytest.mark.parametrize(
+    "script", [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))], ids=lambda p: p.name
+)
+def test_no_bare_string_in_a_script_streamlit_runs(script: Path) -> None:
+    """Streamlit's magic writes every bare expression of a script it runs onto the page: a
+    string after an assignment (an attribute docstring) appeared under the sidebar of every
+    page. Only the module docstring is exempt."""
+    import ast
+
+    body = ast.parse(script.read_text(encoding="utf-8")).body
+    statements = body[1:] if ast.get_docstring(ast.Module(body=body, type_ignores=[])) else body
+    bare = [
+        f"{script.name}:{node.lineno}"
+        for node in statements
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    ]
+    assert bare == []
