@@ -59,6 +59,10 @@ CONTENT_PREFIXES = ("**Why it did not pass:**", "Regressed.")
 """Error-styled boxes that are content, not failures: a failed scenario's drill-down, and the
 History page's comparison of two memo runs that regressed."""
 CONTENT_PATTERNS = (re.compile(r"^\d+ scenario\(s\) regressed: "),)
+FAILURE_ICONS = (None, "", ":material/lock:")
+"""An error box is a failure when it is a core error (ui.errors.show_error: what, diagnosis,
+fix), the login's, or a bare one; a red verdict (the Portfolio's weakest memo, a failing run)
+is content with an icon of its own."""
 
 
 def is_content(box: str) -> bool:
@@ -69,7 +73,11 @@ def check(at: Any, where: str, rows: int | None = None) -> None:
     """Fail loudly if the page raised, showed an error, or (with ``rows``) lacks the results."""
     if at.exception:
         raise SystemExit(f"{where}: the page raised {at.exception[0].value}")
-    errors = [e.value for e in at.error if not is_content(e.value)]
+    errors = [
+        e.value
+        for e in at.error
+        if ("**Diagnosis:**" in e.value or e.icon in FAILURE_ICONS) and not is_content(e.value)
+    ]
     if errors:
         raise SystemExit(f"{where}: the page shows an error: {errors[0]}")
     if rows is not None:

@@ -167,7 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     roots: list[Path] = args.root or [ROOT]
-    from playwright.sync_api import sync_playwright
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("skipped: the playwright package is not installed")
+        return 0
+    if not Path(CHROMIUM).exists():
+        print(f"skipped: no Chromium at {CHROMIUM} (apt-get install chromium)")
+        return 0
 
     results: dict[tuple[str, str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-paint-") as tmp, sync_playwright() as pw:

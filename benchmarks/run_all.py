@@ -27,6 +27,7 @@ TINY: dict[str, list[str]] = {
     "bench_derivations": ["--repeat", "1", "--sizes", "2000", "--chance-n", "20"],
     "bench_documents": ["--skip-planted"],
     "bench_first_paint": ["--repeat", "1", "--pages", "minimal app", "scorecard"],
+    "bench_first_paint_trees": ["--repeat", "1"],  # this checkout only
     "bench_freeform": [],
     "bench_history": ["--sizes", "20,40", "--repeat", "1", "--record-n", "200"],
     "bench_hostile": ["--sizes", "0.05", "--skip-before"],
