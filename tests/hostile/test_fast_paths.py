@@ -24,6 +24,14 @@ from pe_eval_core.text_norm import IGNORECASE_FOLD, Normalized, _normalize_all, 
 ENV_SECRET = "envsecretvalue0123"
 
 
+@pytest.fixture(autouse=True)
+def fresh_registry(monkeypatch):
+    """This module's own registry of secrets: values earlier tests registered in this process
+    (a header value "secret", say) would scrub parts of the values these tests expect."""
+    monkeypatch.setattr(R, "_registered", set())
+    monkeypatch.setattr(R, "_version", R._version + 1)  # no cached answer from the old registry
+
+
 def slow_redact(text: str) -> str:
     """``redact`` as it was before its fast paths: every secret scanned from the environment
     now, every pass run."""
