@@ -80,9 +80,9 @@ def free_port() -> int:
 
 class Server:
     """One ``streamlit run app.py`` on a free port, with its own empty ``PE_EVAL_HOME``
-    (``app``: another app file, run from the same folder)."""
+    (``app``: another app file, run from the same folder; ``root``: another checkout)."""
 
-    def __init__(self, home: Path, app: Path | None = None):
+    def __init__(self, home: Path, app: Path | None = None, root: Path = ROOT):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -96,7 +96,7 @@ class Server:
              "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

@@ -29,20 +29,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+from benchmarks.bench_first_paint import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
 
 PAGES = (
     # (label, path, a text the settled page shows; alternatives split by "|")
@@ -80,66 +75,12 @@ OBSERVER = """
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def record_history(home: Path) -> None:
     """The demo memos and the demo scenario run, recorded in ``home``'s history."""
     os.environ["PE_EVAL_HOME"] = str(home)
     from benchmarks.bench_dashboard import record_history as record
 
     record()
-
-
-class Server:
-    def __init__(self, home: Path, root: Path = ROOT):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, PE_EVAL_HOME=str(home))
-        for name in ("ANTHROPIC_API_KEY", "PE_EVAL_DATA_DIR", "PE_EVAL_SCENARIOS"):
-            env.pop(name, None)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(self.port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.fileWatcherType",
-                "none",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
-            cwd=root,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("streamlit did not start")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def load(context: Any, url: str, key: str) -> dict[str, float]:
@@ -210,7 +151,7 @@ def measure(
     browser: Any, home: Path, root: Path, results: dict[tuple[str, str, str], list[Any]]
 ) -> None:
     """One fresh server of ``root``: every page's first load, then its warm load."""
-    server = Server(home, root)
+    server = Server(home, root=root)
     # one browser profile per server: its HTTP cache is cold on the first load
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     tree = root.name

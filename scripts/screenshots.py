@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    from benchmarks.bench_first_paint_trees import CHROMIUM, CHROMIUM_ARGS, Server
+    from benchmarks.bench_first_paint import CHROMIUM, CHROMIUM_ARGS, Server
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pe-eval-shots-") as tmp:
