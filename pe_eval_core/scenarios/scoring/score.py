@@ -36,6 +36,7 @@ from pe_eval_core.scenarios.scoring.steps import (
     Decision,
     Expectation,
     Judged,
+    as_shown_text,
     excluded_check,
     numeric_check,
     rule_check,
@@ -123,11 +124,12 @@ def _checks(
     """Strict, rules, numeric ranges, excluded phrases, behaviour: everything but the judge."""
     expect = scenario.expect
     text = response.text or ""
-    found = strict_check(expect.response_contains, text)
-    hits, pending = excluded_check(text, expect.response_excludes, judged)
+    shown = as_shown_text(text)  # once: the phrase and range checks read it on a miss
+    found = strict_check(expect.response_contains, text, shown)
+    hits, pending = excluded_check(text, expect.response_excludes, judged, shown)
     view = ResponseView(text, None, text.lower())  # mentions read only if a rule needs them
     remaining = rule_check(found, view) if any(not e.satisfied for e in found) else []
-    numeric = numeric_check(text, expect.numeric_ranges)
+    numeric = numeric_check(text, expect.numeric_ranges, shown)
     behaviour = (
         behaviour_checks(scenario, text, _trace(response)) if expect.behaviour_checks() else []
     )

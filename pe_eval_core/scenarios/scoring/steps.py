@@ -111,14 +111,16 @@ class Decision:
             claim_unjudged(b, why)
 
 
-def strict_check(expected: Sequence[str], text: str) -> list[Expectation]:
+def strict_check(
+    expected: Sequence[str], text: str, as_shown: str | None = None
+) -> list[Expectation]:
     """Strict matching (``assertions.check_contains``): case-insensitive, word-bounded; a
     match whose sentence is negated is left a candidate for the judge, with a note."""
     out = []
-    shown = _as_shown(text)
+    shown = as_shown_text(text) if as_shown is None else as_shown
     for wanted in expected:
         check = check_contains(text, wanted)
-        if check.verdict != "satisfied" and shown is not None:
+        if check.verdict != "satisfied" and shown != text:
             check = check_contains(shown, wanted)  # the phrase as a reader sees it
         if check.verdict == "satisfied" and check.hit is not None:
             out.append(Expectation(wanted, "strict", True, check.hit.text))
@@ -163,7 +165,9 @@ _KIND_TEXT = {k: k.value for k in Kind}
 """A reading's kind as stored (``"quantity"``), looked up per number without the enum."""
 
 
-def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResult]:
+def numeric_check(
+    text: str, ranges: Sequence[NumericRange], as_shown: str | None = None
+) -> list[NumericResult]:
     """The numeric ranges, read with meaning (``range_reader.judge``, the decision
     ``read_range`` makes): each result carries every number the reader saw and why the
     matched one was accepted. The numbers stay plain data until the result is built (no
@@ -171,7 +175,7 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
     them (a max at most 0)."""
     if not ranges:
         return []
-    text = normalize(text).text  # a figure hidden by look-alike or invisible characters is read
+    text = as_shown_text(text) if as_shown is None else as_shown  # hidden figures are read
     numbers = readings(text, loss_words=any(float(r.max) <= 0 for r in ranges))
     quantity = Kind.QUANTITY
     quantities = [n.value for n in numbers if n.kind is quantity]
@@ -201,15 +205,17 @@ def numeric_check(text: str, ranges: Sequence[NumericRange]) -> list[NumericResu
     return out
 
 
-def excluded_check(text: str, excludes: Sequence[str], judged: bool) -> tuple[list[str], list[str]]:
+def excluded_check(
+    text: str, excludes: Sequence[str], judged: bool, as_shown: str | None = None
+) -> tuple[list[str], list[str]]:
     """``response_excludes`` (``assertions.check_excluded``): the phrases asserted (fail the
     scenario) and those hit only inside negated sentences (for the judge; with no judge they
     are asserted: fail closed)."""
     hits, pending = [], []
-    shown = _as_shown(text)
+    shown = as_shown_text(text) if as_shown is None else as_shown
     for phrase in excludes:
         check = check_excluded(text, phrase, judge=judged)
-        if check.verdict != "asserted" and shown is not None:
+        if check.verdict != "asserted" and shown != text:
             seen = check_excluded(shown, phrase, judge=judged)  # hidden by invisible characters
             check = seen if seen.verdict != "absent" else check
         if check.verdict == "asserted":
@@ -219,9 +225,9 @@ def excluded_check(text: str, excludes: Sequence[str], judged: bool) -> tuple[li
     return hits, pending
 
 
-def _as_shown(text: str) -> str | None:
+def as_shown_text(text: str) -> str:
     """The response as a reader sees it (``text_norm.normalize``: zero-width and bidi
-    characters removed, look-alikes folded, references decoded), or None when that is the text
-    as written. A phrase hidden from the substring check by a zero-width space is still seen."""
-    shown = normalize(text).text
-    return shown if shown != text else None
+    characters removed, look-alikes folded, references decoded). The phrase checks read the
+    text as written, then this on a miss; the range check reads this: a phrase or figure hidden
+    by a zero-width space is still seen. The scorer computes it once per response."""
+    return normalize(text).text
