@@ -82,6 +82,8 @@ class FolderIndex:
     _by_portco: dict[str, list[str]] | None = field(default=None, repr=False)
     _stats: dict[str, FileStat] | None = field(default=None, repr=False)
     _root: str | None = field(default=None, repr=False)
+    _found: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _heads: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def scan(cls, folder: str | os.PathLike[str], *, memos_only: bool = False) -> FolderIndex:
@@ -108,6 +110,30 @@ class FolderIndex:
             pass
         stats.sort(key=lambda s: s.name)
         return cls(folder=d, files=tuple(stats), complete=not memos_only)
+
+    @classmethod
+    def of_memos(cls, folder: Path) -> FolderIndex:
+        """The memos-only index of ``folder`` for grading one memo: scanned every time, and
+        the index built for the previous memo of the folder reused when the scan is the same
+        (every ``explain_*.json``'s name, size, mtime and inode), so a process grading a
+        folder's memos one by one does the sibling search's per-file work once per change.
+
+        Not reused when any memo is a link (its target may move without its stat changing)
+        or an entry failed to read (a permission fixed by ``chmod`` keeps the mtime).
+        """
+        fresh = cls.scan(folder, memos_only=True)
+        key = str(folder) if folder.is_absolute() else f"{os.getcwd()}\0{folder}"
+        kept = _FOLDERS.get(key)
+        if kept is not None and kept.files == fresh.files and kept._reusable():
+            return kept
+        if len(_FOLDERS) >= FOLDERS_MAX:
+            _FOLDERS.clear()
+        if not any(s.is_link for s in fresh.files):
+            _FOLDERS[key] = fresh
+        return fresh
+
+    def _reusable(self) -> bool:
+        return all(e.error is None for e in self._entries.values())
 
     def digest(self) -> str:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
@@ -179,6 +205,13 @@ class FolderIndex:
         if st is None or not st.is_file:
             return None
         return (self._resolve(name), st.size, st.mtime_ns, st.ino)
+
+    def _me(self, memo_path: Path) -> str:
+        """``str(memo_path.resolve())``, without system calls for a scanned plain entry."""
+        st = self._stat(memo_path.name) if memo_path.parent == self.folder else None
+        if st is not None and not st.is_link:
+            return self._resolve(memo_path.name)
+        return str(memo_path.resolve())
 
     def _outside(self, name: str) -> bool:
         st = self._stat(name)
@@ -253,47 +286,52 @@ class FolderIndex:
         return self
 
     def siblings(self, memo_path: Path, portco_id: str) -> list[Any]:
-        """Headlines of the other memos on ``portco_id`` (unreadable ones too), sorted by name."""
-        from pe_eval_core.memo.result import SiblingHeadline
-
-        me = str(memo_path.resolve())
-        prefix = f"explain_{portco_id}_"
-        out: list[SiblingHeadline] = []
-        for name in self._candidates(portco_id):
+        """Headlines of the other memos on ``portco_id`` (unreadable ones too), sorted by name.
+        What each memo gives on a portco is found once per index (every memo of the portco
+        asks for the others); the memo asking is never read for itself."""
+        me = self._me(memo_path)
+        names = self._found.get(portco_id)
+        if names is None:
+            names = self._found[portco_id] = self._candidates(portco_id)
+        out = []
+        for name in names:
             if self._resolve(name) == me:
                 continue
-            by_name = name.startswith(prefix)
-            if by_name:
-                e = self.entry(name)
-            else:
-                found = self._entry_carrying(name, portco_id)
-                if found is None:
-                    continue
-                e = found
-            if not by_name and e.error is None and not (e.literal and e.portco_id == portco_id):
-                continue  # another portco's memo (the common case: no path built for it)
-            path = str(self.folder / name)
-            if e.error is not None:
-                if by_name:
-                    out.append(SiblingHeadline(path=shown_path(path), error=e.error))
-                continue
-            portco = e.portco_id if e.data_ok else None
-            if not isinstance(portco, str):
-                if by_name:
-                    out.append(SiblingHeadline(path=path, error="no portco_id"))
-                continue
-            if portco != portco_id:
-                continue
-            audience = e.audience if isinstance(e.audience, str) else None
-            if not _is_number(e.headline):
-                out.append(
-                    SiblingHeadline(
-                        path=path, audience=audience, error=f"no numeric {HEADLINE_FIELD}"
-                    )
-                )
-                continue
-            out.append(SiblingHeadline(path=path, audience=audience, headline=float(e.headline)))
+            key = (portco_id, name)
+            if key not in self._heads:
+                self._heads[key] = self._headline(name, portco_id)
+            if (headline := self._heads[key]) is not None:
+                out.append(headline)
         return out
+
+    def _headline(self, name: str, portco_id: str) -> Any:
+        """Memo ``name``'s headline as a sibling on ``portco_id`` (or why it cannot be read);
+        None when it is not one."""
+        from pe_eval_core.memo.result import SiblingHeadline
+
+        by_name = name.startswith(f"explain_{portco_id}_")
+        if by_name:
+            e = self.entry(name)
+        else:
+            found = self._entry_carrying(name, portco_id)
+            if found is None:
+                return None
+            e = found
+        if not by_name and e.error is None and not (e.literal and e.portco_id == portco_id):
+            return None  # another portco's memo (the common case: no path built for it)
+        path = str(self.folder / name)
+        if e.error is not None:
+            return SiblingHeadline(path=shown_path(path), error=e.error) if by_name else None
+        portco = e.portco_id if e.data_ok else None
+        if not isinstance(portco, str):
+            return SiblingHeadline(path=path, error="no portco_id") if by_name else None
+        if portco != portco_id:
+            return None
+        audience = e.audience if isinstance(e.audience, str) else None
+        if not _is_number(e.headline):
+            error = f"no numeric {HEADLINE_FIELD}"
+            return SiblingHeadline(path=path, audience=audience, error=error)
+        return SiblingHeadline(path=path, audience=audience, headline=float(e.headline))
 
 
 OUTSIDE_FOLDER = "a link to outside the folder"
@@ -303,6 +341,11 @@ _SEEN: dict[tuple[str, int, int, int], MemoEntry | set[str]] = {}
 portcos its bytes were searched for and lack. Bounded by :data:`SEEN_MAX` files. Only what
 :class:`FolderIndex` found inside its folder is kept (links out of it are refused first)."""
 SEEN_MAX = 50_000
+
+_FOLDERS: dict[str, FolderIndex] = {}
+"""The last memos-only index of each folder (:meth:`FolderIndex.of_memos`), by its path as
+given (with the working directory when relative); at most :data:`FOLDERS_MAX` folders."""
+FOLDERS_MAX = 64
 
 
 def _remember(stamp: tuple[str, int, int, int] | None, value: MemoEntry | set[str]) -> None:

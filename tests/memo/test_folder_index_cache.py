@@ -116,3 +116,33 @@ def test_a_link_out_of_the_folder_is_never_read(folder: Path, tmp_path: Path) ->
     sibs = read_siblings(folder / "explain_Alpha_board.json", "Alpha")
     leak = [s for s in sibs if s.path.endswith("explain_Alpha_leak.json")]
     assert [(s.headline, s.error) for s in leak] == [(None, "a link to outside the folder")]
+
+
+def test_one_memo_at_a_time_reuses_the_folders_index_only_while_unchanged(folder: Path) -> None:
+    first = FolderIndex.of_memos(folder)
+    assert first.siblings(folder / "explain_Alpha_board.json", "Alpha")
+    assert FolderIndex.of_memos(folder) is first  # same names, sizes, mtimes, inodes
+    _rewrite(folder / "explain_Gamma_operator.json", **{HEADLINE: 5.0})
+    second = FolderIndex.of_memos(folder)
+    assert second is not first
+    (folder / "explain_Beta_lp.json").write_text("{not json")
+    third = FolderIndex.of_memos(folder)
+    assert third is not second
+    assert [s.error is not None for s in _siblings_of(folder, "Beta")] == [True, False]
+    assert FolderIndex.of_memos(folder) is not third  # an unreadable entry: read again
+
+
+def test_a_fixed_unreadable_sibling_is_read_again_at_the_same_mtime(folder: Path) -> None:
+    bad = folder / "explain_Alpha_lp.json"
+    good = json.loads((folder / "explain_Alpha_operator.json").read_text())
+    text = json.dumps(dict(good, audience="lp", **{HEADLINE: 3.0}))
+    bad.write_text("{" + text[1:-1] + ",}")  # malformed, one byte longer
+    assert [s.error is not None for s in _siblings_of(folder, "Alpha")] == [True, False]
+    st = bad.stat()
+    bad.write_text(text + " ")  # fixed: the same size and mtime
+    os.utime(bad, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert [s.headline for s in _siblings_of(folder, "Alpha")][0] == 3.0
+
+
+def _siblings_of(folder: Path, portco: str) -> list:
+    return read_siblings(folder / f"explain_{portco}_board.json", portco)
