@@ -141,7 +141,7 @@ def test_a_fixed_unreadable_sibling_is_read_again_at_the_same_mtime(folder: Path
     st = bad.stat()
     bad.write_text(text + " ")  # fixed: the same size and mtime
     os.utime(bad, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert [s.headline for s in _siblings_of(folder, "Alpha")][0] == 3.0
+    assert _siblings_of(folder, "Alpha")[0].headline == 3.0
 
 
 def _siblings_of(folder: Path, portco: str) -> list:
