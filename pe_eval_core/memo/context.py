@@ -328,6 +328,21 @@ _PLAN = re.compile(
     r"sample[ \t]+(?:of|size)|randomi[sz]e[ds]?|a/b[ \t]+test|pilot[ \t]+(?:of|on|with))\b"
 )
 _PLAN_REACH = 40
+_PLAN_WORDS = (
+    *("control", "hold", "test", "treatment", "pilot", "challenger", "canary", "sample"),
+    *("randomi", "a/b"),
+)
+"""A word every ``_PLAN`` match starts with: a block holding none (case folded) has no plan."""
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+"""The characters an ignore-case pattern matches to an ASCII letter (İ ı ſ K): a text with
+one is searched by the pattern itself, not by its words."""
+
+
+def _may_plan(text: str) -> bool:
+    """Whether ``_PLAN`` can match ``text`` (False only when it cannot: a substring test per
+    word is C-speed, the pattern's search is not)."""
+    low = text.lower()
+    return any(w in low for w in _PLAN_WORDS) or _FOLDS_TO_ASCII.search(text) is not None
 
 
 def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
@@ -339,7 +354,7 @@ def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
     >>> [f.raw for f in without_plan_parameters(t, extract_figures(t))]
     ['13,436 loans']
     """
-    if not figures or _PLAN.search(text) is None:
+    if not figures or not _may_plan(text) or _PLAN.search(text) is None:
         return figures
     keep = []
     for f in figures:
@@ -381,6 +396,7 @@ class _Sentences:
         self._ends = [b[1] for b in bounds]
 
         self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
+        self._anywhere: dict[re.Pattern[str], bool] = {}
 
     def around(self, start: int, end: int) -> tuple[int, int]:
         """The span of the sentence holding ``text[start:end]``.
@@ -398,7 +414,14 @@ class _Sentences:
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
         sentence is searched once per pattern (a block of one long "sentence" of thousands of
-        figures stays linear)."""
+        figures stays linear), and not at all when the whole text lacks the pattern (exact for
+        the patterns given here: they see nothing past their match, and a sentence ends on a
+        character no word holds)."""
+        anywhere = self._anywhere.get(pattern)
+        if anywhere is None:
+            anywhere = self._anywhere[pattern] = pattern.search(self.text) is not None
+        if not anywhere:
+            return False
         begin, stop = self.around(start, end)
         key = (pattern, begin, stop)
         found = self._seen.get(key)

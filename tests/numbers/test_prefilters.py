@@ -1,0 +1,59 @@
+"""The cheap tests that let the memo reader skip a costly pattern must never skip a match:
+each agrees with its pattern on texts that hit, miss, and hide letters behind the characters
+an ignore-case pattern folds to ASCII (İ ı ſ K)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pe_eval_core.memo.context import _PLAN, _may_plan, _Sentences, without_plan_parameters
+from pe_eval_core.numbers import extract_figures, extract_labelled_figures
+
+PLAN_TEXTS = (
+    "Hold out 10% as a control group of 500 loans.",
+    "HOLD-OUT 5%; A/B TEST on 200 accounts",
+    "a \u017fample of 300 loans",  # long s: (?i) 'sample'
+    "run a pilot on 40 branches",
+    "Randomised across 12 regions",
+    "the cohort has 13,436 loans and loses $6.2M",
+    "",
+)
+
+
+@pytest.mark.parametrize("text", PLAN_TEXTS)
+def test_the_plan_prefilter_never_hides_a_plan(text: str) -> None:
+    assert _may_plan(text) or _PLAN.search(text) is None
+
+
+def test_a_long_s_plan_still_drops_its_parameters() -> None:
+    text = "a \u017fample of 300 loans"
+    assert _PLAN.search(text) is not None
+    assert without_plan_parameters(text, extract_figures(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "raws"),
+    [
+        ("**Loans:** 6,742 in all", ["6,742"]),
+        ("Loans:6742; n = 60", ["6742", "60"]),
+        ("| Quarters with a loss | 6 of 8 |", ["6", "8"]),
+        ("Loans: **12** today", ["12"]),
+        ("Loans: twelve; ratio 3:1 = none", []),
+        ("no label here: just words", []),
+    ],
+)
+def test_labelled_figures_behind_the_prefilter(text: str, raws: list[str]) -> None:
+    assert [f.raw for f in extract_labelled_figures(text)] == raws
+
+
+def test_a_sentence_says_what_its_pattern_finds_and_nothing_when_the_text_lacks_it() -> None:
+    text = "Together they add $5M. Alone, $2M; the loss is $1M."
+    words = re.compile(r"\b(?:together|loss)\b", re.IGNORECASE)
+    s = _Sentences(text)
+    assert s.says(words, text.index("$5M"), text.index("$5M") + 3)
+    assert not s.says(words, text.index("$2M"), text.index("$2M") + 3)
+    assert s.says(words, text.index("$1M"), text.index("$1M") + 3)
+    absent = re.compile(r"\bportfolio\b")
+    assert not _Sentences(text).says(absent, 0, 3)
