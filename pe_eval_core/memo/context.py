@@ -396,7 +396,7 @@ class _Sentences:
         self._ends = [b[1] for b in bounds]
 
         self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
-        self._anywhere: dict[re.Pattern[str], bool] = {}
+        self._low: str | None = None
 
     def around(self, start: int, end: int) -> tuple[int, int]:
         """The span of the sentence holding ``text[start:end]``.
@@ -414,14 +414,15 @@ class _Sentences:
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
         sentence is searched once per pattern (a block of one long "sentence" of thousands of
-        figures stays linear), and not at all when the whole text lacks the pattern (exact for
-        the patterns given here: they see nothing past their match, and a sentence ends on a
-        character no word holds)."""
-        anywhere = self._anywhere.get(pattern)
-        if anywhere is None:
-            anywhere = self._anywhere[pattern] = pattern.search(self.text) is not None
-        if not anywhere:
-            return False
+        figures stays linear), and not at all when the text holds none of the words every
+        match of the pattern holds (``_NEEDS``)."""
+        needs = _NEEDS.get(pattern)
+        if needs is not None:
+            if self._low is None:
+                folds = _FOLDS_TO_ASCII.search(self.text) is not None
+                self._low = "" if folds else self.text.lower()  # "": cannot rule out
+            if self._low and not any(w in self._low for w in needs):
+                return False
         begin, stop = self.around(start, end)
         key = (pattern, begin, stop)
         found = self._seen.get(key)
@@ -429,6 +430,13 @@ class _Sentences:
             found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
         return found
 
+
+_NEEDS = {
+    _SUM_WORDS: ("together", "combined", "add", "make", "between", "total", "sum"),
+    _PORTFOLIO_SCOPE: ("cohorts", "opportunities", "segments", "pockets"),
+}
+"""Words (lower case) one of which every match of a pattern holds: a block with none of them
+is not searched sentence by sentence."""
 
 _Spans = list[tuple[int, int, str]]
 """Template-constant matches in a block: (start, end, matched phrase)."""

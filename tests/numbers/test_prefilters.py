@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pe_eval_core.memo.context import _PLAN, _may_plan, _Sentences, without_plan_parameters
+from pe_eval_core.memo.context import _NEEDS, _PLAN, _may_plan, _Sentences, without_plan_parameters
 from pe_eval_core.numbers import extract_figures, extract_labelled_figures
 
 PLAN_TEXTS = (
@@ -57,3 +57,22 @@ def test_a_sentence_says_what_its_pattern_finds_and_nothing_when_the_text_lacks_
     assert s.says(words, text.index("$1M"), text.index("$1M") + 3)
     absent = re.compile(r"\bportfolio\b")
     assert not _Sentences(text).says(absent, 0, 3)
+
+
+SAYS_TEXTS = (
+    "Together the two cohorts add $5M. Across the five COHORTS, $26K to $187K.",
+    "In total $7.6M; the sum of both is $7.6M; the \u017eEGMENTS hold $1M.",
+    "Between them they make up $3M; across all pockets $2M.",
+    "The cohort loses $2M a year; nothing else.",
+    "Across the five Segment\u017f, $1M; the \u017fum of $2M.",  # long s folds to 's'
+)
+
+
+@pytest.mark.parametrize("text", SAYS_TEXTS)
+def test_the_sentence_prefilter_agrees_with_searching_each_sentence(text: str) -> None:
+    sentences = _Sentences(text)
+    for pattern in _NEEDS:
+        for m in re.finditer(r"\$[\d.]+[KM]", text):
+            begin, stop = sentences.around(m.start(), m.end())
+            expected = pattern.search(text, begin, stop) is not None
+            assert sentences.says(pattern, m.start(), m.end()) is expected, (pattern, m.group())
