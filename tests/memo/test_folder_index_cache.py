@@ -146,3 +146,21 @@ def test_a_fixed_unreadable_sibling_is_read_again_at_the_same_mtime(folder: Path
 
 def _siblings_of(folder: Path, portco: str) -> list:
     return read_siblings(folder / f"explain_{portco}_board.json", portco)
+
+
+def test_a_source_is_validated_once_per_content(folder: Path) -> None:
+    from pe_eval_core.memo import loading
+
+    source = folder / "dx_report_Alpha.json"
+    loading._SOURCES.clear()
+    first, digest = loading._load_source(source, shared=True)
+    assert loading._load_source(source, shared=True)[0] is first  # same bytes: kept
+    assert loading._load_source(source)[0] is not first  # the public loader never shares
+    data = json.loads(source.read_text())
+    data["total_projected_impact_usd_annual"] = 4321.0
+    source.write_text(json.dumps(data))
+    changed, new_digest = loading._load_source(source, shared=True)
+    assert new_digest != digest and changed.total_projected_impact_usd_annual == 4321.0
+    evaluation = grade_memo(folder / "explain_Alpha_board.json", source)
+    assert evaluation.source_sha256 == new_digest
+    assert "4,321" in evaluation.consistency.note or "4.3K" in evaluation.consistency.note
