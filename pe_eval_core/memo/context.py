@@ -396,7 +396,7 @@ class _Sentences:
         self._ends = [b[1] for b in bounds]
 
         self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
-        self._low: str | None = None
+        self._may: dict[re.Pattern[str], bool] = {}
 
     def around(self, start: int, end: int) -> tuple[int, int]:
         """The span of the sentence holding ``text[start:end]``.
@@ -411,18 +411,19 @@ class _Sentences:
         stop = self._starts[j] if j < len(self._starts) else len(self.text)
         return begin, stop
 
+    def _may_say(self, pattern: re.Pattern[str]) -> bool:
+        may = self._may.get(pattern)
+        if may is None:
+            may = self._may[pattern] = _may_say_in(self.text, _NEEDS[pattern])
+        return may
+
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
         sentence is searched once per pattern (a block of one long "sentence" of thousands of
         figures stays linear), and not at all when the text holds none of the words every
         match of the pattern holds (``_NEEDS``)."""
-        needs = _NEEDS.get(pattern)
-        if needs is not None:
-            if self._low is None:
-                folds = _FOLDS_TO_ASCII.search(self.text) is not None
-                self._low = "" if folds else self.text.lower()  # "": cannot rule out
-            if self._low and not any(w in self._low for w in needs):
-                return False
+        if pattern in _NEEDS and not self._may_say(pattern):
+            return False
         begin, stop = self.around(start, end)
         key = (pattern, begin, stop)
         found = self._seen.get(key)
@@ -437,6 +438,15 @@ _NEEDS = {
 }
 """Words (lower case) one of which every match of a pattern holds: a block with none of them
 is not searched sentence by sentence."""
+
+
+def _may_say_in(text: str, needs: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds one of ``needs`` (case folded; True when it cannot tell)."""
+    if _FOLDS_TO_ASCII.search(text) is not None:
+        return True
+    low = text.lower()
+    return any(w in low for w in needs)
+
 
 _Spans = list[tuple[int, int, str]]
 """Template-constant matches in a block: (start, end, matched phrase)."""

@@ -35,6 +35,12 @@ MEMO_GLOB = "explain_*.json"
 HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 
+def _is_memo_name(name: str) -> bool:
+    """``fnmatch.fnmatchcase(name, MEMO_GLOB)`` without a pattern match per directory entry
+    (prefix and suffix cannot overlap: ``_`` is not ``.``)."""
+    return name.startswith("explain_") and name.endswith(".json") and len(name) >= 13
+
+
 @dataclass(frozen=True)
 class FileStat:
     """One directory entry as scanned: name, size in bytes, mtime in ns, regular file or not,
@@ -95,7 +101,7 @@ class FolderIndex:
         try:
             with os.scandir(d) as it:
                 for e in it:
-                    if memos_only and not fnmatch.fnmatchcase(e.name, MEMO_GLOB):
+                    if memos_only and not _is_memo_name(e.name):
                         continue
                     try:
                         st = e.stat()  # follows symlinks, as Path.is_file does

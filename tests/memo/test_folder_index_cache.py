@@ -164,3 +164,16 @@ def test_a_source_is_validated_once_per_content(folder: Path) -> None:
     evaluation = grade_memo(folder / "explain_Alpha_board.json", source)
     assert evaluation.source_sha256 == new_digest
     assert "4,321" in evaluation.consistency.note or "4.3K" in evaluation.consistency.note
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["explain_.json", "explain_a_b.json", "explain.json", "explain_json", "Explain_a.json",
+     "explain_a.JSON", "explain_\n.json", "xexplain_a.json", "explain_a.json\n", "explain_a.jsonx"],
+)  # fmt: skip
+def test_the_memo_name_test_is_the_glob(name: str) -> None:
+    import fnmatch
+
+    from pe_eval_core.memo.folder_index import MEMO_GLOB, _is_memo_name
+
+    assert _is_memo_name(name) == fnmatch.fnmatchcase(name, MEMO_GLOB)
