@@ -20,6 +20,7 @@ from pe_eval_core.numbers import (
     extract_word_figures,
     scan_figures,
 )
+from pe_eval_core.numtext._shared import FOLDS_TO_ASCII
 
 _DIGIT = re.compile(r"\d")
 
@@ -333,16 +334,13 @@ _PLAN_WORDS = (
     *("randomi", "a/b"),
 )
 """A word every ``_PLAN`` match starts with: a block holding none (case folded) has no plan."""
-_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
-"""The characters an ignore-case pattern matches to an ASCII letter (İ ı ſ K): a text with
-one is searched by the pattern itself, not by its words."""
 
 
 def _may_plan(text: str) -> bool:
     """Whether ``_PLAN`` can match ``text`` (False only when it cannot: a substring test per
     word is C-speed, the pattern's search is not)."""
     low = text.lower()
-    return any(w in low for w in _PLAN_WORDS) or _FOLDS_TO_ASCII.search(text) is not None
+    return any(w in low for w in _PLAN_WORDS) or FOLDS_TO_ASCII.search(text) is not None
 
 
 def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
@@ -442,7 +440,7 @@ is not searched sentence by sentence."""
 
 def _may_say_in(text: str, needs: tuple[str, ...]) -> bool:
     """Whether ``text`` holds one of ``needs`` (case folded; True when it cannot tell)."""
-    if _FOLDS_TO_ASCII.search(text) is not None:
+    if FOLDS_TO_ASCII.search(text) is not None:
         return True
     low = text.lower()
     return any(w in low for w in needs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from pe_eval_core.numtext._shared import FOLDS_TO_ASCII
 from pe_eval_core.numtext.figures import Figure, FigureKind
 
 _CARDINAL_WORDS = (
@@ -201,6 +202,28 @@ _QUARTER_WORDS = re.compile(
 _BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
 
 
+def _anchors(text: str, low: str) -> list[re.Match[str]]:
+    """``list(_ANCHOR.finditer(text))``, the pattern tried only where ``low`` (``text``
+    lower-cased) holds an anchor word: a substring search per word is C-speed, the pattern's
+    scan of every position is not. A text with a character that folds to an ASCII letter
+    (``İ ı ſ K``: lower-casing may move positions or hide a match) is scanned whole."""
+    if FOLDS_TO_ASCII.search(text) is not None:
+        return list(_ANCHOR.finditer(text))
+    starts: set[int] = set()
+    for word in _ANCHOR_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            starts.add(i)
+            i = low.find(word, i + 1)
+    out: list[re.Match[str]] = []
+    end = 0
+    for i in sorted(starts):
+        if i >= end and (m := _ANCHOR.match(text, i)) is not None:
+            out.append(m)  # finditer's matches do not overlap: resume after this one
+            end = m.end()
+    return out
+
+
 def _word_matches(text: str) -> list[re.Match[str]]:
     """``_WORD_FIGURES`` matches, read only in windows around their anchor words (speed: the
     pattern has many branches; most prose has no anchor at all), in order, never overlapping."""
@@ -209,7 +232,7 @@ def _word_matches(text: str) -> list[re.Match[str]]:
         return []  # most blocks: one C-speed substring test each
     found: dict[int, re.Match[str]] = {}
     last_end = -1
-    for anchor in _ANCHOR.finditer(text):
+    for anchor in _anchors(text, low):
         lo = max(0, anchor.start() - _BEFORE_ANCHOR)
         if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
             continue  # "5 of 5 quarters": digits only, read by extract_figures

@@ -76,3 +76,19 @@ def test_the_sentence_prefilter_agrees_with_searching_each_sentence(text: str) -
             begin, stop = sentences.around(m.start(), m.end())
             expected = pattern.search(text, begin, stop) is not None
             assert sentences.says(pattern, m.start(), m.end()) is expected, (pattern, m.group())
+
+
+def test_word_figure_anchors_are_the_patterns_own_matches() -> None:
+    import random
+
+    from pe_eval_core.numtext.words import _ANCHOR, _anchors
+
+    pieces = (
+        *("quarter", "QUARTERS", "half", "Halving", "third", "fifth", "out of", "OUT\u00a0OF"),
+        *("halfifth", "outof", " ", "x", "s", "th\u0130rd", "\u017fifth", "ou", "t of", "one-"),
+    )
+    rng = random.Random(25)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [m.span() for m in _ANCHOR.finditer(text)]
+        assert [m.span() for m in _anchors(text, text.lower())] == expected, text
