@@ -121,6 +121,9 @@ _DIFFICULTY_RATING = re.compile(
     rf"|{_WS}of{_WS})(?:5|five)\b(?![ \t]*(?:quarters?|%|\.\d|/))"
 )
 
+_RATING_TAIL = re.compile(r"(?i)(?:/|of)[ \t\u00a0\u202f]*(?:5|five)")
+"""What every ``_DIFFICULTY_RATING`` match ends with (``/ 5``, ``of five``, ``out of 5``)."""
+
 
 def _with_difficulty(text: str, out: list[Figure]) -> list[Figure]:
     """Add the difficulty ratings worded anywhere in a sentence that speaks of difficulty,
@@ -132,8 +135,8 @@ def _with_difficulty(text: str, out: list[Figure]) -> list[Figure]:
     ...     "It scores a 2/5 on difficulty. Effort: one out of five. Ranked 2 of 5 cohorts.")]
     [('difficulty', 2.0, '2/5'), ('difficulty', 1.0, 'one')]
     """
-    if "5" not in text and "five" not in text.lower():
-        return out
+    if _RATING_TAIL.search(text) is None:
+        return out  # no "/ 5", "of five" ...: no rating (a cheaper scan than the rating's)
     added = False
     for m in _DIFFICULTY_RATING.finditer(text):
         s, e = m.span()

@@ -92,3 +92,18 @@ def test_word_figure_anchors_are_the_patterns_own_matches() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = [m.span() for m in _ANCHOR.finditer(text)]
         assert [m.span() for m in _anchors(text, text.lower())] == expected, text
+
+
+def test_a_rating_is_never_hidden_by_its_tail_test() -> None:
+    import random
+
+    from pe_eval_core.numtext.words import _DIFFICULTY_RATING, _RATING_TAIL
+
+    pieces = (
+        *("2", "5", "five", "FIVE", "one", "/", " / ", " out of ", " of ", "\u00a0of\u00a0"),
+        *("rated ", "difficulty ", "x", ".", "quarters", "%", " ", "f\u0131ve", "OF"),
+    )
+    rng = random.Random(5)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        assert _RATING_TAIL.search(text) is not None or _DIFFICULTY_RATING.search(text) is None
