@@ -166,6 +166,12 @@ def with_context(text: str, figures: list[Figure]) -> list[Figure]:
     return out
 
 
+def _claiming(f: Figure, claim: str) -> Figure:
+    """``dataclasses.replace(f, claim=claim)`` at a fifth of its cost (most money figures of a
+    block get a claim; ``replace`` reads the dataclass's fields each call)."""
+    return Figure(f.kind, f.value, f.raw, f.start, f.end, f.lo, f.hi, f.negative, f.role, claim)
+
+
 def _in_context(text: str, f: Figure, sentences: _Sentences) -> Figure:
     """One USD or percent figure with the claim and roles its wording gives it."""
     if f.kind is FigureKind.USD:
@@ -173,7 +179,7 @@ def _in_context(text: str, f: Figure, sentences: _Sentences) -> Figure:
         if claim == "impact" and sentences.says(_WHOLE, f.start, f.end):
             claim = "total"  # "the fixes recover $15.0M in all"
         if claim != "any":
-            f = replace(f, claim=claim)
+            f = _claiming(f, claim)
     roles = _licensing(text, f, sentences)
     if sentences.says(_SUM_WORDS, f.start, f.end):
         roles.append("sum")

@@ -107,3 +107,15 @@ def test_a_rating_is_never_hidden_by_its_tail_test() -> None:
     for _ in range(4000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
         assert _RATING_TAIL.search(text) is not None or _DIFFICULTY_RATING.search(text) is None
+
+
+def test_claiming_is_replace() -> None:
+    import dataclasses
+
+    from pe_eval_core.memo.context import _claiming
+
+    f = extract_figures("lost $6.2M (12.5%) a year")[0]
+    f = dataclasses.replace(f, role="low sum")
+    assert _claiming(f, "loss") == dataclasses.replace(f, claim="loss")
+    assert [x.name for x in dataclasses.fields(f)][-2:] == ["role", "claim"]  # none added
+    assert len(dataclasses.fields(f)) == 10
