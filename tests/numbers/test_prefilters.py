@@ -119,3 +119,22 @@ def test_claiming_is_replace() -> None:
     assert _claiming(f, "loss") == dataclasses.replace(f, claim="loss")
     assert [x.name for x in dataclasses.fields(f)][-2:] == ["role", "claim"]  # none added
     assert len(dataclasses.fields(f)) == 10
+
+
+def test_placeholders_behind_their_markers_are_the_patterns_matches() -> None:
+    import random
+
+    from pe_eval_core.memo.placeholders import _PLACEHOLDER, find_placeholders
+
+    def before(text: str) -> list[tuple[int, int]]:  # the marker test this one refines
+        if not any(marker in text for marker in ("__", "*", "{", "[", "_ _")):
+            return []
+        return [m.span() for m in _PLACEHOLDER.finditer(text)]
+
+    pieces = ("**", "*", "_", " ", "\t", "__", "{a}", "[TODO x]", "[", "A", "×", "_ _", "\n")
+    rng = random.Random(35)
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        assert [m.span() for m in find_placeholders(text)] == before(text), repr(text)
+    for text in ("**A** _\t_", "**B** ** **", "_\t_", "**Texas** loses"):
+        assert [m.span() for m in find_placeholders(text)] == before(text), repr(text)
