@@ -342,11 +342,20 @@ _PLAN_WORDS = (
 """A word every ``_PLAN`` match starts with: a block holding none (case folded) has no plan."""
 
 
-def _may_plan(text: str) -> bool:
-    """Whether ``_PLAN`` can match ``text`` (False only when it cannot: a substring test per
-    word is C-speed, the pattern's search is not)."""
-    low = text.lower()
-    return any(w in low for w in _PLAN_WORDS) or FOLDS_TO_ASCII.search(text) is not None
+def _has_plan(text: str) -> bool:
+    """``_PLAN.search(text) is not None``, the pattern tried only where one of its words
+    starts (every match starts with one): a substring search per word is C-speed, the
+    pattern's scan of every position is not."""
+    if FOLDS_TO_ASCII.search(text) is not None:
+        return _PLAN.search(text) is not None
+    low = text.lower()  # the same length and positions: no character folds to ASCII
+    for word in _PLAN_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            if _PLAN.match(text, i) is not None:
+                return True
+            i = low.find(word, i + 1)
+    return False
 
 
 def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
@@ -358,7 +367,7 @@ def without_plan_parameters(text: str, figures: list[Figure]) -> list[Figure]:
     >>> [f.raw for f in without_plan_parameters(t, extract_figures(t))]
     ['13,436 loans']
     """
-    if not figures or not _may_plan(text) or _PLAN.search(text) is None:
+    if not figures or not _has_plan(text):
         return figures
     keep = []
     for f in figures:

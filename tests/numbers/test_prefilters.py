@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pe_eval_core.memo.context import _NEEDS, _PLAN, _may_plan, _Sentences, without_plan_parameters
+from pe_eval_core.memo.context import _NEEDS, _PLAN, _has_plan, _Sentences, without_plan_parameters
 from pe_eval_core.numbers import extract_figures, extract_labelled_figures
 
 PLAN_TEXTS = (
@@ -18,13 +18,15 @@ PLAN_TEXTS = (
     "run a pilot on 40 branches",
     "Randomised across 12 regions",
     "the cohort has 13,436 loans and loses $6.2M",
+    "operator-controllable; a sample window; tested; backtest group; pilots",
+    "the control; a sample size; holdback; xcontrol group; test-cell",
     "",
 )
 
 
 @pytest.mark.parametrize("text", PLAN_TEXTS)
 def test_the_plan_prefilter_never_hides_a_plan(text: str) -> None:
-    assert _may_plan(text) or _PLAN.search(text) is None
+    assert _has_plan(text) is (_PLAN.search(text) is not None)
 
 
 def test_a_long_s_plan_still_drops_its_parameters() -> None:
@@ -138,3 +140,17 @@ def test_placeholders_behind_their_markers_are_the_patterns_matches() -> None:
         assert [m.span() for m in find_placeholders(text)] == before(text), repr(text)
     for text in ("**A** _\t_", "**B** ** **", "_\t_", "**Texas** loses"):
         assert [m.span() for m in find_placeholders(text)] == before(text), repr(text)
+
+
+def test_a_plan_is_found_where_the_pattern_finds_one() -> None:
+    import random
+
+    pieces = (
+        *("control", "Control", " group", "hold", "-out", " back", "test", " cell", "pilot"),
+        *(" of", " on", "sample", " size", "randomi", "zed", "a/b", "A/B", " test", "x", " "),
+        *("\u017fample", "-", "able", "ing", "; "),
+    )
+    rng = random.Random(45)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        assert _has_plan(text) is (_PLAN.search(text) is not None), repr(text)
