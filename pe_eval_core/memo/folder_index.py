@@ -139,7 +139,9 @@ class FolderIndex:
         return fresh
 
     def _reusable(self) -> bool:
-        return all(e.error is None for e in self._entries.values())
+        """No entry failed to read (a snapshot of the entries: another thread may be adding
+        one while it grades a memo of the same folder)."""
+        return all(e.error is None for e in list(self._entries.values()))
 
     def digest(self) -> str:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
