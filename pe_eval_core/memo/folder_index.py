@@ -35,6 +35,32 @@ MEMO_GLOB = "explain_*.json"
 HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 
+_Row = tuple[str, int, int, bool, int, bool]
+"""A scanned entry as :class:`FileStat`'s fields, in order (compared without building one)."""
+
+
+def _listing(folder: Path, memos_only: bool) -> list[_Row]:
+    """The folder's entries (only ``explain_*.json`` when ``memos_only``) sorted by name; an
+    unreadable folder has none, an entry that vanished while listed is left out."""
+    rows: list[_Row] = []
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                if memos_only and not _is_memo_name(e.name):
+                    continue
+                try:
+                    st = e.stat()  # follows symlinks, as Path.is_file does
+                    is_file = e.is_file()
+                    is_link = e.is_symlink()
+                except OSError:
+                    continue
+                rows.append((e.name, st.st_size, st.st_mtime_ns, is_file, st.st_ino, is_link))
+    except OSError:
+        pass
+    rows.sort()  # names are unique: by name
+    return rows
+
+
 def _is_memo_name(name: str) -> bool:
     """``fnmatch.fnmatchcase(name, MEMO_GLOB)`` without a pattern match per directory entry
     (prefix and suffix cannot overlap: ``_`` is not ``.``)."""
@@ -90,6 +116,7 @@ class FolderIndex:
     _root: str | None = field(default=None, repr=False)
     _found: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _heads: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _rows: list[_Row] | None = field(default=None, repr=False)
 
     @classmethod
     def scan(cls, folder: str | os.PathLike[str], *, memos_only: bool = False) -> FolderIndex:
@@ -97,25 +124,8 @@ class FolderIndex:
         ``memos_only``: stat only the ``explain_*.json`` names (enough to find siblings, not
         for :meth:`digest`), as grading one memo does."""
         d = Path(folder)
-        stats: list[FileStat] = []
-        try:
-            with os.scandir(d) as it:
-                for e in it:
-                    if memos_only and not _is_memo_name(e.name):
-                        continue
-                    try:
-                        st = e.stat()  # follows symlinks, as Path.is_file does
-                        is_file = e.is_file()
-                        is_link = e.is_symlink()
-                    except OSError:
-                        continue
-                    stats.append(
-                        FileStat(e.name, st.st_size, st.st_mtime_ns, is_file, st.st_ino, is_link)
-                    )
-        except OSError:
-            pass
-        stats.sort(key=lambda s: s.name)
-        return cls(folder=d, files=tuple(stats), complete=not memos_only)
+        files = tuple(FileStat(*row) for row in _listing(d, memos_only))
+        return cls(folder=d, files=files, complete=not memos_only)
 
     @classmethod
     def of_memos(cls, folder: Path) -> FolderIndex:
@@ -127,11 +137,13 @@ class FolderIndex:
         Not reused when any memo is a link (its target may move without its stat changing)
         or an entry failed to read (a permission fixed by ``chmod`` keeps the mtime).
         """
-        fresh = cls.scan(folder, memos_only=True)
+        rows = _listing(folder, True)
         key = str(folder) if folder.is_absolute() else f"{os.getcwd()}\0{folder}"
         kept = _FOLDERS.get(key)
-        if kept is not None and kept.files == fresh.files and kept._reusable():
+        if kept is not None and kept._rows == rows and kept._reusable():
             return kept
+        fresh = cls(folder=folder, files=tuple(FileStat(*row) for row in rows), complete=False)
+        fresh._rows = rows
         if len(_FOLDERS) >= FOLDERS_MAX:
             _FOLDERS.clear()
         if not any(s.is_link for s in fresh.files):
