@@ -404,12 +404,11 @@ class _Sentences:
 
     def __init__(self, text: str):
         self.text = text
-        bounds = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)]
-        self._starts = [b[0] for b in bounds]
-        self._ends = [b[1] for b in bounds]
-
+        self._starts: list[int] = []
+        self._ends: list[int] | None = None  # found on the first lookup
         self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
         self._may: dict[re.Pattern[str], bool] = {}
+        self._low: str | None = None
 
     def around(self, start: int, end: int) -> tuple[int, int]:
         """The span of the sentence holding ``text[start:end]``.
@@ -418,8 +417,13 @@ class _Sentences:
         >>> t.__getitem__(slice(*_Sentences(t).around(9, 12)))
         'Two $5M here'
         """
-        i = bisect.bisect_right(self._ends, start)  # boundaries ending at or before start
-        begin = self._ends[i - 1] if i else 0
+        ends = self._ends
+        if ends is None:
+            bounds = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(self.text)]
+            self._starts = [b[0] for b in bounds]
+            ends = self._ends = [b[1] for b in bounds]
+        i = bisect.bisect_right(ends, start)  # boundaries ending at or before start
+        begin = ends[i - 1] if i else 0
         j = bisect.bisect_left(self._starts, end)  # the first boundary at or after end
         stop = self._starts[j] if j < len(self._starts) else len(self.text)
         return begin, stop
@@ -427,7 +431,11 @@ class _Sentences:
     def _may_say(self, pattern: re.Pattern[str]) -> bool:
         may = self._may.get(pattern)
         if may is None:
-            may = self._may[pattern] = _may_say_in(self.text, _NEEDS[pattern])
+            if self._low is None:  # "": a character folds to ASCII, the words cannot tell
+                folds = FOLDS_TO_ASCII.search(self.text) is not None
+                self._low = "" if folds else self.text.lower()
+            low = self._low
+            may = self._may[pattern] = not low or any(map(low.__contains__, _NEEDS[pattern]))
         return may
 
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
@@ -451,14 +459,6 @@ _NEEDS = {
 }
 """Words (lower case) one of which every match of a pattern holds: a block with none of them
 is not searched sentence by sentence."""
-
-
-def _may_say_in(text: str, needs: tuple[str, ...]) -> bool:
-    """Whether ``text`` holds one of ``needs`` (case folded; True when it cannot tell)."""
-    if FOLDS_TO_ASCII.search(text) is not None:
-        return True
-    low = text.lower()
-    return any(w in low for w in needs)
 
 
 _Spans = list[tuple[int, int, str]]
