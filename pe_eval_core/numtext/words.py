@@ -199,6 +199,8 @@ def _is_time_span(m: re.Match[str]) -> bool:
 
 _ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
 _ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
+_OUT_SPACE = frozenset(" \t\u00a0\u202f")
+"""What follows "out" in the anchor "out of" (one of ``_WS``)."""
 _QUARTER_WORDS = re.compile(
     r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous|a|by)\b"
 )
@@ -216,7 +218,8 @@ def _anchors(text: str, low: str) -> list[re.Match[str]]:
     for word in _ANCHOR_WORDS:
         i = low.find(word)
         while i >= 0:
-            starts.add(i)
+            if word != "out" or low[i + 3 : i + 4] in _OUT_SPACE:  # not "outcome", "about"
+                starts.add(i)
             i = low.find(word, i + 1)
     out: list[re.Match[str]] = []
     end = 0
