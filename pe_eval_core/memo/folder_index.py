@@ -117,6 +117,8 @@ class FolderIndex:
     _found: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _heads: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _rows: list[_Row] | None = field(default=None, repr=False)
+    _pieces: dict[str, frozenset[bytes]] = field(default_factory=dict, repr=False)
+    _pieces_size: int = field(default=0, repr=False)
 
     @classmethod
     def scan(cls, folder: str | os.PathLike[str], *, memos_only: bool = False) -> FolderIndex:
@@ -285,12 +287,19 @@ class FolderIndex:
         if isinstance(seen, set) and portco_id in seen:
             return None
         path = self.folder / name
+        literal = json.dumps(portco_id).encode()
+        pieces = self._pieces.get(name)
         try:
             check_file_size(path, input="memo")
-            raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+            if pieces is not None and b'"' not in literal[1:-1]:
+                raw = b"" if literal[1:-1] not in pieces else read_bytes(path)
+            else:
+                raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+                if pieces is None:
+                    self._keep_pieces(name, raw)
         except (PeEvalError, OSError):
             return None
-        if json.dumps(portco_id).encode() not in raw:
+        if literal not in raw:
             absent = seen if isinstance(seen, set) else set()
             absent.add(portco_id)
             _remember(stamp, absent)
@@ -298,6 +307,21 @@ class FolderIndex:
         got = self._entries[name] = _entry_from_bytes(path, raw)
         _remember(stamp, got)
         return got
+
+    def _keep_pieces(self, name: str, raw: bytes) -> None:
+        """Keep what lies between each pair of consecutive quotes of a probed memo: a portco's
+        JSON literal ``"X"`` (X without a quote) is in the bytes exactly when X is one of
+        them, so the next portco probes memory, not the file (a folder's first pass stays
+        linear). One index holds pieces at a time, at most :data:`PIECES_MAX` bytes."""
+        if self._pieces_size + len(raw) > PIECES_MAX:
+            return
+        if _PIECES_HOLDER and _PIECES_HOLDER[0] is not self:
+            _PIECES_HOLDER[0]._pieces, _PIECES_HOLDER[0]._pieces_size = {}, 0
+            _PIECES_HOLDER.clear()
+        if not _PIECES_HOLDER:
+            _PIECES_HOLDER.append(self)
+        self._pieces[name] = frozenset(raw.split(b'"')[1:-1])
+        self._pieces_size += len(raw)
 
     def load_all(self) -> FolderIndex:
         """Read every memo entry now (before handing the index to worker processes)."""
@@ -366,6 +390,10 @@ _FOLDERS: dict[str, FolderIndex] = {}
 """The last memos-only index of each folder (:meth:`FolderIndex.of_memos`), by its path as
 given (with the working directory when relative); at most :data:`FOLDERS_MAX` folders."""
 FOLDERS_MAX = 64
+
+_PIECES_HOLDER: list[FolderIndex] = []
+"""The one index holding probed memos' pieces (:meth:`FolderIndex._keep_pieces`)."""
+PIECES_MAX = 16 * 1024 * 1024
 
 
 def _remember(stamp: tuple[str, int, int, int] | None, value: MemoEntry | set[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,63 @@ def test_the_memo_name_test_is_the_glob(name: str) -> None:
     from pe_eval_core.memo.folder_index import MEMO_GLOB, _is_memo_name
 
     assert _is_memo_name(name) == fnmatch.fnmatchcase(name, MEMO_GLOB)
+
+
+def test_a_folders_first_pass_reads_each_probed_memo_once(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grading every memo once probes the memos of other names for each portco: from memory
+    after the first read, with the same answers (a memo carrying a portco's literal counts)."""
+    from pe_eval_core.memo import folder_index
+
+    odd = folder / "explain_renamed.json"
+    data = json.loads((folder / "explain_Beta_board.json").read_text())
+    write_json(odd, dict(data, portco_id="Gamma", audience="lp", note='say "Alpha" here'))
+    reads: list[str] = []
+    real = folder_index.read_bytes
+
+    def counting(path: Path, *args: object) -> bytes:
+        reads.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(folder_index, "read_bytes", counting)
+    folder_index._SEEN.clear()
+    expected = {
+        "Alpha": ["explain_Alpha_operator.json"],  # '\\"Alpha\\"' inside a string is no literal
+        "Beta": ["explain_Beta_operator.json"],
+        "Gamma": ["explain_Gamma_operator.json", "explain_renamed.json"],
+    }
+    for portco in PORTCOS:
+        sibs = read_siblings(folder / f"explain_{portco}_board.json", portco)
+        assert sorted(Path(s.path).name for s in sibs) == expected[portco]
+    probed = [n for n in reads if not n.startswith("explain_Alpha")]
+    assert reads.count("explain_renamed.json") == 2  # probed once, then parsed for Gamma
+    assert max(probed.count(n) for n in set(probed)) <= 2, reads  # probe + parse at most
+    for memo in sorted(folder.glob("explain_*.json")):
+        for portco in PORTCOS:
+            index = FolderIndex.scan(folder, memos_only=True)
+            assert index.siblings(memo, portco) == _old_read_siblings(memo, portco)
+
+
+def test_one_index_holds_probed_pieces_and_a_quoted_portco_reads_the_file(
+    folder: Path, tmp_path: Path
+) -> None:
+    from pe_eval_core.memo import folder_index
+
+    other = tmp_path / "other"
+    shutil.copytree(folder, other)
+    folder_index._SEEN.clear()
+    first = FolderIndex.of_memos(folder)
+    first.siblings(folder / "explain_Alpha_board.json", "Alpha")
+    assert first._pieces  # the other portcos' memos, probed
+    second = FolderIndex.of_memos(other)
+    second.siblings(other / "explain_Alpha_board.json", "Alpha")
+    assert second._pieces and not first._pieces and first._pieces_size == 0
+    quoted = 'Al"pha'
+    data = json.loads((folder / "explain_Beta_board.json").read_text())
+    write_json(other / "explain_odd.json", dict(data, portco_id=quoted))
+    index = FolderIndex.of_memos(other)
+    index.siblings(other / "explain_Alpha_board.json", "Alpha")  # probes explain_odd.json
+    assert [Path(s.path).name for s in index.siblings(other / "x.json", quoted)] == [
+        "explain_odd.json"
+    ]
