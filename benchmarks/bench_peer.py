@@ -14,6 +14,10 @@ sources, 32 memos), in one process, the loops alternate ``--repeat`` times:
 and prints the median CPU per memo of each and the ratios to the peer. Target: grading at
 most 2x the peer's loop. Without ``--peer`` it says so and exits 0.
 
+The loops after the first reuse what pe-eval keeps per content in a process (a source's
+validated model by sha256, the folder's sibling index while no memo's stat changes, a clause's
+claim); they never reuse a grading. The first pass pays for reading each once.
+
     python benchmarks/bench_peer.py --peer /path/to/private-equity [--repeat 5]
 """
 

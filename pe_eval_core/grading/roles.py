@@ -295,12 +295,19 @@ _LABEL_WORDS = 5
 class _CueReader:
     after: tuple[tuple[re.Pattern[str], Role], ...]
     before: tuple[tuple[re.Pattern[str], Role], ...]
+    claims: dict[tuple[str, str], Role] = field(default_factory=dict, compare=False)
+    """The role read from each (clause before, clause after) pair seen, at most
+    :data:`_CLAIMS_MAX`: templated producers repeat a handful of clauses in every memo, and
+    the end-anchored ``before`` searches are the costly part of reading a figure."""
 
 
 _READERS: dict[tuple[Cue, ...], _CueReader] = {}
+_CLAIMS_MAX = 4096
 
 
 def _reader(cues: tuple[Cue, ...]) -> _CueReader:
+    if cues is DEFAULT_CUES and _DEFAULT_READER:
+        return _DEFAULT_READER[0]  # no hash of seven cues per figure
     reader = _READERS.get(cues)
     if reader is None:
         after = tuple(
@@ -312,7 +319,12 @@ def _reader(cues: tuple[Cue, ...]) -> _CueReader:
             if c.before
         )
         reader = _READERS[cues] = _CueReader(after, before)
+        if cues is DEFAULT_CUES:
+            _DEFAULT_READER.append(reader)
     return reader
+
+
+_DEFAULT_READER: list[_CueReader] = []
 
 
 def _clause_after(text: str, end: int) -> str:
@@ -349,7 +361,17 @@ def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CU
     (<Role.PROJECTED: 'projected_outcome'>, <Role.ANY: 'any'>)
     """
     reader = _reader(cues)
-    before_text = _clause_before(text, start)
+    key = (_clause_before(text, start), _clause_after(text, end))
+    role = reader.claims.get(key)
+    if role is None:
+        if len(reader.claims) >= _CLAIMS_MAX:
+            reader.claims.clear()
+        role = reader.claims[key] = _claim(reader, *key)
+    return role
+
+
+def _claim(reader: _CueReader, before_text: str, after_text: str) -> Role:
+    """``claim_of`` for a figure's clause before it and after it."""
     before, nearest = Role.ANY, -1
     for rx, r in reader.before:  # the cue nearest the figure wins ("notice of loss saves $X")
         m = rx.search(before_text)
@@ -357,7 +379,6 @@ def claim_of(text: str, start: int, end: int, cues: tuple[Cue, ...] = DEFAULT_CU
             return r
         if m is not None and m.start() > nearest:
             before, nearest = r, m.start()
-    after_text = _clause_after(text, end)
     after = next((r for rx, r in reader.after if rx.match(after_text)), Role.ANY)
     if after is Role.PER_UNIT:
         return after

@@ -55,7 +55,7 @@ def read_siblings(
     folder is scanned for this memo alone (the same siblings either way).
     """
     if index is None or index.folder != memo_path.parent:
-        index = FolderIndex.scan(memo_path.parent, memos_only=True)
+        index = FolderIndex.of_memos(memo_path.parent)
     return index.siblings(memo_path, portco_id)
 
 

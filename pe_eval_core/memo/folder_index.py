@@ -35,6 +35,38 @@ MEMO_GLOB = "explain_*.json"
 HEADLINE_FIELD = "total_projected_impact_usd_annual"
 
 
+_Row = tuple[str, int, int, bool, int, bool]
+"""A scanned entry as :class:`FileStat`'s fields, in order (compared without building one)."""
+
+
+def _listing(folder: Path, memos_only: bool) -> list[_Row]:
+    """The folder's entries (only ``explain_*.json`` when ``memos_only``) sorted by name; an
+    unreadable folder has none, an entry that vanished while listed is left out."""
+    rows: list[_Row] = []
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                if memos_only and not _is_memo_name(e.name):
+                    continue
+                try:
+                    st = e.stat()  # follows symlinks, as Path.is_file does
+                    is_file = e.is_file()
+                    is_link = e.is_symlink()
+                except OSError:
+                    continue
+                rows.append((e.name, st.st_size, st.st_mtime_ns, is_file, st.st_ino, is_link))
+    except OSError:
+        pass
+    rows.sort()  # names are unique: by name
+    return rows
+
+
+def _is_memo_name(name: str) -> bool:
+    """``fnmatch.fnmatchcase(name, MEMO_GLOB)`` without a pattern match per directory entry
+    (prefix and suffix cannot overlap: ``_`` is not ``.``)."""
+    return name.startswith("explain_") and name.endswith(".json") and len(name) >= 13
+
+
 @dataclass(frozen=True)
 class FileStat:
     """One directory entry as scanned: name, size in bytes, mtime in ns, regular file or not,
@@ -82,6 +114,11 @@ class FolderIndex:
     _by_portco: dict[str, list[str]] | None = field(default=None, repr=False)
     _stats: dict[str, FileStat] | None = field(default=None, repr=False)
     _root: str | None = field(default=None, repr=False)
+    _found: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _heads: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _rows: list[_Row] | None = field(default=None, repr=False)
+    _pieces: dict[str, frozenset[bytes]] = field(default_factory=dict, repr=False)
+    _pieces_size: int = field(default=0, repr=False)
 
     @classmethod
     def scan(cls, folder: str | os.PathLike[str], *, memos_only: bool = False) -> FolderIndex:
@@ -89,25 +126,36 @@ class FolderIndex:
         ``memos_only``: stat only the ``explain_*.json`` names (enough to find siblings, not
         for :meth:`digest`), as grading one memo does."""
         d = Path(folder)
-        stats: list[FileStat] = []
-        try:
-            with os.scandir(d) as it:
-                for e in it:
-                    if memos_only and not fnmatch.fnmatchcase(e.name, MEMO_GLOB):
-                        continue
-                    try:
-                        st = e.stat()  # follows symlinks, as Path.is_file does
-                        is_file = e.is_file()
-                        is_link = e.is_symlink()
-                    except OSError:
-                        continue
-                    stats.append(
-                        FileStat(e.name, st.st_size, st.st_mtime_ns, is_file, st.st_ino, is_link)
-                    )
-        except OSError:
-            pass
-        stats.sort(key=lambda s: s.name)
-        return cls(folder=d, files=tuple(stats), complete=not memos_only)
+        files = tuple(FileStat(*row) for row in _listing(d, memos_only))
+        return cls(folder=d, files=files, complete=not memos_only)
+
+    @classmethod
+    def of_memos(cls, folder: Path) -> FolderIndex:
+        """The memos-only index of ``folder`` for grading one memo: scanned every time, and
+        the index built for the previous memo of the folder reused when the scan is the same
+        (every ``explain_*.json``'s name, size, mtime and inode), so a process grading a
+        folder's memos one by one does the sibling search's per-file work once per change.
+
+        Not reused when any memo is a link (its target may move without its stat changing)
+        or an entry failed to read (a permission fixed by ``chmod`` keeps the mtime).
+        """
+        rows = _listing(folder, True)
+        key = str(folder) if folder.is_absolute() else f"{os.getcwd()}\0{folder}"
+        kept = _FOLDERS.get(key)
+        if kept is not None and kept._rows == rows and kept._reusable():
+            return kept
+        fresh = cls(folder=folder, files=tuple(FileStat(*row) for row in rows), complete=False)
+        fresh._rows = rows
+        if len(_FOLDERS) >= FOLDERS_MAX:
+            _FOLDERS.clear()
+        if not any(s.is_link for s in fresh.files):
+            _FOLDERS[key] = fresh
+        return fresh
+
+    def _reusable(self) -> bool:
+        """No entry failed to read (a snapshot of the entries: another thread may be adding
+        one while it grades a memo of the same folder)."""
+        return all(e.error is None for e in list(self._entries.values()))
 
     def digest(self) -> str:
         """A sha256 of every entry's name, size and mtime: a cache key for the folder's state."""
@@ -180,6 +228,13 @@ class FolderIndex:
             return None
         return (self._resolve(name), st.size, st.mtime_ns, st.ino)
 
+    def _me(self, memo_path: Path) -> str:
+        """``str(memo_path.resolve())``, without system calls for a scanned plain entry."""
+        st = self._stat(memo_path.name) if memo_path.parent == self.folder else None
+        if st is not None and not st.is_link:
+            return self._resolve(memo_path.name)
+        return str(memo_path.resolve())
+
     def _outside(self, name: str) -> bool:
         st = self._stat(name)
         if st is not None and not st.is_link:
@@ -232,12 +287,19 @@ class FolderIndex:
         if isinstance(seen, set) and portco_id in seen:
             return None
         path = self.folder / name
+        literal = json.dumps(portco_id).encode()
+        pieces = self._pieces.get(name)
         try:
             check_file_size(path, input="memo")
-            raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+            if pieces is not None and b'"' not in literal[1:-1]:
+                raw = b"" if literal[1:-1] not in pieces else read_bytes(path)
+            else:
+                raw = read_bytes(path)  # never blocks on a FIFO; confined as opened (MCP)
+                if pieces is None:
+                    self._keep_pieces(name, raw)
         except (PeEvalError, OSError):
             return None
-        if json.dumps(portco_id).encode() not in raw:
+        if literal not in raw:
             absent = seen if isinstance(seen, set) else set()
             absent.add(portco_id)
             _remember(stamp, absent)
@@ -246,6 +308,21 @@ class FolderIndex:
         _remember(stamp, got)
         return got
 
+    def _keep_pieces(self, name: str, raw: bytes) -> None:
+        """Keep what lies between each pair of consecutive quotes of a probed memo: a portco's
+        JSON literal ``"X"`` (X without a quote) is in the bytes exactly when X is one of
+        them, so the next portco probes memory, not the file (a folder's first pass stays
+        linear). One index holds pieces at a time, at most :data:`PIECES_MAX` bytes."""
+        if self._pieces_size + len(raw) > PIECES_MAX:
+            return
+        if _PIECES_HOLDER and _PIECES_HOLDER[0] is not self:
+            _PIECES_HOLDER[0]._pieces, _PIECES_HOLDER[0]._pieces_size = {}, 0
+            _PIECES_HOLDER.clear()
+        if not _PIECES_HOLDER:
+            _PIECES_HOLDER.append(self)
+        self._pieces[name] = frozenset(raw.split(b'"')[1:-1])
+        self._pieces_size += len(raw)
+
     def load_all(self) -> FolderIndex:
         """Read every memo entry now (before handing the index to worker processes)."""
         for name in self.memo_names():
@@ -253,47 +330,52 @@ class FolderIndex:
         return self
 
     def siblings(self, memo_path: Path, portco_id: str) -> list[Any]:
-        """Headlines of the other memos on ``portco_id`` (unreadable ones too), sorted by name."""
-        from pe_eval_core.memo.result import SiblingHeadline
-
-        me = str(memo_path.resolve())
-        prefix = f"explain_{portco_id}_"
-        out: list[SiblingHeadline] = []
-        for name in self._candidates(portco_id):
+        """Headlines of the other memos on ``portco_id`` (unreadable ones too), sorted by name.
+        What each memo gives on a portco is found once per index (every memo of the portco
+        asks for the others); the memo asking is never read for itself."""
+        me = self._me(memo_path)
+        names = self._found.get(portco_id)
+        if names is None:
+            names = self._found[portco_id] = self._candidates(portco_id)
+        out = []
+        for name in names:
             if self._resolve(name) == me:
                 continue
-            by_name = name.startswith(prefix)
-            if by_name:
-                e = self.entry(name)
-            else:
-                found = self._entry_carrying(name, portco_id)
-                if found is None:
-                    continue
-                e = found
-            if not by_name and e.error is None and not (e.literal and e.portco_id == portco_id):
-                continue  # another portco's memo (the common case: no path built for it)
-            path = str(self.folder / name)
-            if e.error is not None:
-                if by_name:
-                    out.append(SiblingHeadline(path=shown_path(path), error=e.error))
-                continue
-            portco = e.portco_id if e.data_ok else None
-            if not isinstance(portco, str):
-                if by_name:
-                    out.append(SiblingHeadline(path=path, error="no portco_id"))
-                continue
-            if portco != portco_id:
-                continue
-            audience = e.audience if isinstance(e.audience, str) else None
-            if not _is_number(e.headline):
-                out.append(
-                    SiblingHeadline(
-                        path=path, audience=audience, error=f"no numeric {HEADLINE_FIELD}"
-                    )
-                )
-                continue
-            out.append(SiblingHeadline(path=path, audience=audience, headline=float(e.headline)))
+            key = (portco_id, name)
+            if key not in self._heads:
+                self._heads[key] = self._headline(name, portco_id)
+            if (headline := self._heads[key]) is not None:
+                out.append(headline)
         return out
+
+    def _headline(self, name: str, portco_id: str) -> Any:
+        """Memo ``name``'s headline as a sibling on ``portco_id`` (or why it cannot be read);
+        None when it is not one."""
+        from pe_eval_core.memo.result import SiblingHeadline
+
+        by_name = name.startswith(f"explain_{portco_id}_")
+        if by_name:
+            e = self.entry(name)
+        else:
+            found = self._entry_carrying(name, portco_id)
+            if found is None:
+                return None
+            e = found
+        if not by_name and e.error is None and not (e.literal and e.portco_id == portco_id):
+            return None  # another portco's memo (the common case: no path built for it)
+        path = str(self.folder / name)
+        if e.error is not None:
+            return SiblingHeadline(path=shown_path(path), error=e.error) if by_name else None
+        portco = e.portco_id if e.data_ok else None
+        if not isinstance(portco, str):
+            return SiblingHeadline(path=path, error="no portco_id") if by_name else None
+        if portco != portco_id:
+            return None
+        audience = e.audience if isinstance(e.audience, str) else None
+        if not _is_number(e.headline):
+            error = f"no numeric {HEADLINE_FIELD}"
+            return SiblingHeadline(path=path, audience=audience, error=error)
+        return SiblingHeadline(path=path, audience=audience, headline=float(e.headline))
 
 
 OUTSIDE_FOLDER = "a link to outside the folder"
@@ -303,6 +385,15 @@ _SEEN: dict[tuple[str, int, int, int], MemoEntry | set[str]] = {}
 portcos its bytes were searched for and lack. Bounded by :data:`SEEN_MAX` files. Only what
 :class:`FolderIndex` found inside its folder is kept (links out of it are refused first)."""
 SEEN_MAX = 50_000
+
+_FOLDERS: dict[str, FolderIndex] = {}
+"""The last memos-only index of each folder (:meth:`FolderIndex.of_memos`), by its path as
+given (with the working directory when relative); at most :data:`FOLDERS_MAX` folders."""
+FOLDERS_MAX = 64
+
+_PIECES_HOLDER: list[FolderIndex] = []
+"""The one index holding probed memos' pieces (:meth:`FolderIndex._keep_pieces`)."""
+PIECES_MAX = 16 * 1024 * 1024
 
 
 def _remember(stamp: tuple[str, int, int, int] | None, value: MemoEntry | set[str]) -> None:

@@ -36,7 +36,7 @@ from pe_eval_core.memo.loading import load_pair
 from pe_eval_core.memo.models import MemoSidecar
 from pe_eval_core.memo.pairs import named_portco
 from pe_eval_core.memo.placeholders import find_placeholders
-from pe_eval_core.memo.plain_names import PlainNames, refers_to_others
+from pe_eval_core.memo.plain_names import PlainNames, plain_names_of, refers_to_others
 from pe_eval_core.memo.prose_names import EntityMention, bold_count
 from pe_eval_core.memo.reading import ProseReader, Reading, written
 from pe_eval_core.memo.result import (
@@ -505,7 +505,7 @@ def grade_memo(
         templates=template_regex(config.template_constants),
         count_nouns=config.count_nouns if config.count_nouns is not None else DEFAULT_COUNT_NOUNS,
         where=str(memo_path),
-        plain=PlainNames(source) if config.plain_names else None,
+        plain=plain_names_of(source, pair.source_sha256) if config.plain_names else None,
     )
     tallies = {
         o.id: _OppTally(archetype=o.archetype, cohort=o.cohort) for o in source.opportunities

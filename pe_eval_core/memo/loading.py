@@ -226,15 +226,20 @@ def _load(
     not_found: type[InputNotFoundError],
     malformed: type[MalformedJSONError],
     schema_error: type[SchemaMismatchError],
+    kept: dict[str, Any] | None = None,
 ) -> tuple[M, str]:
     """Parse and validate in one pass (pydantic's JSON parser); on any JSON-level problem fall
-    back to ``read_json`` for the precise line/column error (or to accept a UTF-8 BOM)."""
+    back to ``read_json`` for the precise line/column error (or to accept a UTF-8 BOM).
+    ``kept``: models already validated, by the sha256 of their bytes (reused, never
+    re-validated; only a model that passed every check is kept)."""
     check_path_text(path, not_found.input)
     if not path.is_file():
         read_json(path, not_found=not_found, malformed=malformed)  # raises the right error
     check_file_size(path, input=not_found.input)
     raw = read_bytes(path, not_found)
     digest = hashlib.sha256(raw).hexdigest()
+    if kept is not None and digest in kept:
+        return kept[digest], digest
     if may_hold_lone_surrogate(raw):  # read_json names the field holding a lone surrogate
         data = read_json(path, not_found=not_found, malformed=malformed)
         return _validate(model, data, path, schema_error), digest
@@ -285,9 +290,23 @@ def load_source(path: str | os.PathLike[str]) -> OpportunityMap:
     return _load_source(Path(path))[0]
 
 
-def _load_source(p: Path) -> tuple[OpportunityMap, str]:
+_SOURCES: dict[str, OpportunityMap] = {}
+"""Sources validated by this process, by the sha256 of their bytes (the board and operator
+memos of a portco share one), at most :data:`SOURCES_MAX`; only the grader's own reads use
+it, and it never changes a model it hands out."""
+SOURCES_MAX = 32
+
+
+def _load_source(p: Path, *, shared: bool = False) -> tuple[OpportunityMap, str]:
+    """The source at ``p``; ``shared``: reuse a model validated from the same bytes (for the
+    grader, which only reads it)."""
     source, digest = _load(
-        p, OpportunityMap, SourceNotFoundError, MalformedSourceError, SourceSchemaError
+        p,
+        OpportunityMap,
+        SourceNotFoundError,
+        MalformedSourceError,
+        SourceSchemaError,
+        _SOURCES if shared else None,
     )
     seen: dict[str, int] = {}
     for i, opp in enumerate(source.opportunities):
@@ -299,6 +318,10 @@ def _load_source(p: Path) -> tuple[OpportunityMap, str]:
                 "coverage is measured by id, so ids must be unique",
             )
         seen[opp.id] = i
+    if shared and digest not in _SOURCES:
+        if len(_SOURCES) >= SOURCES_MAX:
+            _SOURCES.clear()
+        _SOURCES[digest] = source
     return source, digest
 
 
@@ -306,5 +329,5 @@ def load_pair(memo_path: str | os.PathLike[str], source_path: str | os.PathLike[
     """Load both inputs; the memo first, so its errors are reported first."""
     mp, sp = Path(memo_path), Path(source_path)
     memo, memo_sha = _load_memo(mp)
-    source, source_sha = _load_source(sp)
+    source, source_sha = _load_source(sp, shared=True)
     return LoadedPair(mp, sp, memo, source, memo_sha, source_sha)

@@ -29,11 +29,16 @@ _PLACEHOLDER = re.compile(
 )
 
 
-_MARKERS = ("__", "*", "{", "[", "_ _")
+_MARKERS = ("__", "{", "[", "_ _")
+_EMPTY_BOLD = re.compile(r"\*\*[ \t]*\*\*|_[ \t]+_")
+"""What a block whose only marker is ``*`` (bold names: most memos) must hold to match."""
 
 
 def find_placeholders(text: str) -> list[re.Match[str]]:
-    """The empty slots of one prose block, in order (no regex for text without a marker)."""
-    if not any(marker in text for marker in _MARKERS):
+    """The empty slots of one prose block, in order (no regex for text without a marker; a
+    ``*`` counts only as part of an empty bold, as markdown bold is everywhere)."""
+    if not any(marker in text for marker in _MARKERS) and (
+        "*" not in text or _EMPTY_BOLD.search(text) is None
+    ):
         return []
     return list(_PLACEHOLDER.finditer(text))

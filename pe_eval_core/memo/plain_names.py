@@ -261,3 +261,19 @@ class PlainNames:
             if text.startswith(name, start) and not text[end : end + 1].isalnum():
                 return name
         return None
+
+
+_KEPT: dict[str, PlainNames] = {}
+KEPT_MAX = 32
+
+
+def plain_names_of(source: OpportunityMap, source_sha256: str) -> PlainNames:
+    """``PlainNames(source)``, built once per source content (the sha256 of the bytes it was
+    read from; at most :data:`KEPT_MAX` kept): it never changes once built, and the board and
+    operator memos of a portco read the same source."""
+    got = _KEPT.get(source_sha256)
+    if got is None:
+        if len(_KEPT) >= KEPT_MAX:
+            _KEPT.clear()
+        got = _KEPT[source_sha256] = PlainNames(source)
+    return got

@@ -105,6 +105,7 @@ class NumericUniverse(Derivations):
         self._portfolio_fields: list[SourceField] = []
         self._derived: dict[tuple[int, FigureKind], KindIndex] = {}
         self._texts: dict[int | None, _Scope] = {}
+        self._windows: dict[int, dict[tuple[FigureKind, float, float], list[SourceField]]] = {}
         for key, value in _items(source):
             if key != OPPORTUNITIES_KEY and key not in NON_NUMERIC_KEYS:
                 _walk(value, key, key, None, self._portfolio_fields)
@@ -216,6 +217,13 @@ class NumericUniverse(Derivations):
         ...     == [f for f in u.opportunity_fields(0) if f.kind is k] for k in FigureKind)
         True
         """
+        windows = self._windows.setdefault(i, {})
+        got = windows.get((kind, lo, hi))
+        if got is None:  # a memo repeats its figures: each window is read once per scope
+            got = windows[kind, lo, hi] = self._in_window(i, kind, lo, hi)
+        return got
+
+    def _in_window(self, i: int, kind: FigureKind, lo: float, hi: float) -> list[SourceField]:
         out: list[SourceField] = []
         shape = self._shapes.get(i)
         for values, plans in shape if shape is not None else self._shape(i):
@@ -310,6 +318,7 @@ class NumericUniverse(Derivations):
         """Forget opportunity ``i``'s cached scope (rebuilt if asked for again)."""
         self._local.pop(i, None)
         self._shapes.pop(i, None)
+        self._windows.pop(i, None)
         for kind in _DERIVED_KINDS:
             self._derived.pop((i, kind), None)
 

@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+"""The characters an ignore-case pattern matches to an ASCII letter (İ ı ſ K; İ and K are
+also the only ones whose lower case holds an ASCII letter or another length): a text
+without them can be prefiltered by substring tests on its lower case."""
+
 _H = r"[ \t\u00a0\u202f]"  # horizontal space, incl. no-break and narrow no-break space
 
 _MINUS = r"\-\u2212"  # class body: ASCII hyphen-minus, U+2212 minus sign (never en/em dashes)

@@ -25,6 +25,10 @@ _QUARTER_LABEL = re.compile(
     r"(?![ \t]*(?:quarters?\b|%|/|\.\d))"
 )
 
+_LABELLED_DIGIT = re.compile(r"[:=|][ \t]*(?:\*\*)?[ \t]*\d")
+"""What every count label (``[:=]``, then ``**``, then the digits) and quarters label
+(``[:|]``, then ``k``) holds: a text without it has no labelled figure."""
+
 
 @lru_cache(maxsize=16)
 def _count_label(nouns: tuple[str, ...]) -> re.Pattern[str]:
@@ -60,8 +64,8 @@ def extract_labelled_figures(
     [('quarters', 6.0, '6', 'observed'), ('quarters', 8.0, '8', 'total')]
     """
     out: list[Figure] = []
-    if ":" not in text and "=" not in text and "|" not in text:
-        return out
+    if _LABELLED_DIGIT.search(text) is None:
+        return out  # most blocks: no digit right after a ':', '=' or '|' that both need
     nouns = count_nouns if isinstance(count_nouns, tuple) else tuple(count_nouns)
     for m in _count_label(nouns).finditer(text):
         s, e = m.span("num")

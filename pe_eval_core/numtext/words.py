@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from pe_eval_core.numtext._shared import FOLDS_TO_ASCII
 from pe_eval_core.numtext.figures import Figure, FigureKind
 
 _CARDINAL_WORDS = (
@@ -120,6 +121,9 @@ _DIFFICULTY_RATING = re.compile(
     rf"|{_WS}of{_WS})(?:5|five)\b(?![ \t]*(?:quarters?|%|\.\d|/))"
 )
 
+_RATING_TAIL = re.compile(r"(?i)(?:/|of)[ \t\u00a0\u202f]*(?:5|five)")
+"""What every ``_DIFFICULTY_RATING`` match ends with (``/ 5``, ``of five``, ``out of 5``)."""
+
 
 def _with_difficulty(text: str, out: list[Figure]) -> list[Figure]:
     """Add the difficulty ratings worded anywhere in a sentence that speaks of difficulty,
@@ -131,8 +135,8 @@ def _with_difficulty(text: str, out: list[Figure]) -> list[Figure]:
     ...     "It scores a 2/5 on difficulty. Effort: one out of five. Ranked 2 of 5 cohorts.")]
     [('difficulty', 2.0, '2/5'), ('difficulty', 1.0, 'one')]
     """
-    if "5" not in text and "five" not in text.lower():
-        return out
+    if _RATING_TAIL.search(text) is None:
+        return out  # no "/ 5", "of five" ...: no rating (a cheaper scan than the rating's)
     added = False
     for m in _DIFFICULTY_RATING.finditer(text):
         s, e = m.span()
@@ -195,10 +199,35 @@ def _is_time_span(m: re.Match[str]) -> bool:
 
 _ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
 _ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
+_OUT_SPACE = frozenset(" \t\u00a0\u202f")
+"""What follows "out" in the anchor "out of" (one of ``_WS``)."""
 _QUARTER_WORDS = re.compile(
     r"(?i)\b(?:" + "|".join(_CARDINALS) + r"|half|all|every|each|last|past|prior|previous|a|by)\b"
 )
 _BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
+
+
+def _anchors(text: str, low: str) -> list[re.Match[str]]:
+    """``list(_ANCHOR.finditer(text))``, the pattern tried only where ``low`` (``text``
+    lower-cased) holds an anchor word: a substring search per word is C-speed, the pattern's
+    scan of every position is not. A text with a character that folds to an ASCII letter
+    (``İ ı ſ K``: lower-casing may move positions or hide a match) is scanned whole."""
+    if FOLDS_TO_ASCII.search(text) is not None:
+        return list(_ANCHOR.finditer(text))
+    starts: set[int] = set()
+    for word in _ANCHOR_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            if word != "out" or low[i + 3 : i + 4] in _OUT_SPACE:  # not "outcome", "about"
+                starts.add(i)
+            i = low.find(word, i + 1)
+    out: list[re.Match[str]] = []
+    end = 0
+    for i in sorted(starts):
+        if i >= end and (m := _ANCHOR.match(text, i)) is not None:
+            out.append(m)  # finditer's matches do not overlap: resume after this one
+            end = m.end()
+    return out
 
 
 def _word_matches(text: str) -> list[re.Match[str]]:
@@ -209,7 +238,7 @@ def _word_matches(text: str) -> list[re.Match[str]]:
         return []  # most blocks: one C-speed substring test each
     found: dict[int, re.Match[str]] = {}
     last_end = -1
-    for anchor in _ANCHOR.finditer(text):
+    for anchor in _anchors(text, low):
         lo = max(0, anchor.start() - _BEFORE_ANCHOR)
         if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
             continue  # "5 of 5 quarters": digits only, read by extract_figures

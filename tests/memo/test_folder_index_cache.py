@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,124 @@ def test_a_link_out_of_the_folder_is_never_read(folder: Path, tmp_path: Path) ->
     sibs = read_siblings(folder / "explain_Alpha_board.json", "Alpha")
     leak = [s for s in sibs if s.path.endswith("explain_Alpha_leak.json")]
     assert [(s.headline, s.error) for s in leak] == [(None, "a link to outside the folder")]
+
+
+def test_one_memo_at_a_time_reuses_the_folders_index_only_while_unchanged(folder: Path) -> None:
+    first = FolderIndex.of_memos(folder)
+    assert first.siblings(folder / "explain_Alpha_board.json", "Alpha")
+    assert FolderIndex.of_memos(folder) is first  # same names, sizes, mtimes, inodes
+    _rewrite(folder / "explain_Gamma_operator.json", **{HEADLINE: 5.0})
+    second = FolderIndex.of_memos(folder)
+    assert second is not first
+    (folder / "explain_Beta_lp.json").write_text("{not json")
+    third = FolderIndex.of_memos(folder)
+    assert third is not second
+    assert [s.error is not None for s in _siblings_of(folder, "Beta")] == [True, False]
+    assert FolderIndex.of_memos(folder) is not third  # an unreadable entry: read again
+
+
+def test_a_fixed_unreadable_sibling_is_read_again_at_the_same_mtime(folder: Path) -> None:
+    bad = folder / "explain_Alpha_lp.json"
+    good = json.loads((folder / "explain_Alpha_operator.json").read_text())
+    text = json.dumps(dict(good, audience="lp", **{HEADLINE: 3.0}))
+    bad.write_text("{" + text[1:-1] + ",}")  # malformed, one byte longer
+    assert [s.error is not None for s in _siblings_of(folder, "Alpha")] == [True, False]
+    st = bad.stat()
+    bad.write_text(text + " ")  # fixed: the same size and mtime
+    os.utime(bad, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert _siblings_of(folder, "Alpha")[0].headline == 3.0
+
+
+def _siblings_of(folder: Path, portco: str) -> list:
+    return read_siblings(folder / f"explain_{portco}_board.json", portco)
+
+
+def test_a_source_is_validated_once_per_content(folder: Path) -> None:
+    from pe_eval_core.memo import loading
+
+    source = folder / "dx_report_Alpha.json"
+    loading._SOURCES.clear()
+    first, digest = loading._load_source(source, shared=True)
+    assert loading._load_source(source, shared=True)[0] is first  # same bytes: kept
+    assert loading._load_source(source)[0] is not first  # the public loader never shares
+    data = json.loads(source.read_text())
+    data["total_projected_impact_usd_annual"] = 4321.0
+    source.write_text(json.dumps(data))
+    changed, new_digest = loading._load_source(source, shared=True)
+    assert new_digest != digest and changed.total_projected_impact_usd_annual == 4321.0
+    evaluation = grade_memo(folder / "explain_Alpha_board.json", source)
+    assert evaluation.source_sha256 == new_digest
+    assert "4,321" in evaluation.consistency.note or "4.3K" in evaluation.consistency.note
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["explain_.json", "explain_a_b.json", "explain.json", "explain_json", "Explain_a.json",
+     "explain_a.JSON", "explain_\n.json", "xexplain_a.json", "explain_a.json\n", "explain_a.jsonx"],
+)  # fmt: skip
+def test_the_memo_name_test_is_the_glob(name: str) -> None:
+    import fnmatch
+
+    from pe_eval_core.memo.folder_index import MEMO_GLOB, _is_memo_name
+
+    assert _is_memo_name(name) == fnmatch.fnmatchcase(name, MEMO_GLOB)
+
+
+def test_a_folders_first_pass_reads_each_probed_memo_once(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grading every memo once probes the memos of other names for each portco: from memory
+    after the first read, with the same answers (a memo carrying a portco's literal counts)."""
+    from pe_eval_core.memo import folder_index
+
+    odd = folder / "explain_renamed.json"
+    data = json.loads((folder / "explain_Beta_board.json").read_text())
+    write_json(odd, dict(data, portco_id="Gamma", audience="lp", note='say "Alpha" here'))
+    reads: list[str] = []
+    real = folder_index.read_bytes
+
+    def counting(path: Path, *args: object) -> bytes:
+        reads.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(folder_index, "read_bytes", counting)
+    folder_index._SEEN.clear()
+    expected = {
+        "Alpha": ["explain_Alpha_operator.json"],  # '\\"Alpha\\"' inside a string is no literal
+        "Beta": ["explain_Beta_operator.json"],
+        "Gamma": ["explain_Gamma_operator.json", "explain_renamed.json"],
+    }
+    for portco in PORTCOS:
+        sibs = read_siblings(folder / f"explain_{portco}_board.json", portco)
+        assert sorted(Path(s.path).name for s in sibs) == expected[portco]
+    probed = [n for n in reads if not n.startswith("explain_Alpha")]
+    assert reads.count("explain_renamed.json") == 2  # probed once, then parsed for Gamma
+    assert max(probed.count(n) for n in set(probed)) <= 2, reads  # probe + parse at most
+    for memo in sorted(folder.glob("explain_*.json")):
+        for portco in PORTCOS:
+            index = FolderIndex.scan(folder, memos_only=True)
+            assert index.siblings(memo, portco) == _old_read_siblings(memo, portco)
+
+
+def test_one_index_holds_probed_pieces_and_a_quoted_portco_reads_the_file(
+    folder: Path, tmp_path: Path
+) -> None:
+    from pe_eval_core.memo import folder_index
+
+    other = tmp_path / "other"
+    shutil.copytree(folder, other)
+    folder_index._SEEN.clear()
+    first = FolderIndex.of_memos(folder)
+    first.siblings(folder / "explain_Alpha_board.json", "Alpha")
+    assert first._pieces  # the other portcos' memos, probed
+    second = FolderIndex.of_memos(other)
+    second.siblings(other / "explain_Alpha_board.json", "Alpha")
+    assert second._pieces and not first._pieces and first._pieces_size == 0
+    quoted = 'Al"pha'
+    data = json.loads((folder / "explain_Beta_board.json").read_text())
+    write_json(other / "explain_odd.json", dict(data, portco_id=quoted))
+    index = FolderIndex.of_memos(other)
+    index.siblings(other / "explain_Alpha_board.json", "Alpha")  # probes explain_odd.json
+    assert [Path(s.path).name for s in index.siblings(other / "x.json", quoted)] == [
+        "explain_odd.json"
+    ]

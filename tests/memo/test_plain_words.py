@@ -162,3 +162,20 @@ def test_every_surface_writes_the_minus_before_the_dollar(tmp_path: Path, capsys
     assert main([*argv, "--db", str(tmp_path / "h.sqlite")]) == 1
     out = capsys.readouterr().out
     assert "\u2212$7.9M" in out and "GA × Branch (opp_01)" in out
+
+
+def test_plain_names_are_built_once_per_source_content() -> None:
+    from pe_eval_core.memo.models import OpportunityMap
+    from pe_eval_core.memo.plain_names import plain_names_of
+
+    def source(channel: str) -> OpportunityMap:
+        opp = {"id": "a", "segment": {"channel": channel, "band": "620-659"}}
+        return OpportunityMap.model_validate({"portco_id": "X", "opportunities": [opp]})
+
+    broker, retail = source("Wholesale Broker"), source("Retail Branch")
+    first = plain_names_of(broker, "digest-broker")
+    assert plain_names_of(broker, "digest-broker") is first
+    other = plain_names_of(retail, "digest-retail")
+    text = "via Retail Branch, not Wholesale Broker"
+    assert [m.text for m in other.mentions(text)] == ["Retail Branch"]
+    assert [m.text for m in first.mentions(text)] == ["Wholesale Broker"]

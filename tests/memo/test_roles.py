@@ -257,3 +257,24 @@ def test_docs_list_every_role_and_field_rule():
         assert rule.key.replace("|", "\\|") in doc, rule.key
     for role in Role:
         assert f"`{role.value}`" in doc, role
+
+
+def test_claims_are_kept_per_clause_bounded_and_read_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A clause's claim is read once per process (templated producers repeat clauses), the
+    kept answers never outgrow their bound, and a kept answer is the one read fresh."""
+    from pe_eval_core.grading import roles as roles_module
+
+    monkeypatch.setattr(roles_module, "_CLAIMS_MAX", 3)
+    reader = roles_module._reader(roles_module.DEFAULT_CUES)
+    reader.claims.clear()
+    texts = [f"cohort {i} loses ${i}.5M; recovers ${i}.1M of the loss" for i in range(6)]
+    first = [claim_of(t, t.index("$"), t.index("M;") + 1) for t in texts]
+    assert len(reader.claims) <= 3
+    again = [claim_of(t, t.index("$"), t.index("M;") + 1) for t in texts]
+    assert first == again == [Role.LOSS] * 6
+    reader.claims.clear()
+    t = texts[0]
+    start = t.index("$", t.index("recovers"))
+    assert claim_of(t, start, start + 5) is Role.IMPACT
