@@ -68,12 +68,13 @@ True
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import NamedTuple, Protocol
 
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, iter_number_spans
+from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, number_spans
 
 __all__ = [
     "Kind",
@@ -276,28 +277,34 @@ _WORD_VALUES["none"] = 0.0
 
 _NOT_QUANTIFIER = r"more|less|fewer|longer|later|sooner|further|doubt|matter|way"
 
+# (speed) The pattern opens with the set of first letters, consumed: the engine then skips to
+# the next such letter in C instead of entering the pattern at every position. Each word is
+# that letter (looked behind at) and its tail, case-insensitive; U+017F (long s) is in the set
+# because case-insensitive "s" matches it. The match is the whole word, as written.
 _NUMBER_WORD = re.compile(
     rf"""
-    (?=[zotfsenZOTFSEN])                # (speed) every word below starts so: one set test
-    (?<![\w\-\u2010\u2011])            # a whole word, not the tail of "thirty-five"
-    (?:
-        (?P<w>{"|".join(_WORD_VALUES)})
-      | (?P<no>no)(?=[ \t\u00a0]+(?!(?:{_NOT_QUANTIFIER})\b)[^\W\d_])   # "no fraud cases"
+    [zotfsenZOTFSEN\u017f]             # every word below starts so
+    (?<![\w\-\u2010\u2011].)           # a whole word, not the tail of "thirty-five"
+    (?i:
+        {"|".join(f"(?<={w[0]}){w[1:]}" for w in _WORD_VALUES)}
+      | (?P<no>(?<=n)o)(?=[ \t\u00a0]+(?!(?:{_NOT_QUANTIFIER})\b)[^\W\d_])   # "no fraud cases"
     )
     (?![\w\-\u2010\u2011])             # not "one-time", "twenty-one", "someone"
     """,
-    re.VERBOSE | re.IGNORECASE,
+    re.VERBOSE,
 )
 
+# (speed) The first character is consumed by a set the engine skips to in C; each shape then
+# looks behind at it ("+", "(" or a digit) and reads the rest.
 _PHONE = re.compile(
     r"""
-    (?=[+(\d])                          # (speed) every shape starts so: one set test
-    (?<![\w.,])
+    [+(\d]                               # every shape starts so
+    (?<![\w.,].)                         # and not inside a word or number
     (?:
-        \+\d{1,3}(?:[ .\-]?\(?\d{1,4}\)?){2,5}          # +1 415 555 4820, +44 20 7946 0958
-      | \(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}                # (415) 555-0123
-      | \d{3}[.\-]\d{3}[.\-]\d{4}                       # 415-555-0123, 415.555.0123
-      | \d{3}-\d{4}                                     # 555-0123
+        (?<=\+)\d{1,3}(?:[ .\-]?\(?\d{1,4}\)?){2,5}      # +1 415 555 4820, +44 20 7946 0958
+      | (?<=\()\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}            # (415) 555-0123
+      | (?<=\d)\d{2}[.\-]\d{3}[.\-]\d{4}                 # 415-555-0123, 415.555.0123
+      | (?<=\d)\d{2}-\d{4}                               # 555-0123
     )
     (?![\w,]|\.\d)
     """,
@@ -309,6 +316,10 @@ _ID_NOUNS = (
     r"|subscription|sub|receipt|transaction|txn|po|number|no|item|record|row|user|member"
 )
 _ID_FIRST = "".join(sorted({w[0] for w in _ID_NOUNS.split("|")}))
+_ID_ENDS = tuple(
+    e for w in [*_ID_NOUNS.split("|"), "nr"] for e in (w, f"{w}.")
+)  # what a text ``_ID_BEFORE`` matches ends with, once its trailing spaces are stripped
+_ID_TAIL = max(map(len, _ID_ENDS))
 # An identifier noun right before a bare integer: "invoice 4820", "order #4820", "ticket no. 7".
 _ID_BEFORE = re.compile(
     rf"(?=[{_ID_FIRST}#])"  # (speed) every noun starts with one of these letters, or "#"
@@ -360,7 +371,19 @@ def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
     if prefix is not None and not prefix.group(1)[0].isdigit():
         return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
     bare = bare and raw.replace(",", "").isdigit()
-    return bare and _ID_BEFORE.search(before) is not None
+    return bare and _id_noun_before(before)
+
+
+def _id_noun_before(before: str) -> bool:
+    """``_ID_BEFORE.search(before) is not None``, the regex run only where it can match: a
+    match ends (at the end, or before a final newline, past any spaces) with ``#``, an
+    identifier noun, or ``no``/``nr``/``number``/``id``, optionally with a dot; ASCII text
+    that ends otherwise cannot match (other text goes to the regex: case folding)."""
+    for end in (before, before[:-1]) if before.endswith("\n") else (before,):
+        tail = end.rstrip(" \t\u00a0")[-_ID_TAIL:]
+        if tail.endswith("#") or not tail.isascii() or tail.lower().endswith(_ID_ENDS):
+            return _ID_BEFORE.search(before) is not None
+    return False
 
 
 def _phone_spans(text: str) -> list[tuple[int, int]]:
@@ -442,7 +465,7 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
     phones = _phone_spans(norm)
     out: list[Reading] = []
     quantity = Kind.QUANTITY
-    for value, start, end, currency, percent in iter_number_spans(norm):
+    for value, start, end, currency, percent in number_spans(norm):
         raw = norm[start:end]
         bare = currency is None and not percent
         if value < 0:
@@ -470,13 +493,16 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
                 _loss_word(norm, start) if loss_words else None,
             )
         )
-    taken = [(n.start, n.end) for n in out]
+    starts = [n.start for n in out]
+    ends = [n.end for n in out]  # the spans are disjoint and in order: so are their ends
+    count = len(ends)
     words = False
     for w in _NUMBER_WORD.finditer(norm):
         ws, we = w.span()
-        if any(s < we and ws < e for s, e in taken):
-            continue
-        value = 0.0 if w.group("no") else _WORD_VALUES[w.group("w").lower()]
+        i = bisect_right(ends, ws)  # the first number ending after the word starts
+        if i < count and starts[i] < we:
+            continue  # inside a number's span
+        value = 0.0 if w.group("no") is not None else _WORD_VALUES[w.group().lower()]
         loss = _loss_word(norm, ws) if loss_words else None
         out.append(
             Reading(text[ws:we], ws, we, value, quantity, None, False, True, False, False, loss)
