@@ -62,14 +62,15 @@ class ExpectationResult(BaseModel):
     """Where the judge's verdict came from (``JudgeVerdict.source``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NumberSeen:
     """One number as the range reader saw it (``range_reader.NumberRead``, as data).
 
     A plain slots dataclass, not a model: a response has dozens of numbers per range and
     10,000 responses are scored in one run, so it is built without validation on the scoring
     path (a model costs ~3x as much); pydantic still validates it when a result is loaded,
-    and serialises and documents it as a field of ``NumericResult``."""
+    and serialises and documents it as a field of ``NumericResult``. Not frozen: a frozen
+    dataclass sets each field through ``object.__setattr__``, 4x the cost of building one."""
 
     raw: str
     value: float

@@ -362,27 +362,25 @@ _HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
 def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
     """``bare``: no currency, no percent."""
     before = text[max(0, start - 30) : start]
-    if before and (before[-1].isalnum() or before[-1] == "_"):
+    if not before:
+        return False
+    if before[-1].isalnum() or before[-1] == "_":
         return True  # glued to letters: "cus_GL007" (the scanner already drops most)
-    # (the regex can only match a hyphen at the end, or before a final newline: test that
-    # first, it is rarely there)
-    tail = before[:-1] if before.endswith("\n") else before
-    prefix = _HYPHEN_PREFIX.search(before) if tail and tail[-1] in _HYPHENS else None
-    if prefix is not None and not prefix.group(1)[0].isdigit():
-        return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
-    bare = bare and raw.replace(",", "").isdigit()
-    return bare and _id_noun_before(before)
-
-
-def _id_noun_before(before: str) -> bool:
-    """``_ID_BEFORE.search(before) is not None``, the regex run only where it can match: a
-    match ends (at the end, or before a final newline, past any spaces) with ``#``, an
-    identifier noun, or ``no``/``nr``/``number``/``id``, optionally with a dot; ASCII text
-    that ends otherwise cannot match (other text goes to the regex: case folding)."""
-    for end in (before, before[:-1]) if before.endswith("\n") else (before,):
-        tail = end.rstrip(" \t\u00a0")[-_ID_TAIL:]
-        if tail.endswith("#") or not tail.isascii() or tail.lower().endswith(_ID_ENDS):
-            return _ID_BEFORE.search(before) is not None
+    # Both regexes below end at the end of ``before`` or before a final newline ("$"), past
+    # no newline: what ``tail`` ends with decides whether either can match.
+    tail = before[:-1] if before[-1] == "\n" else before
+    if tail and tail[-1] in _HYPHENS:  # (rarely there: the regex only then)
+        prefix = _HYPHEN_PREFIX.search(before)
+        if prefix is not None and not prefix.group(1)[0].isdigit():
+            return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
+    if not (bare and raw.replace(",", "").isdigit()):
+        return False
+    # ``_ID_BEFORE`` can match only where ``tail``, past its spaces, ends with "#", or with an
+    # identifier noun or no/nr/number/id (with or without a dot): in ASCII text, a suffix test
+    # decides that (other text goes to the regex, for its case folding).
+    end = tail.rstrip(" \t\u00a0")[-_ID_TAIL:]
+    if end.endswith("#") or not end.isascii() or end.lower().endswith(_ID_ENDS):
+        return _ID_BEFORE.search(before) is not None
     return False
 
 
@@ -462,6 +460,7 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
     most 0 (rule 3), so a caller judging no such range skips the search.
     """
     norm = normalize_separators(text)
+    same = norm is text  # no separator was rewritten (most responses): raw is as written
     phones = _phone_spans(norm)
     out: list[Reading] = []
     quantity = Kind.QUANTITY
@@ -480,7 +479,7 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
             kind = quantity
         out.append(
             Reading(
-                text[start:end],
+                raw if same else text[start:end],
                 start,
                 end,
                 value,
