@@ -320,6 +320,7 @@ _ID_ENDS = tuple(
     e for w in [*_ID_NOUNS.split("|"), "nr"] for e in (w, f"{w}.")
 )  # what a text ``_ID_BEFORE`` matches ends with, once its trailing spaces are stripped
 _ID_TAIL = max(map(len, _ID_ENDS))
+_ID_END2 = frozenset(e[-2:] for e in _ID_ENDS)  # their last two characters: a set test first
 # An identifier noun right before a bare integer: "invoice 4820", "order #4820", "ticket no. 7".
 _ID_BEFORE = re.compile(
     rf"(?=[{_ID_FIRST}#])"  # (speed) every noun starts with one of these letters, or "#"
@@ -379,12 +380,23 @@ def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
     # identifier noun or no/nr/number/id (with or without a dot): in ASCII text, a suffix test
     # decides that (other text goes to the regex, for its case folding).
     end = tail.rstrip(" \t\u00a0")[-_ID_TAIL:]
-    if end.endswith("#") or not end.isascii() or end.lower().endswith(_ID_ENDS):
+    if end.endswith("#") or not end.isascii():
+        return _ID_BEFORE.search(before) is not None
+    low = end[-2:].lower()
+    if low in _ID_END2 and end.lower().endswith(_ID_ENDS):
         return _ID_BEFORE.search(before) is not None
     return False
 
 
+# Every phone shape holds "+" before a digit, "(ddd)", or three digits on each side of a "."
+# or "-": where none is, there is no phone. (speed) The search skips to those four
+# characters in C; ``_PHONE`` enters its pattern at every digit.
+_PHONE_HINT = re.compile(r"[.\-+(](?:(?<=\d{3}.)\d{3}|(?<=\+)\d|(?<=\()\d{3}\))")
+
+
 def _phone_spans(text: str) -> list[tuple[int, int]]:
+    if _PHONE_HINT.search(text) is None:
+        return []
     return [p.span() for p in _PHONE.finditer(text)]
 
 
