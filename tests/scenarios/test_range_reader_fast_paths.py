@@ -69,7 +69,7 @@ TABLE = [
     "no doubt, No  refunds; eight\u2009of them; 4\u2009820 and 1\u202f234\u00a0567",
     "555-0123 415.555.0123 +44 20 7946 0958 +12% (920) ($920) 12.345.6789",
     "INVOICE 4820 Customer 12 RECEIPT# 9 ID 3 po 4 row 5 user\n6 member.7 ref\n\n8",
-    "K 4820 \u212a 12 İnvoice 4820 ınvoice 12 cuſ 7 ſub 9",
+    "K 4820 \u212a 12 İnvoice 4820 ınvoice 12 cuſ 7 ſub 9 ticke\u212a 5 charge · 4820",
     "4.8k-5k 10-15% $1.2-1.5M on 2026-04-29 at 10:30, v1.2.3",
     "",
     "call (415) 555 0123 today",  # each phone shape alone: its own hint must find it

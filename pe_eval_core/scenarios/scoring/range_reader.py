@@ -68,6 +68,7 @@ True
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -321,6 +322,9 @@ _ID_ENDS = tuple(
 )  # what a text ``_ID_BEFORE`` matches ends with, once its trailing spaces are stripped
 _ID_TAIL = max(map(len, _ID_ENDS))
 _ID_END2 = frozenset(e[-2:] for e in _ID_ENDS)  # their last two characters: a set test first
+_ID_LAST = frozenset(string.ascii_letters + ".#\u0130\u0131\u017f\u212a")
+"""What such a match's last character can be: "#", ".", or a letter (``re.IGNORECASE``
+matches ASCII letters with these four non-ASCII ones too)."""
 # An identifier noun right before a bare integer: "invoice 4820", "order #4820", "ticket no. 7".
 _ID_BEFORE = re.compile(
     rf"(?=[{_ID_FIRST}#])"  # (speed) every noun starts with one of these letters, or "#"
@@ -362,7 +366,7 @@ _HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
 
 def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
     """``bare``: no currency, no percent."""
-    before = text[max(0, start - 30) : start]
+    before = text[start - 30 if start > 30 else 0 : start]
     if not before:
         return False
     if before[-1].isalnum() or before[-1] == "_":
@@ -380,7 +384,9 @@ def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
     # identifier noun or no/nr/number/id (with or without a dot): in ASCII text, a suffix test
     # decides that (other text goes to the regex, for its case folding).
     end = tail.rstrip(" \t\u00a0")[-_ID_TAIL:]
-    if end.endswith("#") or not end.isascii():
+    if not end or end[-1] not in _ID_LAST:
+        return False
+    if end[-1] == "#" or not end.isascii():
         return _ID_BEFORE.search(before) is not None
     low = end[-2:].lower()
     if low in _ID_END2 and end.lower().endswith(_ID_ENDS):
