@@ -279,15 +279,19 @@ _WORD_VALUES["none"] = 0.0
 _NOT_QUANTIFIER = r"more|less|fewer|longer|later|sooner|further|doubt|matter|way"
 
 # (speed) The pattern opens with the set of first letters, consumed: the engine then skips to
-# the next such letter in C instead of entering the pattern at every position. Each word is
-# that letter (looked behind at) and its tail, case-insensitive; U+017F (long s) is in the set
-# because case-insensitive "s" matches it. The match is the whole word, as written.
+# the next such letter in C instead of entering the pattern at every position. The words are
+# grouped by that letter (looked behind at once per group) and read by their tails,
+# case-insensitive; U+017F (long s) is in the set because case-insensitive "s" matches it.
+# The match is the whole word, as written.
+_WORD_TAILS: dict[str, list[str]] = {}
+for _w in _WORD_VALUES:
+    _WORD_TAILS.setdefault(_w[0], []).append(_w[1:])
 _NUMBER_WORD = re.compile(
     rf"""
     [zotfsenZOTFSEN\u017f]             # every word below starts so
     (?<![\w\-\u2010\u2011].)           # a whole word, not the tail of "thirty-five"
     (?i:
-        {"|".join(f"(?<={w[0]}){w[1:]}" for w in _WORD_VALUES)}
+        {"|".join(f"(?<={c})(?:{'|'.join(tails)})" for c, tails in _WORD_TAILS.items())}
       | (?P<no>(?<=n)o)(?=[ \t\u00a0]+(?!(?:{_NOT_QUANTIFIER})\b)[^\W\d_])   # "no fraud cases"
     )
     (?![\w\-\u2010\u2011])             # not "one-time", "twenty-one", "someone"
