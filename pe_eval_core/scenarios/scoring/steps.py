@@ -11,7 +11,6 @@ from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
     Method,
-    NumberSeen,
     NumericRange,
     NumericResult,
 )
@@ -197,7 +196,14 @@ def numeric_check(
                 read_as=read_as,
                 reason=decisions[hit][2] if hit is not None else "out of range",
                 read=[
-                    NumberSeen(n.raw, n.value, _KIND_TEXT[n.kind], accepted, value, reason)
+                    {
+                        "raw": n.raw,
+                        "value": n.value,
+                        "kind": _KIND_TEXT[n.kind],
+                        "accepted": accepted,
+                        "read_as": value,
+                        "reason": reason,
+                    }
                     for n, (accepted, value, reason) in zip(numbers, decisions, strict=True)
                 ],
             )
