@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_eval_core.numbers import iter_number_spans, number_spans
-from pe_eval_core.scenarios.scoring import range_reader as rr
+from pe_eval_core.scenarios.scoring import number_reader as rr
 
 OLD_NUMBER_WORD = re.compile(
     rf"""

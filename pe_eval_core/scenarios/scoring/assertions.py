@@ -366,48 +366,11 @@ _DEFINITE = re.compile(
     re.IGNORECASE,
 )
 _COMPLEMENTIZER = re.compile(r"(?<![^\W_])(?:that|whether|if)(?![^\W_])", re.IGNORECASE)
-_FUNCTION = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "and",
-        "or",
-        "but",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "that",
-        "which",
-        "who",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "there",
-    ]
+_FUNCTION = (
+    frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and", "or", "but"})
+    | {"with", "from", "as", "is", "are", "was", "were", "be", "been", "has", "have", "had"}
+    | {"do", "does", "did", "will", "would", "that", "which", "who", "this", "these", "those"}
+    | {"it", "its", "there"}
 )
 
 
