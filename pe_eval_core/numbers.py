@@ -136,6 +136,7 @@ from pe_eval_core.numtext.mentions import (
     iter_number_spans,
     iter_number_values,
     iter_numbers,
+    number_spans,
     number_values,
 )
 from pe_eval_core.numtext.words import extract_word_figures
@@ -153,6 +154,7 @@ __all__ = [
     "iter_number_spans",
     "iter_number_values",
     "iter_numbers",
+    "number_spans",
     "number_values",
     "scan_figures",
 ]

@@ -42,7 +42,7 @@ def test_an_unsatisfied_range_reads_every_number_for_the_nearest():
     r = score_response(s, TargetResponse(text=TEXT))
     assert r.numeric.nearest == 4820 and r.numbers == number_values(TEXT)
     # the range reader's own reading is on the check, every number with its decision
-    assert [n.raw for n in r.numeric.read][:2] == ["$4,820", "15"]
+    assert [n["raw"] for n in r.numeric.read][:2] == ["$4,820", "15"]
 
 
 def test_no_range_reads_no_numbers_until_asked():

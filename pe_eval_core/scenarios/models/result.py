@@ -7,10 +7,10 @@ without re-running anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
+from typing_extensions import TypedDict
 
 from pe_eval_core.numbers import number_values
 from pe_eval_core.scenarios.models.scenario import BehaviourCheck, Method, Status
@@ -62,21 +62,23 @@ class ExpectationResult(BaseModel):
     """Where the judge's verdict came from (``JudgeVerdict.source``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class NumberSeen:
-    """One number as the range reader saw it (``range_reader.NumberRead``, as data).
+class NumberSeen(TypedDict):
+    """One number as the range reader saw it (``range_reader.NumberRead``, as data): a plain
+    dict, keys in this order.
 
-    A plain slots dataclass, not a model: a response has dozens of numbers per range and
-    10,000 responses are scored in one run, so it is built without validation on the scoring
-    path (a model costs ~3x as much); pydantic still validates it when a result is loaded,
-    and serialises and documents it as a field of ``NumericResult``."""
+    Not a model and not a dataclass: a response has dozens of numbers per range and a run
+    keeps every result, so 10,000 responses hold some 320,000 of these. A dict of strings,
+    numbers and booleans is one the garbage collector does not track; a dataclass instance
+    is, and every full collection walks all of them (about a third of scoring 10,000
+    recorded responses went to the collector). pydantic validates it when a result is built
+    or loaded, and serialises and documents it as a field of ``NumericResult``."""
 
     raw: str
     value: float
     kind: str
-    accepted: bool = False
-    read_as: float | None = None
-    reason: str = ""
+    accepted: bool
+    read_as: float | None
+    reason: str
 
 
 class NumericResult(BaseModel):

@@ -366,48 +366,11 @@ _DEFINITE = re.compile(
     re.IGNORECASE,
 )
 _COMPLEMENTIZER = re.compile(r"(?<![^\W_])(?:that|whether|if)(?![^\W_])", re.IGNORECASE)
-_FUNCTION = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "and",
-        "or",
-        "but",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "that",
-        "which",
-        "who",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "there",
-    ]
+_FUNCTION = (
+    frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "and", "or", "but"})
+    | {"with", "from", "as", "is", "are", "was", "were", "be", "been", "has", "have", "had"}
+    | {"do", "does", "did", "will", "would", "that", "which", "who", "this", "these", "those"}
+    | {"it", "its", "there"}
 )
 
 
@@ -520,12 +483,16 @@ def find_hits(text: str, phrase: str, *, inflect: bool = False, scoped: bool = F
     >>> [h.text for h in find_hits("Two risk flags were canceled.", "risk flag", inflect=True)]
     ['risk flags']
     """
+    return list(_iter_hits(text, phrase, inflect, scoped))
+
+
+def _iter_hits(text: str, phrase: str, inflect: bool, scoped: bool) -> Iterator[Hit]:
+    """``find_hits`` one hit at a time: a check that needs only the first asserted hit stops
+    there instead of scoping the negation of every later one."""
     negation = governing_negation if scoped else negation_around
-    out = []
     for m in _phrase_matches(text, phrase, inflect):
         s, e = m.span()
-        out.append(Hit(s, e, m.group(), sentence_bounds(text, s, e), negation(text, s, e)))
-    return out
+        yield Hit(s, e, m.group(), sentence_bounds(text, s, e), negation(text, s, e))
 
 
 # --- the three checks -------------------------------------------------------------------------
@@ -545,17 +512,17 @@ def check_contains(response: str, phrase: str) -> ContainsCheck:
     >>> check_contains("The subscription was canceled.", "subscription was cancelled").verdict
     'satisfied'
     """
-    hits = find_hits(response, phrase, inflect=True, scoped=True)
-    asserted = next((h for h in hits if h.asserted), None)
-    if asserted is not None:
-        exact = asserted.text.lower().split() == phrase.lower().split()
+    first = None  # the first hit, negated: what the judge is shown when none is asserted
+    for hit in _iter_hits(response, phrase, True, True):
+        if hit.asserted:
+            exact = hit.text.lower().split() == phrase.lower().split()
+            why = "word-bounded match" + ("" if exact else " (word form)")
+            return ContainsCheck(phrase, "satisfied", hit, why)
+        first = hit if first is None else first
+    if first is not None:
+        cue = first.negation.cue if first.negation else ""
         return ContainsCheck(
-            phrase, "satisfied", asserted, "word-bounded match" + ("" if exact else " (word form)")
-        )
-    if hits:
-        cue = hits[0].negation.cue if hits[0].negation else ""
-        return ContainsCheck(
-            phrase, "needs judge", hits[0], f"every match is in a negation's scope ({cue!r})"
+            phrase, "needs judge", first, f"every match is in a negation's scope ({cue!r})"
         )
     return ContainsCheck(phrase, "missed", None, "no word-bounded match")
 

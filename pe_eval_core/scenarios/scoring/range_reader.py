@@ -7,8 +7,8 @@ careful reader does more: it knows a loss written ``-$4,820`` or ``($4,820)`` is
 ``+1 415 555 4820`` are not quantities at all. This module is that reader, as data: every
 number it saw, its raw text, its value, and why it was accepted or rejected.
 
-Digits are read by ``pe_eval_core.numbers.extract_numbers`` (its public API only); this module
-adds number words, classifies what is not a quantity, and tries the readings a field allows.
+``number_reader`` reads every number (digits through ``pe_eval_core.numbers``, number words)
+and classifies what is not a quantity; this module tries the readings a field allows.
 
 Decision rules (each is a row of ``tests/scenarios/test_range_reader.py``):
 
@@ -71,9 +71,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
-from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, iter_number_spans
+from pe_eval_core.scenarios.scoring.number_reader import (
+    Kind,
+    Reading,
+    accounting_brackets,
+    normalize_separators,
+    prose_value,
+    readings,
+)
 
 __all__ = [
     "Kind",
@@ -116,16 +123,6 @@ class Range:
     field: str
     min: float
     max: float
-
-
-class Kind(StrEnum):
-    """What a number in the text is, before any range is considered."""
-
-    QUANTITY = "quantity"
-    """An amount, count or rate: the only kind that can satisfy a range."""
-    YEAR = "year"
-    ID = "id"
-    PHONE = "phone"
 
 
 class Reason(StrEnum):
@@ -238,255 +235,6 @@ def is_signed_field(field: str) -> bool:
     return bool(_field_tokens(field) & _SIGNED_TOKENS)
 
 
-# --- text -------------------------------------------------------------------------------------
-
-_GROUPED = re.compile(
-    r"""
-    (?<![\d,.])                 # the start of a number
-    \d{1,3}                     # its leading group
-    (?:[\u2009\u202f\u00a0]\d{3})+   # thousands groups after a thin / narrow / no-break space
-    (?![\u2009\u202f\u00a0]?\d)   # and nothing more of it ("12 345 6" is not grouped)
-    """,
-    re.VERBOSE,
-)
-
-
-def normalize_separators(text: str) -> str:
-    """Thousands separated by U+2009, U+202F or U+00A0 become commas; same length, same spans.
-
-    >>> normalize_separators("$4\u2009820 and 1\u202f234\u00a0567")
-    '$4,820 and 1,234,567'
-    >>> normalize_separators("12\u2009345\u20096") == "12\u2009345\u20096"
-    True
-    """
-    if "\u2009" not in text and "\u202f" not in text and "\u00a0" not in text:
-        return text  # no such separator: nothing to change (most responses)
-    return _GROUPED.sub(lambda m: re.sub(r"[\u2009\u202f\u00a0]", ",", m.group()), text)
-
-
-# fmt: off
-_UNITS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty",
-)
-# fmt: on
-_WORD_VALUES = {w: float(i) for i, w in enumerate(_UNITS)}
-_WORD_VALUES["none"] = 0.0
-
-_NOT_QUANTIFIER = r"more|less|fewer|longer|later|sooner|further|doubt|matter|way"
-
-_NUMBER_WORD = re.compile(
-    rf"""
-    (?=[zotfsenZOTFSEN])                # (speed) every word below starts so: one set test
-    (?<![\w\-\u2010\u2011])            # a whole word, not the tail of "thirty-five"
-    (?:
-        (?P<w>{"|".join(_WORD_VALUES)})
-      | (?P<no>no)(?=[ \t\u00a0]+(?!(?:{_NOT_QUANTIFIER})\b)[^\W\d_])   # "no fraud cases"
-    )
-    (?![\w\-\u2010\u2011])             # not "one-time", "twenty-one", "someone"
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
-
-_PHONE = re.compile(
-    r"""
-    (?=[+(\d])                          # (speed) every shape starts so: one set test
-    (?<![\w.,])
-    (?:
-        \+\d{1,3}(?:[ .\-]?\(?\d{1,4}\)?){2,5}          # +1 415 555 4820, +44 20 7946 0958
-      | \(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}                # (415) 555-0123
-      | \d{3}[.\-]\d{3}[.\-]\d{4}                       # 415-555-0123, 415.555.0123
-      | \d{3}-\d{4}                                     # 555-0123
-    )
-    (?![\w,]|\.\d)
-    """,
-    re.VERBOSE,
-)
-
-_ID_NOUNS = (
-    r"invoice|inv|order|ticket|case|id|ref|reference|account|acct|customer|cus|cust|charge"
-    r"|subscription|sub|receipt|transaction|txn|po|number|no|item|record|row|user|member"
-)
-_ID_FIRST = "".join(sorted({w[0] for w in _ID_NOUNS.split("|")}))
-# An identifier noun right before a bare integer: "invoice 4820", "order #4820", "ticket no. 7".
-_ID_BEFORE = re.compile(
-    rf"(?=[{_ID_FIRST}#])"  # (speed) every noun starts with one of these letters, or "#"
-    rf"(?:\b(?:{_ID_NOUNS})\.?[ \t\u00a0]*(?:(?:no\.?|number|nr\.?|id)[ \t\u00a0]*)?#?"
-    rf"|#)[ \t\u00a0]*$",
-    re.IGNORECASE,
-)
-
-_LOSS_WORDS = (
-    r"lost|lose|loses|losing|loss|losses|down|declined?|declining|drop|dropped|fell|fall"
-    r"|churned|leaked|leak|leakage|shortfall|deficit|decrease[sd]?|reduction|reduced|minus"
-    r"|negative|shrank|shrunk|wiped|owed|write-?off|written off"
-)
-_LOSS_FIRST = "".join(sorted({w[0] for w in _LOSS_WORDS.split("|")}))
-_LOSS_BEFORE = re.compile(
-    rf"(?=[{_LOSS_FIRST}])\b({_LOSS_WORDS})\b[^.!?;\n]{{0,40}}$",  # (speed) a set test first
-    re.IGNORECASE,
-)
-
-_COUNT_WORDS = frozenset(w.lower() for w in DEFAULT_COUNT_NOUNS) | frozenset(
-    {"cards", "card", "users", "user", "charges", "charge", "subscriptions", "subscription"}
-    | {"seats", "seat", "orders", "order", "people", "employees", "items", "tickets"}
-    | {"refunds", "refund", "disputes", "dispute", "retries", "attempts", "emails", "failures"}
-)
-_NEXT_WORD = re.compile(r"[ \t\u00a0]+([^\W\d_]+)")
-_CENTS_AFTER = re.compile(r"[ \t\u00a0]*(?:¢|cents?\b)", re.IGNORECASE)
-
-
-def _is_year(raw: str, value: float, end: int, text: str) -> bool:
-    if not (raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2100):
-        return False
-    nxt = _NEXT_WORD.match(text, end)
-    return not (nxt and nxt.group(1).lower() in _COUNT_WORDS)
-
-
-_HYPHENS = "-\u2010\u2011"
-_HYPHEN_PREFIX = re.compile(r"(\w*[^\W\d_])[-\u2010\u2011]$")
-
-
-def _is_id(raw: str, start: int, bare: bool, text: str) -> bool:
-    """``bare``: no currency, no percent."""
-    before = text[max(0, start - 30) : start]
-    if before and (before[-1].isalnum() or before[-1] == "_"):
-        return True  # glued to letters: "cus_GL007" (the scanner already drops most)
-    # (the regex can only match a hyphen at the end, or before a final newline: test that
-    # first, it is rarely there)
-    tail = before[:-1] if before.endswith("\n") else before
-    prefix = _HYPHEN_PREFIX.search(before) if tail and tail[-1] in _HYPHENS else None
-    if prefix is not None and not prefix.group(1)[0].isdigit():
-        return True  # "INV-4821" (not a range "4.8k-5k": the word before starts with a digit)
-    bare = bare and raw.replace(",", "").isdigit()
-    return bare and _ID_BEFORE.search(before) is not None
-
-
-def _phone_spans(text: str) -> list[tuple[int, int]]:
-    return [p.span() for p in _PHONE.finditer(text)]
-
-
-_LABEL_BEFORE = re.compile(r"(?:[:=]|\t| {2,}|\.{3,}|…)[ \t*_]*$")
-_ALONE_AFTER = re.compile(r"[ \t*_]*[.;,]?[ \t*_]*$")
-
-
-def accounting_brackets(text: str, start: int, end: int) -> bool:
-    """Whether the bracketed figure ``text[start:end]`` (``(920)``, ``($920)``) stands in an
-    accounting context (rule 6): alone in a table cell, alone after a label, alone on its
-    line.
-
-    >>> t = "| Refunds | ($920) |"; accounting_brackets(t, 12, 18)
-    True
-    >>> t = "Net change: ($920)."; accounting_brackets(t, 12, 18)
-    True
-    >>> t = "We refunded the duplicate ($920) on Friday."; accounting_brackets(t, 26, 32)
-    False
-    >>> t = "| Refunds | issued ($920) on Friday |"; accounting_brackets(t, 19, 25)
-    False
-    """
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    before, after = text[line_start:start], text[end:line_end]
-    if before.lstrip().startswith("|"):
-        cell_before = before[before.rfind("|") + 1 :]
-        cell_after = after.split("|", 1)[0]
-        return not cell_before.strip(" \t*_") and not cell_after.strip(" \t*_")
-    if not _ALONE_AFTER.fullmatch(after):
-        return False
-    return bool(_LABEL_BEFORE.search(before)) or not before.strip(" \t*_->•")
-
-
-def prose_value(m: NumberMention, text: str) -> float:
-    """``m.value`` with rule 6: brackets in running prose do not negate.
-
-    >>> from pe_eval_core.numbers import extract_numbers
-    >>> t = "Refunded ($920) today"; prose_value(extract_numbers(t)[0], t)
-    920.0
-    """
-    return _prose_value(m.raw, m.value, m.start, m.end, text)
-
-
-def _prose_value(raw: str, value: float, start: int, end: int, text: str) -> float:
-    if value >= 0 or raw[0] != "(" or raw[-1] != ")" or "-" in raw or "−" in raw:
-        return value
-    return value if accounting_brackets(text, start, end) else -value
-
-
-class Reading(NamedTuple):
-    """A number as read from the text, before any range: ``NumberRead``'s first fields as a
-    tuple, so the scorer reads a response's dozens of numbers without an object each."""
-
-    raw: str
-    start: int
-    end: int
-    value: float
-    kind: Kind
-    currency: str | None = None
-    percent: bool = False
-    word: bool = False
-    sign_written: bool = False
-    cents_marked: bool = False
-    loss_word: str | None = None
-
-
-def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
-    """Every number in ``text`` (digits and number words), classified, in text order: the
-    one reader (``read_numbers`` gives the same as ``NumberRead`` objects).
-
-    ``loss_words=False`` leaves ``loss_word`` unset: it decides only a range whose max is at
-    most 0 (rule 3), so a caller judging no such range skips the search.
-    """
-    norm = normalize_separators(text)
-    phones = _phone_spans(norm)
-    out: list[Reading] = []
-    quantity = Kind.QUANTITY
-    for value, start, end, currency, percent in iter_number_spans(norm):
-        raw = norm[start:end]
-        bare = currency is None and not percent
-        if value < 0:
-            value = _prose_value(raw, value, start, end, norm)
-        if phones and any(s <= start and end <= e for s, e in phones):
-            kind = Kind.PHONE
-        elif _is_id(raw, start, bare, norm):
-            kind = Kind.ID
-        elif bare and _is_year(raw, value, end, norm):
-            kind = Kind.YEAR
-        else:
-            kind = quantity
-        out.append(
-            Reading(
-                text[start:end],
-                start,
-                end,
-                value,
-                kind,
-                currency,
-                percent,
-                False,
-                value < 0,  # the scanner negates only for a sign or brackets
-                _CENTS_AFTER.match(norm, end) is not None,
-                _loss_word(norm, start) if loss_words else None,
-            )
-        )
-    taken = [(n.start, n.end) for n in out]
-    words = False
-    for w in _NUMBER_WORD.finditer(norm):
-        ws, we = w.span()
-        if any(s < we and ws < e for s, e in taken):
-            continue
-        value = 0.0 if w.group("no") else _WORD_VALUES[w.group("w").lower()]
-        loss = _loss_word(norm, ws) if loss_words else None
-        out.append(
-            Reading(text[ws:we], ws, we, value, quantity, None, False, True, False, False, loss)
-        )
-        words = True
-    if words:
-        out.sort(key=lambda n: n.start)
-    return out
-
-
 def read_numbers(text: str, *, loss_words: bool = True) -> list[NumberRead]:
     """Every number in ``text`` (digits and number words), classified, in text order
     (``readings`` as ``NumberRead`` objects).
@@ -495,11 +243,6 @@ def read_numbers(text: str, *, loss_words: bool = True) -> list[NumberRead]:
     [('eight', 8.0, 'quantity'), ('2026', 2026.0, 'year'), ('12345', 12345.0, 'id')]
     """
     return [NumberRead(*r) for r in readings(text, loss_words=loss_words)]
-
-
-def _loss_word(text: str, start: int) -> str | None:
-    m = _LOSS_BEFORE.search(text[max(0, start - 60) : start])
-    return m.group(1).lower() if m else None
 
 
 # --- the decision -----------------------------------------------------------------------------

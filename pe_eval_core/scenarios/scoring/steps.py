@@ -11,7 +11,6 @@ from pe_eval_core.scenarios.models import (
     ExpectationResult,
     JudgeOutcome,
     Method,
-    NumberSeen,
     NumericRange,
     NumericResult,
 )
@@ -178,7 +177,6 @@ def numeric_check(
     text = as_shown_text(text) if as_shown is None else as_shown  # hidden figures are read
     numbers = readings(text, loss_words=any(float(r.max) <= 0 for r in ranges))
     quantity = Kind.QUANTITY
-    quantities = [n.value for n in numbers if n.kind is quantity]
     out = []
     for rng in ranges:
         decisions = judge(numbers, rng)
@@ -192,12 +190,21 @@ def numeric_check(
                 max=rng.max,
                 satisfied=hit is not None,
                 matched=read_as,
-                nearest=None if hit is not None else nearest(quantities, rng.min, rng.max),
+                nearest=None
+                if hit is not None  # (the quantities are listed only for a missed range)
+                else nearest([n.value for n in numbers if n.kind is quantity], rng.min, rng.max),
                 matched_text=m.raw if m is not None else None,
                 read_as=read_as,
                 reason=decisions[hit][2] if hit is not None else "out of range",
                 read=[
-                    NumberSeen(n.raw, n.value, _KIND_TEXT[n.kind], accepted, value, reason)
+                    {
+                        "raw": n.raw,
+                        "value": n.value,
+                        "kind": _KIND_TEXT[n.kind],
+                        "accepted": accepted,
+                        "read_as": value,
+                        "reason": reason,
+                    }
                     for n, (accepted, value, reason) in zip(numbers, decisions, strict=True)
                 ],
             )
