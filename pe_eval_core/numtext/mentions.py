@@ -211,29 +211,15 @@ def iter_numbers(text: str) -> Iterator[NumberMention]:
 def iter_number_spans(text: str) -> Iterator[tuple[float, int, int, str | None, bool]]:
     """``iter_numbers`` as plain tuples ``(value, start, end, currency, percent)``, with no
     object per number: for a caller that reads every number of many responses (the scenario
-    range reader).
+    range reader). Each match's groups are read in one ``groups()`` call, and a plain number
+    (no sign, scale, range or parentheses) is decoded inline, the rest through
+    ``_number_parts``.
 
     >>> list(iter_number_spans("lost -$4,820 (12%)"))
     [(-4820.0, 5, 12, '$', False), (12.0, 14, 17, None, True)]
     """
-    for m, value, start, end in _scan_numbers(text):
-        currency = (m["cur1"] or m["cur2"] or "").strip() or None
-        yield value, start, end, currency, bool(m["pc"])
-
-
-def number_spans(text: str) -> list[tuple[float, int, int, str | None, bool]]:
-    """``list(iter_number_spans(text))`` in one loop: each match's groups read in one
-    ``groups()`` call, a plain number (no sign, scale, range or parentheses) decoded inline,
-    the rest through ``_number_parts``. The range reader reads every number of every response.
-
-    >>> number_spans("lost -$4,820 (12%) on 2026-04-29") == list(iter_number_spans(
-    ...     "lost -$4,820 (12%) on 2026-04-29"))
-    True
-    """
-    out: list[tuple[float, int, int, str | None, bool]] = []
     if not _DIGIT.search(text):
-        return out
-    append = out.append
+        return
     skip_i, n_i, rn_i, scale_i, po_i, s1_i, s2_i, pi_i, pc_i, c1_i, c2_i = _value_groups()
     for m in _scan(_NUMBER_SCANNER, text):
         g = m.groups()
@@ -247,13 +233,21 @@ def number_spans(text: str) -> list[tuple[float, int, int, str | None, bool]]:
             value = float(n.replace(",", "")) if "," in n else float(n)
             if len(n) <= _FLOAT_DIGITS or isfinite(value):
                 start, end = m.span("num")
-                append((value, start, end, currency, percent))
+                yield value, start, end, currency, percent
             continue
         for digits, start, end, exponent, negative in _number_parts(m):
             value = _number(digits, exponent)
             if len(digits) <= _FLOAT_DIGITS or isfinite(value):
-                append((-value if negative else value, start, end, currency, percent))
-    return out
+                yield -value if negative else value, start, end, currency, percent
+
+
+def number_spans(text: str) -> list[tuple[float, int, int, str | None, bool]]:
+    """``list(iter_number_spans(text))``: every number of ``text`` at once.
+
+    >>> number_spans("lost -$4,820 (12%) on 2026-04-29")
+    [(-4820.0, 5, 12, '$', False), (12.0, 14, 17, None, True)]
+    """
+    return list(iter_number_spans(text))
 
 
 def number_values(text: str) -> list[float]:
