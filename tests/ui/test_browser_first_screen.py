@@ -451,11 +451,22 @@ def test_a_fresh_server_shows_progress_before_its_first_page(browser, fresh):
     server, _ = fresh
     page = _page(browser, 1440, 900)
     page.add_init_script(
+        # The notice can be added and replaced between two callbacks under load, so the
+        # records' added nodes are read as well as what the document holds at callback time.
         """window.__seen = [];
-        new MutationObserver(() => {
-          for (const a of document.querySelectorAll('[data-testid="stAlert"]')) {
-            const t = a.innerText; if (t && !window.__seen.includes(t)) window.__seen.push(t);
+        const ALERT = '[data-testid="stAlert"]';
+        const note = (el) => {
+          const t = el.textContent; if (t && !window.__seen.includes(t)) window.__seen.push(t);
+        };
+        new MutationObserver((records) => {
+          for (const r of records) {
+            for (const n of r.addedNodes) {
+              if (n.nodeType !== 1) continue;
+              if (n.matches(ALERT)) note(n);
+              for (const a of n.querySelectorAll(ALERT)) note(a);
+            }
           }
+          for (const a of document.querySelectorAll(ALERT)) note(a);
         }).observe(document, {subtree: true, childList: true, characterData: true});"""
     )
     try:
