@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from pe_eval_core.numbers import DEFAULT_COUNT_NOUNS, NumberMention, number_spans
+from pe_eval_core.text_norm import ignorecase_lower
 
 __all__ = [
     "Kind",
@@ -324,7 +325,7 @@ def readings(text: str, *, loss_words: bool = True) -> list[Reading]:
         i = bisect_right(ends, ws)  # the first number ending after the word starts
         if i < count and starts[i] < we:
             continue  # inside a number's span
-        value = 0.0 if w.group("no") is not None else _WORD_VALUES[w.group().lower()]
+        value = 0.0 if w.group("no") is not None else _WORD_VALUES[ignorecase_lower(w.group())]
         loss = _loss_word(norm, ws) if loss_words else None
         out.append(
             Reading(text[ws:we], ws, we, value, quantity, None, False, True, False, False, loss)
