@@ -29,16 +29,17 @@ _PLACEHOLDER = re.compile(
 )
 
 
-_MARKERS = ("__", "{", "[", "_ _")
-_EMPTY_BOLD = re.compile(r"\*\*[ \t]*\*\*|_[ \t]+_")
-"""What a block whose only marker is ``*`` (bold names: most memos) must hold to match."""
+_MARKERS = ("__", "{", "[")
+_SPACED_BLANK = re.compile(r"\*\*[ \t]*\*\*|_[ \t]+_")
+"""What a block with none of ``_MARKERS`` must hold to match: an empty bold or a spaced
+blank. Such a block's ``*`` are mostly bold names (most memos), so the test is a regex."""
 
 
 def find_placeholders(text: str) -> list[re.Match[str]]:
     """The empty slots of one prose block, in order (no regex for text without a marker; a
     ``*`` counts only as part of an empty bold, as markdown bold is everywhere)."""
     if not any(marker in text for marker in _MARKERS) and (
-        "*" not in text or _EMPTY_BOLD.search(text) is None
+        ("*" not in text and "_" not in text) or _SPACED_BLANK.search(text) is None
     ):
         return []
     return list(_PLACEHOLDER.finditer(text))
