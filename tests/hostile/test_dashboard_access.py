@@ -31,6 +31,7 @@ from pe_eval_core.access import (
     is_loopback_address,
 )
 from pe_eval_core.errors import AccessDeniedError
+from tests.helpers.chromium import launch, require_chromium
 from tests.helpers.hostile_kit import REPO, free_port, rendered_text
 
 pytestmark = pytest.mark.timeout(300)
@@ -371,16 +372,11 @@ def test_foreign_host_and_origin_headers_are_refused(server):
 
 @pytest.mark.browser
 def test_dns_rebinding_in_chromium_never_reaches_the_app(server):
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.skip("Chromium not found at /usr/bin/chromium")
-    pw = pytest.importorskip("playwright.sync_api")
-    with pw.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(chromium),
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--host-resolver-rules=MAP rebind.attacker.test 127.0.0.1"],
-        )  # fmt: skip
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p, "--host-resolver-rules=MAP rebind.attacker.test 127.0.0.1")
         try:
             page = browser.new_page()
             page.goto(f"http://localhost:{server.port}/")

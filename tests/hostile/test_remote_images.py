@@ -15,10 +15,10 @@ import sys
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from tests.helpers.chromium import launch, require_chromium
 from tests.helpers.hostile_kit import REPO, free_port
 
 pytestmark = pytest.mark.timeout(300)
@@ -68,10 +68,9 @@ st.write("rendered-marker")
 
 @pytest.mark.browser
 def test_chromium_fetches_nothing_from_a_sanitised_response(tmp_path):
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.skip("Chromium not found at /usr/bin/chromium")
-    pw = pytest.importorskip("playwright.sync_api")
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
     images = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Images)
     threading.Thread(target=images.serve_forever, daemon=True).start()
     text = tmp_path / "response.md"
@@ -94,10 +93,8 @@ def test_chromium_fetches_nothing_from_a_sanitised_response(tmp_path):
             except OSError:
                 assert time.monotonic() < deadline, "streamlit did not start"
                 time.sleep(0.3)
-        with pw.sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"]
-            )
+        with sync_playwright() as p:
+            browser = launch(p)
             try:
                 page = browser.new_page()
                 HITS.clear()

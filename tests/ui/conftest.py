@@ -55,3 +55,19 @@ def demo_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "data"
     shutil.copytree(DEMO_DATA, dest, ignore=shutil.ignore_patterns("eval_*"))
     return dest
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium per test module (tests/helpers/chromium.py)."""
+    from tests.helpers.chromium import launch, require_chromium
+
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = launch(pw)
+        try:
+            yield b
+        finally:
+            b.close()

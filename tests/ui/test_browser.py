@@ -34,28 +34,10 @@ SHOTS = (
     if os.environ.get("PE_EVAL_UPDATE_SCREENSHOTS") == "1"
     else ROOT / "tests" / "artifacts" / "screenshots"
 )
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 HOSTILE_IMG = "<img src=x onerror=window.__xss=1>"
 HOSTILE_SCRIPT = "<script>window.__xss=1</script>"
 STARTUP_S = 90
 WAIT_MS = 90_000
-
-
-def _require_browser() -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install playwright)")
 
 
 def _free_port() -> int:
@@ -134,19 +116,6 @@ def _serve(data_dir: Path | None, home: Path) -> Iterator[Server]:
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")

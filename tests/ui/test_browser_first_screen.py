@@ -17,32 +17,16 @@ from typing import Any
 import pytest
 
 from tests.ui.test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     DEMO_DATA,
     ROOT,
     WAIT_MS,
     Server,
     _click_row,
-    _require_browser,
     _serve,
     _settle,
 )
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 WIDTHS = [(1440, 900), (390, 844)]
