@@ -154,3 +154,96 @@ def test_a_plan_is_found_where_the_pattern_finds_one() -> None:
     for _ in range(4000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
         assert _has_plan(text) is (_PLAN.search(text) is not None), repr(text)
+
+
+def _word_matches_scanning_every_window(text: str) -> list[re.Match[str]]:
+    """``numtext.words._word_matches`` before its live-anchor test (every anchor's window
+    scanned): the form the fast path replaces."""
+    from pe_eval_core.numtext.words import (
+        _ANCHOR_WORDS,
+        _BEFORE_ANCHOR,
+        _QUARTER_WORDS,
+        _WORD_FIGURES,
+        _anchors,
+    )
+
+    low = text.lower()
+    if not any(w in low for w in _ANCHOR_WORDS):
+        return []
+    found: dict[int, re.Match[str]] = {}
+    for anchor in _anchors(text, low):
+        lo = max(0, anchor.start() - _BEFORE_ANCHOR)
+        if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
+            continue
+        for m in _WORD_FIGURES.finditer(text, lo, min(len(text), anchor.end() + 48)):
+            if m.end() >= anchor.end() or m.start() <= anchor.start() < m.end():
+                seen = found.get(m.start())
+                if seen is None or seen.end() < m.end():
+                    found[m.start()] = m
+    out: list[re.Match[str]] = []
+    end = -1
+    for start in sorted(found):
+        if start >= end:
+            out.append(found[start])
+            end = found[start].end()
+    return out
+
+
+_WORD_PIECES = (
+    *("quarter", "quarters", "QUARTERS", "quarterly", "half", "Half", "halves", "halving"),
+    *("third", "thirds", "fifth", "fifths", "out of", "OUT\u00a0OF", "out", " of ", "of"),
+    *("one", "One", "two", "three", "four", "five", "nine", "twelve", "twenty", "a", "A"),
+    *("5", "8", "12", "123", "by", "in", "all", "every one of", "each of", "the", "last"),
+    *("past", "most recent", "observed", "tracked", "fiscal", "over", "compounds", "carve"),
+    *("approval", "weeks", "loans", "data", "2026", "loss", "$1.6M", "$", "rated", "x"),
+    *(" ", " ", " ", " ", "  ", "\t", "-", "\u00a0", "\u202f", ".", ";", "\n", ","),
+    *("\u0130", "\u017f", "th\u0131rd", "q3", "Q"),
+    *(" seven of the last nine quarters", "two out of five", "a third of", " half of ", " in half"),
+    *(" by a quarter", "a quarter of ", " 5 of 8 quarters", "three-quarters of"),
+    *("all eight quarters",),
+    *(" 3 of 8 observed quarters", " six fiscal quarters", " 2 out of 5", "one out of\u00a0five"),
+)
+
+
+def test_word_matches_skip_only_windows_without_a_match() -> None:
+    """``_word_matches`` skips the windows whose anchor words no match can hold (``_live``):
+    the same matches, spans and groups, as scanning every window, on generated texts."""
+    import random
+
+    from pe_eval_core.numtext.words import _word_matches
+
+    rng = random.Random(2525)
+    matched = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(_WORD_PIECES) for _ in range(rng.randint(0, 40)))
+        expected = _word_matches_scanning_every_window(text)
+        got = _word_matches(text)
+        assert [(m.span(), m.groupdict()) for m in got] == [
+            (m.span(), m.groupdict()) for m in expected
+        ], text
+        matched += bool(expected)
+    assert matched > 2000  # the texts exercise the pattern, not only its absence
+
+
+def test_word_matches_on_the_producer_corpora_are_the_scanning_forms() -> None:
+    """Every prose block of the corpora reads the same word matches both ways."""
+    import json
+    from pathlib import Path
+
+    blocks = 0
+    for path in sorted(Path(__file__).parents[1].joinpath("corpus").rglob("explain_*.json")):
+        try:
+            memo = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        entries = memo.get("opportunities_explained") if isinstance(memo, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            for value in entry.values() if isinstance(entry, dict) else ():
+                if isinstance(value, str):
+                    from pe_eval_core.numtext.words import _word_matches
+
+                    blocks += 1
+                    assert [m.span() for m in _word_matches(value)] == [
+                        m.span() for m in _word_matches_scanning_every_window(value)
+                    ], value
+    assert blocks > 300
