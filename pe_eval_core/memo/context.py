@@ -316,12 +316,22 @@ def _of_stated(text: str, end: int) -> float | None:
     return None
 
 
+def _names_a_period(low: str) -> bool:
+    """Whether lower-cased ``low`` holds ``quarter``, ``month`` or ``week``: every
+    ``_PER_PERIOD_BEFORE`` match holds one (each character the pattern matches ignoring case
+    lower-cases to its letter: the Kelvin sign to ``k``), so a window without one is not
+    searched (most money figures)."""
+    return "quarter" in low or "month" in low or "week" in low
+
+
 def _run_rate(text: str, start: int, end: int) -> int | None:
     """Periods a year of a dollar figure worded as a run-rate ("$1.6M a quarter",
     "$520K per month", "a quarterly loss of $1.6M"), else None."""
     m = _PER_PERIOD_AFTER.match(text, end)
     if m is None:
-        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 64), start)
+        lo = max(0, start - 64)
+        if _names_a_period(text[lo:start].lower()):
+            m = _PER_PERIOD_BEFORE.search(text, lo, start)
     if m is None:
         return None
     unit = m.groupdict().get("unit") or m.groupdict().get("abbr") or m.groupdict().get("each")

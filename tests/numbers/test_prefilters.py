@@ -247,3 +247,27 @@ def test_word_matches_on_the_producer_corpora_are_the_scanning_forms() -> None:
                         m.span() for m in _word_matches_scanning_every_window(value)
                     ], value
     assert blocks > 300
+
+
+def test_a_run_rate_before_a_figure_is_searched_where_its_period_is_named() -> None:
+    """``_names_a_period`` holds for every window the before-pattern matches in (generated
+    windows with look-alike and case-folding characters)."""
+    import random
+
+    from pe_eval_core.memo.context import _PER_PERIOD_BEFORE, _names_a_period
+
+    pieces = (
+        *("quarterly", "Monthly", "WEEKLY", "wee\u212a", "each", "every", "another", "per"),
+        *(" quarter", " month", " week", " loss", " of ", " is ", " at ", " costs ", " ~"),
+        *(" about ", "a further", "a single", " runs at ", " ", "\u00a0", "-", "x", "Q"),
+        *("\u0130", "\u017f", "quart\u0435r", " $"),
+    )
+    rng = random.Random(55)
+    found = 0
+    for _ in range(5000):
+        window = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        window += rng.choice(("", " costs ", " of ", " is ", " costs about ", " loses ~"))
+        hit = _PER_PERIOD_BEFORE.search(window) is not None
+        found += hit
+        assert _names_a_period(window.lower()) or not hit, window
+    assert found > 300

@@ -318,3 +318,49 @@ def test_a_huge_live_reply_is_refused_without_reading_it_all(monkeypatch):
         response.error or ""
     )
     assert _EndlessAgent.sent < 64 * 1024 * 1024  # the client hung up long before the end
+
+
+def test_the_prose_limit_names_the_first_long_field_declared_or_extra(monkeypatch) -> None:
+    """``_check_prose_length`` skips an entry whose every text is short (its fast path) and
+    names the first field over the limit, as reading every field did: declared fields in
+    model order, then extra keys; generated entries, compared with that reading."""
+    import random
+
+    from pe_eval_core.memo.loading import _check_prose_length
+    from pe_eval_core.memo.models import MemoSidecar
+
+    def first_over(memo: MemoSidecar, cap: int) -> str | None:
+        for i, opp in enumerate(memo.opportunities_explained):
+            fields = {k: getattr(opp, k) for k in type(opp).model_fields}
+            fields.update(opp.model_extra or {})
+            for name, value in fields.items():
+                if type(value) is str and len(value) > cap:
+                    return f"opportunities_explained[{i}].{name}"
+        return None
+
+    monkeypatch.setenv("PE_EVAL_MAX_PROSE_CHARS", "40")
+    rng = random.Random(7)
+    names = ("narrative", "counterfactual", "risk_of_inaction", "rollout", "note", "extra_text")
+    refused = 0
+    for _ in range(300):
+        entries = [
+            {"id": f"o{j}", **{n: "x" * rng.choice((0, 5, 40, 41, 90)) for n in names}}
+            for j in range(rng.randint(1, 4))
+        ]
+        memo = MemoSidecar.model_validate(
+            {
+                "portco_id": "P",
+                "audience": "board",
+                "total_projected_impact_usd_annual": 1.0,
+                "opportunities_explained": entries,
+            }
+        )
+        expected = first_over(memo, 40)
+        if expected is None:
+            _check_prose_length(memo, Path("m.json"))
+            continue
+        refused += 1
+        with pytest.raises(InputLimitError) as err:
+            _check_prose_length(memo, Path("m.json"))
+        assert err.value.field == expected
+    assert 50 < refused < 300
