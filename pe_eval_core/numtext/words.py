@@ -265,13 +265,17 @@ def _live(low: str, start: int, end: int) -> bool:
     (necessary, not sufficient; ``low`` is the lower-cased text, no character folding to
     ASCII). Every match holds an anchor word that passes: ``half``, ``halv``, ``third`` and
     ``fifth`` always; ``quarter`` only right after a count or ``a`` (one modifier such as
-    ``observed`` between), as every branch reads it; ``out of`` only before ``five`` or
-    ``5`` (the one branch without a ``quarter``). ``_word_matches`` does not scan a window
-    without such a word ("quarter over quarter", "carved out of approval").
+    ``observed`` between), as every branch reads it, and then only before ``of`` or after
+    ``of``, ``all`` or ``by`` (``_LAST`` words between); ``out of`` only before
+    ``five`` or ``5`` (the one branch without a ``quarter``). ``_word_matches`` does not scan
+    a window without such a word ("quarter over quarter", "across 8 quarters means").
 
     >>> t = "compounds quarter over quarter; carve it out of approval; one out of five"
     >>> [t[m.start() : m.end()] for m in _anchors(t, t) if _live(t, m.start(), m.end())]
     ['out of']
+    >>> t = "across 8 quarters means; in 5 of the last 8 quarters; a quarter of it"
+    >>> [t[m.start() - 2 : m.end()] for m in _anchors(t, t) if _live(t, m.start(), m.end())]
+    ['8 quarter', 'a quarter']
     """
     head = low[start : start + 2]
     if head == "ou":
@@ -288,8 +292,51 @@ def _live(low: str, start: int, end: int) -> bool:
         before = _token_before(low, k)
         if before is None:
             return False
-        token = before[0]
-    return _counts(token)
+        token, k = before
+    return _counts(token) and (_of_after(low, end) or _leads_in(low, k))
+
+
+_WS_CHARS = _SEPARATORS[:4]
+_LAST_WORDS = frozenset(
+    (
+        *("the", "its", "their", "our", "this", "cohort's", "last", "past", "prior"),
+        *("previous", "most", "recent", "latest", "observed", "tracked", "measured"),
+    )
+)
+"""The words of ``_LAST`` ("the last", "this cohort's most recent" ...)."""
+_LEADS = frozenset(("of", "all", "by"))
+"""The word before a count of quarters (``_LAST`` words between) in each branch that has no
+``of`` after its ``quarter``: "of the last nine", "all eight", "by a" ("half the six": the
+anchor ``half``, always live, is in the window)."""
+
+
+def _of_after(low: str, end: int) -> bool:
+    """``quarter`` ending at ``end`` is followed by ``s``?, spaces, ``out``?, ``of``."""
+    after = low[end : end + 32]
+    if after[:1] == "s":
+        after = after[1:]
+    rest = after.lstrip(_WS_CHARS)
+    if len(rest) == len(after):
+        return False
+    if rest.startswith("out"):
+        rest = rest[3:].lstrip(_WS_CHARS)
+    return rest.startswith("of")
+
+
+def _leads_in(low: str, k: int) -> bool:
+    """The word before ``low[k:]`` (skipping ``_LAST`` words) is one of ``_LEADS``."""
+    while True:
+        j = k
+        while j > 0 and low[j - 1] in _SEPARATORS:
+            j -= 1
+        if j == k:
+            return False
+        k = j
+        while k > 0 and (low[k - 1].isalnum() or low[k - 1] == "'"):
+            k -= 1
+        word = low[k:j]
+        if word not in _LAST_WORDS:
+            return word in _LEADS
 
 
 def _word_matches(text: str) -> list[re.Match[str]]:

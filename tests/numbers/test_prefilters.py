@@ -200,7 +200,9 @@ _WORD_PIECES = (
     *("\u0130", "\u017f", "th\u0131rd", "q3", "Q"),
     *(" seven of the last nine quarters", "two out of five", "a third of", " half of ", " in half"),
     *(" by a quarter", "a quarter of ", " 5 of 8 quarters", "three-quarters of"),
-    *("all eight quarters",),
+    *("all eight quarters", " every one of the six quarters", " this cohort's", " most recent"),
+    *(" half the six quarters", " reduced by a quarter", " 3 quarters out of 8", " tracked"),
+    *(" of the cohort's last eight quarters", " its", " prior", " five quarters of"),
     *(" 3 of 8 observed quarters", " six fiscal quarters", " 2 out of 5", "one out of\u00a0five"),
 )
 
@@ -223,6 +225,29 @@ def test_word_matches_skip_only_windows_without_a_match() -> None:
         ], text
         matched += bool(expected)
     assert matched > 2000  # the texts exercise the pattern, not only its absence
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one of the cohort's last eight quarters",
+        "in five of this cohort's most recent eight observed quarters",
+        "half of the six quarters; half the previous eight tracked quarters",
+        "every one of the past twelve quarters; each of the 8 quarters; all eight quarters",
+        "three quarters out of five; 3 quarters of the last 8; two out of five",
+        "reduced by a quarter; by one quarter; a quarter of the loss; three-quarters of it",
+        "one quarter of post-action data; $156K a quarter; across 8 quarters means",
+        "rated 2 out of 5; one out of\u00a0five; cut in half; it halves the loss",
+    ],
+)
+def test_word_matches_of_each_branch_are_the_scanning_forms(text: str) -> None:
+    from pe_eval_core.numtext.words import _word_matches
+
+    expected = _word_matches_scanning_every_window(text)
+    assert expected
+    assert [(m.span(), m.groupdict()) for m in _word_matches(text)] == [
+        (m.span(), m.groupdict()) for m in expected
+    ]
 
 
 def test_word_matches_on_the_producer_corpora_are_the_scanning_forms() -> None:
