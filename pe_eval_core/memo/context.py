@@ -416,8 +416,12 @@ class _Sentences:
         self.text = text
         self._starts: list[int] = []
         self._ends: list[int] | None = None  # found on the first lookup
-        self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
-        self._may: dict[re.Pattern[str], bool] = {}
+        self._seen: dict[tuple[int, int, int], bool] = {}
+        self._may: dict[int, bool] = {}
+        self._patterns: list[re.Pattern[str]] = []
+        """The patterns asked about, kept so that the ids keying ``_may`` and ``_seen`` (a
+        pattern's own hash reads its compiled code every time) name one pattern each."""
+        self._spans: dict[tuple[int, int], tuple[int, int]] = {}
         self._low: str | None = None
 
     def around(self, start: int, end: int) -> tuple[int, int]:
@@ -439,27 +443,34 @@ class _Sentences:
         return begin, stop
 
     def _may_say(self, pattern: re.Pattern[str]) -> bool:
-        may = self._may.get(pattern)
-        if may is None:
-            if self._low is None:  # "": a character folds to ASCII, the words cannot tell
-                folds = FOLDS_TO_ASCII.search(self.text) is not None
-                self._low = "" if folds else self.text.lower()
-            low = self._low
-            may = self._may[pattern] = not low or any(map(low.__contains__, _NEEDS[pattern]))
-        return may
+        needs = _NEEDS.get(pattern)
+        if needs is None:
+            return True
+        if self._low is None:  # "": a character folds to ASCII, the words cannot tell
+            folds = FOLDS_TO_ASCII.search(self.text) is not None
+            self._low = "" if folds else self.text.lower()
+        low = self._low
+        return not low or any(map(low.__contains__, needs))
 
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
         sentence is searched once per pattern (a block of one long "sentence" of thousands of
         figures stays linear), and not at all when the text holds none of the words every
         match of the pattern holds (``_NEEDS``)."""
-        if pattern in _NEEDS and not self._may_say(pattern):
+        pid = id(pattern)
+        may = self._may.get(pid)
+        if may is None:
+            self._patterns.append(pattern)
+            may = self._may[pid] = self._may_say(pattern)
+        if not may:
             return False
-        begin, stop = self.around(start, end)
-        key = (pattern, begin, stop)
+        span = self._spans.get((start, end))
+        if span is None:
+            span = self._spans[start, end] = self.around(start, end)
+        key = (pid, *span)
         found = self._seen.get(key)
         if found is None:
-            found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
+            found = self._seen[key] = pattern.search(self.text, *span) is not None
         return found
 
 

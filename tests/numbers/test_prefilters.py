@@ -296,3 +296,17 @@ def test_a_run_rate_before_a_figure_is_searched_where_its_period_is_named() -> N
         found += hit
         assert _names_a_period(window.lower()) or not hit, window
     assert found > 300
+
+
+def test_unmarking_a_clause_is_the_markup_translation() -> None:
+    """``roles._unmarked`` (a replace per markup character present) is ``translate(_MARKUP)``
+    on generated windows (markup, look-alikes, non-ASCII, nothing to replace)."""
+    import random
+
+    from pe_eval_core.grading.roles import _MARKUP, _unmarked
+
+    pieces = ("*", "**", "_", "`", "a", " ", "$1.2M", "\u00d7", "\u2014", "\uff0a", "\n", "__x")
+    rng = random.Random(65)
+    for _ in range(3000):
+        window = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert _unmarked(window) == window.translate(_MARKUP), window
