@@ -310,3 +310,41 @@ def test_unmarking_a_clause_is_the_markup_translation() -> None:
     for _ in range(3000):
         window = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
         assert _unmarked(window) == window.translate(_MARKUP), window
+
+
+def test_column_lists_are_looked_for_at_their_joiners_only() -> None:
+    """``plain_names._xlists`` (the pattern tried at the word before each joiner) finds what
+    ``_XLIST.finditer`` finds, on generated texts and every corpus block."""
+    import json
+    import random
+    from pathlib import Path
+
+    from pe_eval_core.memo.plain_names import _XLIST, _xlists
+
+    def same(text: str) -> bool:
+        return [m.span() for m in _xlists(text)] == [m.span() for m in _XLIST.finditer(text)]
+
+    pieces = (
+        *("state", "channel", "fico", "loan_officer", "_x", "X", "x", "xx", "2a", "a2", "b"),
+        *(" ", "  ", "\t", "\u00d7", " \u00d7 ", " x ", " X ", "\tx\t", "-", "**", "(", ")"),
+        *("\u00e9t\u00e9", "\u0661\u0662", "e\u0301", ",", ";", "\n", "360 months", "Texas"),
+    )
+    rng = random.Random(75)
+    found = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert same(text), text
+        found += _XLIST.search(text) is not None
+    assert found > 800
+    blocks = 0
+    for path in sorted(Path(__file__).parents[1].joinpath("corpus").rglob("explain_*.json")):
+        try:
+            memo = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        for entry in memo.get("opportunities_explained") or () if isinstance(memo, dict) else ():
+            for value in entry.values() if isinstance(entry, dict) else ():
+                if isinstance(value, str):
+                    blocks += 1
+                    assert same(value), value
+    assert blocks > 300
