@@ -87,8 +87,10 @@ class ProseReader:
 
 _KEPT: dict[ProseReader, dict[str, Reading]] = {}
 _kept_chars = [0]
-KEPT_CHARS_MAX = 4_000_000
-"""Characters of prose whose readings a process keeps (:func:`read_kept`), over every reader."""
+KEPT_CHARS_MAX = 2_000_000
+"""Characters of prose whose readings a process keeps (:func:`read_kept`), over every reader:
+about 6 bytes per character with the text (5 for the readings of the producer's prose), so
+at most about 12 MB."""
 
 
 def read_kept(reader: ProseReader, text: str) -> Reading:
