@@ -16,7 +16,9 @@ most 2x the peer's loop. Without ``--peer`` it says so and exits 0.
 
 The loops after the first reuse what pe-eval keeps per content in a process (a source's
 validated model by sha256, the folder's sibling index while no memo's stat changes, a clause's
-claim); they never reuse a grading. The first pass pays for reading each once.
+claim, a prose block's reading by reader and text); they never reuse a grading. The first
+pass pays for reading each once; the kept block readings make the repeated loops far cheaper
+than a first pass (``memo.reading.read_kept``; the README gives both figures).
 
     python benchmarks/bench_peer.py --peer /path/to/private-equity [--repeat 5]
 """

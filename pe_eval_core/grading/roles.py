@@ -327,14 +327,27 @@ def _reader(cues: tuple[Cue, ...]) -> _CueReader:
 _DEFAULT_READER: list[_CueReader] = []
 
 
+def _unmarked(window: str) -> str:
+    """``window.translate(_MARKUP)`` (markdown's ``*``, ``_`` and a backtick as spaces) by a
+    replace per character present: ``translate`` reads a mapping per character (1.7 us for
+    80 characters of prose with a non-ASCII character; most windows hold none of the three)."""
+    if "*" in window:
+        window = window.replace("*", " ")
+    if "_" in window:
+        window = window.replace("_", " ")
+    if "`" in window:
+        window = window.replace("`", " ")
+    return window
+
+
 def _clause_after(text: str, end: int) -> str:
-    window = text[end : end + _WINDOW].translate(_MARKUP)
+    window = _unmarked(text[end : end + _WINDOW])
     stop = _CLAUSE_END.search(window)
     return window[: stop.start()] if stop else window
 
 
 def _clause_before(text: str, start: int) -> str:
-    window = text[max(0, start - _WINDOW) : start].translate(_MARKUP)
+    window = _unmarked(text[max(0, start - _WINDOW) : start])
     ends = [m.end() for m in _CLAUSE_END.finditer(window)]
     window = window[ends[-1] :] if ends else window
     colon = window.rfind(":")

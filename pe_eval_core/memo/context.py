@@ -316,12 +316,22 @@ def _of_stated(text: str, end: int) -> float | None:
     return None
 
 
+def _names_a_period(low: str) -> bool:
+    """Whether lower-cased ``low`` holds ``quarter``, ``month`` or ``week``: every
+    ``_PER_PERIOD_BEFORE`` match holds one (each character the pattern matches ignoring case
+    lower-cases to its letter: the Kelvin sign to ``k``), so a window without one is not
+    searched (most money figures)."""
+    return "quarter" in low or "month" in low or "week" in low
+
+
 def _run_rate(text: str, start: int, end: int) -> int | None:
     """Periods a year of a dollar figure worded as a run-rate ("$1.6M a quarter",
     "$520K per month", "a quarterly loss of $1.6M"), else None."""
     m = _PER_PERIOD_AFTER.match(text, end)
     if m is None:
-        m = _PER_PERIOD_BEFORE.search(text, max(0, start - 64), start)
+        lo = max(0, start - 64)
+        if _names_a_period(text[lo:start].lower()):
+            m = _PER_PERIOD_BEFORE.search(text, lo, start)
     if m is None:
         return None
     unit = m.groupdict().get("unit") or m.groupdict().get("abbr") or m.groupdict().get("each")
@@ -406,8 +416,12 @@ class _Sentences:
         self.text = text
         self._starts: list[int] = []
         self._ends: list[int] | None = None  # found on the first lookup
-        self._seen: dict[tuple[re.Pattern[str], int, int], bool] = {}
-        self._may: dict[re.Pattern[str], bool] = {}
+        self._seen: dict[tuple[int, int, int], bool] = {}
+        self._may: dict[int, bool] = {}
+        self._patterns: list[re.Pattern[str]] = []
+        """The patterns asked about, kept so that the ids keying ``_may`` and ``_seen`` (a
+        pattern's own hash reads its compiled code every time) name one pattern each."""
+        self._spans: dict[tuple[int, int], tuple[int, int]] = {}
         self._low: str | None = None
 
     def around(self, start: int, end: int) -> tuple[int, int]:
@@ -429,27 +443,34 @@ class _Sentences:
         return begin, stop
 
     def _may_say(self, pattern: re.Pattern[str]) -> bool:
-        may = self._may.get(pattern)
-        if may is None:
-            if self._low is None:  # "": a character folds to ASCII, the words cannot tell
-                folds = FOLDS_TO_ASCII.search(self.text) is not None
-                self._low = "" if folds else self.text.lower()
-            low = self._low
-            may = self._may[pattern] = not low or any(map(low.__contains__, _NEEDS[pattern]))
-        return may
+        needs = _NEEDS.get(pattern)
+        if needs is None:
+            return True
+        if self._low is None:  # "": a character folds to ASCII, the words cannot tell
+            folds = FOLDS_TO_ASCII.search(self.text) is not None
+            self._low = "" if folds else self.text.lower()
+        low = self._low
+        return not low or any(map(low.__contains__, needs))
 
     def says(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` matches ``pattern``; each
         sentence is searched once per pattern (a block of one long "sentence" of thousands of
         figures stays linear), and not at all when the text holds none of the words every
         match of the pattern holds (``_NEEDS``)."""
-        if pattern in _NEEDS and not self._may_say(pattern):
+        pid = id(pattern)
+        may = self._may.get(pid)
+        if may is None:
+            self._patterns.append(pattern)
+            may = self._may[pid] = self._may_say(pattern)
+        if not may:
             return False
-        begin, stop = self.around(start, end)
-        key = (pattern, begin, stop)
+        span = self._spans.get((start, end))
+        if span is None:
+            span = self._spans[start, end] = self.around(start, end)
+        key = (pid, *span)
         found = self._seen.get(key)
         if found is None:
-            found = self._seen[key] = pattern.search(self.text, begin, stop) is not None
+            found = self._seen[key] = pattern.search(self.text, *span) is not None
         return found
 
 

@@ -38,7 +38,7 @@ from pe_eval_core.memo.pairs import named_portco
 from pe_eval_core.memo.placeholders import find_placeholders
 from pe_eval_core.memo.plain_names import PlainNames, plain_names_of, refers_to_others
 from pe_eval_core.memo.prose_names import EntityMention, bold_count
-from pe_eval_core.memo.reading import ProseReader, Reading, written
+from pe_eval_core.memo.reading import ProseReader, Reading, read_kept, written
 from pe_eval_core.memo.result import (
     Finding,
     FindingKind,
@@ -192,8 +192,8 @@ class _Run:
     def _parse(self, text: str) -> _Parsed:
         """A block as read (``ProseReader.read``), remembered by text: producers repeat whole
         blocks (section templates), and its reading depends on nothing but the text and the
-        configuration."""
-        parsed = self.reader.read(text)
+        reader (``read_kept``: kept across memos too)."""
+        parsed = read_kept(self.reader, text)
         self._parsed[text] = parsed
         return parsed
 

@@ -42,6 +42,46 @@ _XLIST = re.compile(
 )
 """One-word names joined by ``×`` or a standalone ``x``: a candidate decision-column list."""
 _XPART = re.compile(r"(?<![\w-])(?![xX](?![\w-]))[A-Za-z_]\w*(?![\w-])")
+_SPACE_OR_TAB = " \t"
+
+
+def _joiners(text: str) -> list[int]:
+    """Where each joiner an ``_XLIST`` match can hold starts, sorted: a ``×``, or the space
+    or tab before a standalone ``x`` or ``X`` (between a space or tab on each side)."""
+    at = []
+    for c in "×xX":
+        i = text.find(c)
+        while i >= 0:
+            if c == "×":
+                at.append(i)
+            elif 0 < i < len(text) - 1 and text[i - 1] in _SPACE_OR_TAB and text[i + 1] in " \t":
+                at.append(i - 1)
+            i = text.find(c, i + 1)
+    return sorted(at)
+
+
+def _xlists(text: str) -> list[re.Match[str]]:
+    """``list(_XLIST.finditer(text))``, the pattern tried only at the word before each joiner
+    (every match is a word, then a joiner ...: it starts where the run of word characters
+    before its first joiner and the spaces after that run starts), not at every position."""
+    out: list[re.Match[str]] = []
+    end = 0
+    for i in _joiners(text):
+        k = i
+        while k > 0 and text[k - 1] in _SPACE_OR_TAB:
+            k -= 1
+        w = k
+        while w > 0 and (text[w - 1].isalnum() or text[w - 1] == "_"):
+            w -= 1
+        if w == k or w < end:
+            continue  # no word before it, or inside the last match
+        m = _XLIST.match(text, w)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
 _COLUMNS_LABEL = re.compile(
     r"(?i)(?:\bcolumns?|\bdimensions?|\bcut(?:[ \t]+by)?|\bsplit[ \t]+by|\bkeyed[ \t]+by|\bby)"
     r"[ \t]*\**[ \t]*[:|]?[ \t]*\**[ \t]*$"
@@ -215,7 +255,7 @@ class PlainNames:
         ['state', 'loan_officer', 'fico', 'vintage']
         """
         out: list[EntityMention] = []
-        for m in _XLIST.finditer(text):
+        for m in _xlists(text):
             s, e = m.span()
             if any(a < e and s < b for a, b in taken):
                 continue

@@ -207,12 +207,15 @@ _QUARTER_WORDS = re.compile(
 _BEFORE_ANCHOR = 64  # "every one of the previous twenty quarters" fits; cheap windows
 
 
-def _anchors(text: str, low: str) -> list[re.Match[str]]:
+def _anchors(text: str, low: str, folds: bool | None = None) -> list[re.Match[str]]:
     """``list(_ANCHOR.finditer(text))``, the pattern tried only where ``low`` (``text``
     lower-cased) holds an anchor word: a substring search per word is C-speed, the pattern's
     scan of every position is not. A text with a character that folds to an ASCII letter
-    (``İ ı ſ K``: lower-casing may move positions or hide a match) is scanned whole."""
-    if FOLDS_TO_ASCII.search(text) is not None:
+    (``İ ı ſ K``: lower-casing may move positions or hide a match) is scanned whole
+    (``folds``: whether it has one, when the caller knows)."""
+    if folds is None:
+        folds = FOLDS_TO_ASCII.search(text) is not None
+    if folds:
         return list(_ANCHOR.finditer(text))
     starts: set[int] = set()
     for word in _ANCHOR_WORDS:
@@ -230,6 +233,112 @@ def _anchors(text: str, low: str) -> list[re.Match[str]]:
     return out
 
 
+_SEPARATORS = " \t\u00a0\u202f-"
+"""What may stand between a count and its ``quarter`` (``_WS``, and the fractions' ``-``)."""
+_QUARTER_MODIFIERS = frozenset(
+    ("observed", "tracked", "measured", "recent", "reporting", "fiscal", "calendar")
+)
+
+
+def _token_before(low: str, i: int) -> tuple[str, int] | None:
+    """The run of letters and digits right before the separators right before ``low[i]``,
+    and where it starts; None when no separator precedes ``i``."""
+    j = i
+    while j > 0 and low[j - 1] in _SEPARATORS:
+        j -= 1
+    if j == i:
+        return None
+    k = j
+    while k > 0 and low[k - 1].isalnum():
+        k -= 1
+    return low[k:j], k
+
+
+def _counts(token: str) -> bool:
+    """``token`` may be the count or article before a ``quarter`` in a ``_WORD_FIGURES``
+    match (a cardinal word, digits, ``a``): loosely, so as never to miss one."""
+    return token == "a" or token in _CARDINALS or (token != "" and token[-1].isdigit())
+
+
+def _live(low: str, start: int, end: int) -> bool:
+    """Whether the anchor word at ``low[start:end]`` can be part of a ``_WORD_FIGURES`` match
+    (necessary, not sufficient; ``low`` is the lower-cased text, no character folding to
+    ASCII). Every match holds an anchor word that passes: ``half``, ``halv``, ``third`` and
+    ``fifth`` always; ``quarter`` only right after a count or ``a`` (one modifier such as
+    ``observed`` between), as every branch reads it, and then only before ``of`` or after
+    ``of``, ``all`` or ``by`` (``_LAST`` words between); ``out of`` only before
+    ``five`` or ``5`` (the one branch without a ``quarter``). ``_word_matches`` does not scan
+    a window without such a word ("quarter over quarter", "across 8 quarters means").
+
+    >>> t = "compounds quarter over quarter; carve it out of approval; one out of five"
+    >>> [t[m.start() : m.end()] for m in _anchors(t, t) if _live(t, m.start(), m.end())]
+    ['out of']
+    >>> t = "across 8 quarters means; in 5 of the last 8 quarters; a quarter of it"
+    >>> [t[m.start() - 2 : m.end()] for m in _anchors(t, t) if _live(t, m.start(), m.end())]
+    ['8 quarter', 'a quarter']
+    """
+    head = low[start : start + 2]
+    if head == "ou":
+        rest = low[end : end + 12]
+        after = rest.lstrip(_SEPARATORS[:4])
+        return len(after) < len(rest) and (after.startswith("five") or after.startswith("5"))
+    if head != "qu":
+        return True
+    before = _token_before(low, start)
+    if before is None:
+        return False
+    token, k = before
+    if token in _QUARTER_MODIFIERS:
+        before = _token_before(low, k)
+        if before is None:
+            return False
+        token, k = before
+    return _counts(token) and (_of_after(low, end) or _leads_in(low, k))
+
+
+_WS_CHARS = _SEPARATORS[:4]
+_LAST_WORDS = frozenset(
+    (
+        *("the", "its", "their", "our", "this", "cohort's", "last", "past", "prior"),
+        *("previous", "most", "recent", "latest", "observed", "tracked", "measured"),
+    )
+)
+"""The words of ``_LAST`` ("the last", "this cohort's most recent" ...)."""
+_LEADS = frozenset(("of", "all", "by"))
+"""The word before a count of quarters (``_LAST`` words between) in each branch that has no
+``of`` after its ``quarter``: "of the last nine", "all eight", "by a" ("half the six": the
+anchor ``half``, always live, is in the window)."""
+
+
+def _of_after(low: str, end: int) -> bool:
+    """``quarter`` ending at ``end`` is followed by ``s``?, spaces, ``out``?, ``of``."""
+    after = low[end : end + 32]
+    if after[:1] == "s":
+        after = after[1:]
+    rest = after.lstrip(_WS_CHARS)
+    if len(rest) == len(after):
+        return False
+    if rest.startswith("out"):
+        rest = rest[3:].lstrip(_WS_CHARS)
+    return rest.startswith("of")
+
+
+def _leads_in(low: str, k: int) -> bool:
+    """The word before ``low[k:]`` (skipping ``_LAST`` words) is one of ``_LEADS``."""
+    while True:
+        j = k
+        while j > 0 and low[j - 1] in _SEPARATORS:
+            j -= 1
+        if j == k:
+            return False
+        k = j
+        while k > 0 and (low[k - 1].isalnum() or low[k - 1] == "'"):
+            k -= 1
+        word = low[k:j]
+        if word not in _LAST_WORDS:
+            return word in _LEADS
+
+
 def _word_matches(text: str) -> list[re.Match[str]]:
     """``_WORD_FIGURES`` matches, read only in windows around their anchor words (speed: the
     pattern has many branches; most prose has no anchor at all), in order, never overlapping."""
@@ -237,17 +346,21 @@ def _word_matches(text: str) -> list[re.Match[str]]:
     if not any(w in low for w in _ANCHOR_WORDS):
         return []  # most blocks: one C-speed substring test each
     found: dict[int, re.Match[str]] = {}
-    last_end = -1
-    for anchor in _anchors(text, low):
+    folds = FOLDS_TO_ASCII.search(text) is not None
+    anchors = _anchors(text, low, folds)
+    live = [a.span() for a in anchors if folds or _live(low, a.start(), a.end())]
+    for anchor in anchors:
         lo = max(0, anchor.start() - _BEFORE_ANCHOR)
+        hi = min(len(text), anchor.end() + 48)
+        if not any(s < hi and lo < e for s, e in live):
+            continue  # no anchor word in the window that a match can hold
         if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
             continue  # "5 of 5 quarters": digits only, read by extract_figures
-        for m in _WORD_FIGURES.finditer(text, lo, min(len(text), anchor.end() + 48)):
+        for m in _WORD_FIGURES.finditer(text, lo, hi):
             if m.end() >= anchor.end() or m.start() <= anchor.start() < m.end():
                 seen = found.get(m.start())
                 if seen is None or seen.end() < m.end():  # the longest reading wins
                     found[m.start()] = m
-                last_end = max(last_end, m.end())
     out: list[re.Match[str]] = []
     end = -1
     for start in sorted(found):

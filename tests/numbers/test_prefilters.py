@@ -156,3 +156,197 @@ def test_a_plan_is_found_where_the_pattern_finds_one() -> None:
     for _ in range(4000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
         assert _has_plan(text) is (_PLAN.search(text) is not None), repr(text)
+
+
+def _word_matches_scanning_every_window(text: str) -> list[re.Match[str]]:
+    """``numtext.words._word_matches`` before its live-anchor test (every anchor's window
+    scanned): the form the fast path replaces."""
+    from pe_eval_core.numtext.words import (
+        _ANCHOR_WORDS,
+        _BEFORE_ANCHOR,
+        _QUARTER_WORDS,
+        _WORD_FIGURES,
+        _anchors,
+    )
+
+    low = text.lower()
+    if not any(w in low for w in _ANCHOR_WORDS):
+        return []
+    found: dict[int, re.Match[str]] = {}
+    for anchor in _anchors(text, low):
+        lo = max(0, anchor.start() - _BEFORE_ANCHOR)
+        if anchor.group()[:1] in "qQ" and not _QUARTER_WORDS.search(text, lo, anchor.start()):
+            continue
+        for m in _WORD_FIGURES.finditer(text, lo, min(len(text), anchor.end() + 48)):
+            if m.end() >= anchor.end() or m.start() <= anchor.start() < m.end():
+                seen = found.get(m.start())
+                if seen is None or seen.end() < m.end():
+                    found[m.start()] = m
+    out: list[re.Match[str]] = []
+    end = -1
+    for start in sorted(found):
+        if start >= end:
+            out.append(found[start])
+            end = found[start].end()
+    return out
+
+
+_WORD_PIECES = (
+    *("quarter", "quarters", "QUARTERS", "quarterly", "half", "Half", "halves", "halving"),
+    *("third", "thirds", "fifth", "fifths", "out of", "OUT\u00a0OF", "out", " of ", "of"),
+    *("one", "One", "two", "three", "four", "five", "nine", "twelve", "twenty", "a", "A"),
+    *("5", "8", "12", "123", "by", "in", "all", "every one of", "each of", "the", "last"),
+    *("past", "most recent", "observed", "tracked", "fiscal", "over", "compounds", "carve"),
+    *("approval", "weeks", "loans", "data", "2026", "loss", "$1.6M", "$", "rated", "x"),
+    *(" ", " ", " ", " ", "  ", "\t", "-", "\u00a0", "\u202f", ".", ";", "\n", ","),
+    *("\u0130", "\u017f", "th\u0131rd", "q3", "Q"),
+    *(" seven of the last nine quarters", "two out of five", "a third of", " half of ", " in half"),
+    *(" by a quarter", "a quarter of ", " 5 of 8 quarters", "three-quarters of"),
+    *("all eight quarters", " every one of the six quarters", " this cohort's", " most recent"),
+    *(" half the six quarters", " reduced by a quarter", " 3 quarters out of 8", " tracked"),
+    *(" of the cohort's last eight quarters", " its", " prior", " five quarters of"),
+    *(" 3 of 8 observed quarters", " six fiscal quarters", " 2 out of 5", "one out of\u00a0five"),
+)
+
+
+def test_word_matches_skip_only_windows_without_a_match() -> None:
+    """``_word_matches`` skips the windows whose anchor words no match can hold (``_live``):
+    the same matches, spans and groups, as scanning every window, on generated texts."""
+    import random
+
+    from pe_eval_core.numtext.words import _word_matches
+
+    rng = random.Random(2525)
+    matched = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(_WORD_PIECES) for _ in range(rng.randint(0, 40)))
+        expected = _word_matches_scanning_every_window(text)
+        got = _word_matches(text)
+        assert [(m.span(), m.groupdict()) for m in got] == [
+            (m.span(), m.groupdict()) for m in expected
+        ], text
+        matched += bool(expected)
+    assert matched > 2000  # the texts exercise the pattern, not only its absence
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one of the cohort's last eight quarters",
+        "in five of this cohort's most recent eight observed quarters",
+        "half of the six quarters; half the previous eight tracked quarters",
+        "every one of the past twelve quarters; each of the 8 quarters; all eight quarters",
+        "three quarters out of five; 3 quarters of the last 8; two out of five",
+        "reduced by a quarter; by one quarter; a quarter of the loss; three-quarters of it",
+        "one quarter of post-action data; $156K a quarter; across 8 quarters means",
+        "rated 2 out of 5; one out of\u00a0five; cut in half; it halves the loss",
+    ],
+)
+def test_word_matches_of_each_branch_are_the_scanning_forms(text: str) -> None:
+    from pe_eval_core.numtext.words import _word_matches
+
+    expected = _word_matches_scanning_every_window(text)
+    assert expected
+    assert [(m.span(), m.groupdict()) for m in _word_matches(text)] == [
+        (m.span(), m.groupdict()) for m in expected
+    ]
+
+
+def test_word_matches_on_the_producer_corpora_are_the_scanning_forms() -> None:
+    """Every prose block of the corpora reads the same word matches both ways."""
+    import json
+    from pathlib import Path
+
+    blocks = 0
+    for path in sorted(Path(__file__).parents[1].joinpath("corpus").rglob("explain_*.json")):
+        try:
+            memo = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        entries = memo.get("opportunities_explained") if isinstance(memo, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            for value in entry.values() if isinstance(entry, dict) else ():
+                if isinstance(value, str):
+                    from pe_eval_core.numtext.words import _word_matches
+
+                    blocks += 1
+                    assert [m.span() for m in _word_matches(value)] == [
+                        m.span() for m in _word_matches_scanning_every_window(value)
+                    ], value
+    assert blocks > 300
+
+
+def test_a_run_rate_before_a_figure_is_searched_where_its_period_is_named() -> None:
+    """``_names_a_period`` holds for every window the before-pattern matches in (generated
+    windows with look-alike and case-folding characters)."""
+    import random
+
+    from pe_eval_core.memo.context import _PER_PERIOD_BEFORE, _names_a_period
+
+    pieces = (
+        *("quarterly", "Monthly", "WEEKLY", "wee\u212a", "each", "every", "another", "per"),
+        *(" quarter", " month", " week", " loss", " of ", " is ", " at ", " costs ", " ~"),
+        *(" about ", "a further", "a single", " runs at ", " ", "\u00a0", "-", "x", "Q"),
+        *("\u0130", "\u017f", "quart\u0435r", " $"),
+    )
+    rng = random.Random(55)
+    found = 0
+    for _ in range(5000):
+        window = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        window += rng.choice(("", " costs ", " of ", " is ", " costs about ", " loses ~"))
+        hit = _PER_PERIOD_BEFORE.search(window) is not None
+        found += hit
+        assert _names_a_period(window.lower()) or not hit, window
+    assert found > 300
+
+
+def test_unmarking_a_clause_is_the_markup_translation() -> None:
+    """``roles._unmarked`` (a replace per markup character present) is ``translate(_MARKUP)``
+    on generated windows (markup, look-alikes, non-ASCII, nothing to replace)."""
+    import random
+
+    from pe_eval_core.grading.roles import _MARKUP, _unmarked
+
+    pieces = ("*", "**", "_", "`", "a", " ", "$1.2M", "\u00d7", "\u2014", "\uff0a", "\n", "__x")
+    rng = random.Random(65)
+    for _ in range(3000):
+        window = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert _unmarked(window) == window.translate(_MARKUP), window
+
+
+def test_column_lists_are_looked_for_at_their_joiners_only() -> None:
+    """``plain_names._xlists`` (the pattern tried at the word before each joiner) finds what
+    ``_XLIST.finditer`` finds, on generated texts and every corpus block."""
+    import json
+    import random
+    from pathlib import Path
+
+    from pe_eval_core.memo.plain_names import _XLIST, _xlists
+
+    def same(text: str) -> bool:
+        return [m.span() for m in _xlists(text)] == [m.span() for m in _XLIST.finditer(text)]
+
+    pieces = (
+        *("state", "channel", "fico", "loan_officer", "_x", "X", "x", "xx", "2a", "a2", "b"),
+        *(" ", "  ", "\t", "\u00d7", " \u00d7 ", " x ", " X ", "\tx\t", "-", "**", "(", ")"),
+        *("\u00e9t\u00e9", "\u0661\u0662", "e\u0301", ",", ";", "\n", "360 months", "Texas"),
+    )
+    rng = random.Random(75)
+    found = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert same(text), text
+        found += _XLIST.search(text) is not None
+    assert found > 800
+    blocks = 0
+    for path in sorted(Path(__file__).parents[1].joinpath("corpus").rglob("explain_*.json")):
+        try:
+            memo = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        for entry in memo.get("opportunities_explained") or () if isinstance(memo, dict) else ():
+            for value in entry.values() if isinstance(entry, dict) else ():
+                if isinstance(value, str):
+                    blocks += 1
+                    assert same(value), value
+    assert blocks > 300

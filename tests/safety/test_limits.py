@@ -318,3 +318,89 @@ def test_a_huge_live_reply_is_refused_without_reading_it_all(monkeypatch):
         response.error or ""
     )
     assert _EndlessAgent.sent < 64 * 1024 * 1024  # the client hung up long before the end
+
+
+def test_the_prose_limit_names_the_first_long_field_declared_or_extra(monkeypatch) -> None:
+    """``_check_prose_length`` skips an entry whose every text is short (its fast path) and
+    names the first field over the limit, as reading every field did: declared fields in
+    model order, then extra keys; generated entries, compared with that reading."""
+    import random
+
+    from pe_eval_core.memo.loading import _check_prose_length
+    from pe_eval_core.memo.models import MemoSidecar
+
+    def first_over(memo: MemoSidecar, cap: int) -> str | None:
+        for i, opp in enumerate(memo.opportunities_explained):
+            fields = {k: getattr(opp, k) for k in type(opp).model_fields}
+            fields.update(opp.model_extra or {})
+            for name, value in fields.items():
+                if type(value) is str and len(value) > cap:
+                    return f"opportunities_explained[{i}].{name}"
+        return None
+
+    monkeypatch.setenv("PE_EVAL_MAX_PROSE_CHARS", "40")
+    rng = random.Random(7)
+    names = ("narrative", "counterfactual", "risk_of_inaction", "rollout", "note", "extra_text")
+    refused = 0
+    for _ in range(300):
+        entries = [
+            {"id": f"o{j}", **{n: "x" * rng.choice((0, 5, 40, 41, 90)) for n in names}}
+            for j in range(rng.randint(1, 4))
+        ]
+        memo = MemoSidecar.model_validate(
+            {
+                "portco_id": "P",
+                "audience": "board",
+                "total_projected_impact_usd_annual": 1.0,
+                "opportunities_explained": entries,
+            }
+        )
+        expected = first_over(memo, 40)
+        if expected is None:
+            _check_prose_length(memo, Path("m.json"))
+            continue
+        refused += 1
+        with pytest.raises(InputLimitError) as err:
+            _check_prose_length(memo, Path("m.json"))
+        assert err.value.field == expected
+    assert 50 < refused < 300
+
+
+@pytest.mark.parametrize("bad_env", [False, True])
+def test_the_file_size_check_with_one_stat_is_the_two_path_calls(tmp_path, monkeypatch, bad_env):
+    """``check_file_size`` (one ``os.stat``) does what ``Path.is_file`` then ``Path.stat`` did
+    for every kind of path: a file under and over the limit, a directory, a missing path, a
+    path under a file, a link loop, a link to a file, a NUL in the path; with a valid and an
+    invalid limit in the environment (the check reads it only where the old one did)."""
+    from pe_eval_core.limits import check_file_size
+
+    def old(path):
+        try:
+            size = Path(path).stat().st_size if Path(path).is_file() else 0
+        except (OSError, ValueError):
+            return None
+        limits.exceeded(limits.INPUT_BYTES, where=str(path), field="(file)", got=size, input="m")
+        return None
+
+    def outcome(fn, path):
+        try:
+            fn(path)
+        except (InputLimitError, LimitConfigError) as exc:
+            return type(exc).__name__, str(exc)
+        return "ok"
+
+    (tmp_path / "small.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "big.json").write_text("x" * 64, encoding="utf-8")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "link.json").symlink_to(tmp_path / "big.json")
+    paths = ["small.json", "big.json", "dir", "missing.json", "small.json/under", "loop"]
+    paths += ["link.json", "nul\0.json"]
+    monkeypatch.setenv("PE_EVAL_MAX_INPUT_BYTES", "zero" if bad_env else "10")
+    outcomes = set()
+    for name in paths:
+        path = str(tmp_path / name)
+        new_outcome = outcome(lambda p: check_file_size(p, input="m"), path)
+        assert new_outcome == outcome(old, path), name
+        outcomes.add(new_outcome if new_outcome == "ok" else new_outcome[0])
+    assert outcomes == ({"LimitConfigError"} if bad_env else {"ok", "InputLimitError"})
