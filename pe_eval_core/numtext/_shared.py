@@ -19,8 +19,8 @@ a character above U+00FF and more than two runs compiles to a 64K-entry table, a
 instructions each time it is written (120 times in a memo run's patterns). The lookbehind
 only keeps the parser from merging the two branches back into that class. It matches the
 same single character; a repeat of it runs slower than the class's (a branch, not one
-test), so the hot unit alternatives after a number keep ``_H``. Inside a class, use ``_H``'s
-body."""
+test), so the spaces right after a number (tried by every unit alternative at every number)
+keep ``_H``. Inside a class, use ``_H``'s body."""
 
 _MINUS = r"\-\u2212"  # class body: ASCII hyphen-minus, U+2212 minus sign (never en/em dashes)
 

@@ -175,17 +175,17 @@ _FIGURE_TEMPLATE = rf"""
     (?:
         (?P<p_pc>
             {_H}?%                                       # "12.3%"
-          | {_H}+(?i:percentage{_H}+points?)\b           # "3 percentage points"
+          | {_H}+(?i:percentage{_SP}+points?)\b           # "3 percentage points"
           | {_H}*(?i:ppts?|pp)\b                         # "3pp", "3 ppt"
-          | {_H}+(?i:percent|per{_H}cent|pct)\b          # "12.3 percent"
+          | {_H}+(?i:percent|per{_SP}cent|pct)\b          # "12.3 percent"
         )
-      | (?P<p_bp>{_H}*(?i:bps|bp|basis{_H}+points?)\b)   # "150 bps", "150 basis points"
-      | (?:{_H}+(?i:out{_H}+)?(?i:of){_H}+(?i:the{_H}+)?|/)  # k " of [the] " / "/" ...
-        (?P<q_tot>(?P<q_num>\d+){_H}+(?i:quarters?)\b)   # ... m quarters
+      | (?P<p_bp>{_H}*(?i:bps|bp|basis{_SP}+points?)\b)   # "150 bps", "150 basis points"
+      | (?:{_H}+(?i:out{_SP}+)?(?i:of){_SP}+(?i:the{_SP}+)?|/)  # k " of [the] " / "/" ...
+        (?P<q_tot>(?P<q_num>\d+){_SP}+(?i:quarters?)\b)   # ... m quarters
       | (?P<c_noun>{_H}+(?:__NOUNS__)\b)                 # a count noun: "23,681 loans"
       | (?P<p_usd>                                        # money named after the number:
             (?P<n_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED}|{_H}+{_SCALE_LETTER})?   # "7.7M" ...
-            {_H}+(?:(?i:(?:US{_H}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
+            {_H}+(?:(?i:(?:US{_SP}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
         )
       | (?P<c_k>[kK](?!\w|[.,]\d)|M(?={_H}+(?:__NOUNS__)\b))   # a count in thousands or
         (?:{_H}+(?:__NOUNS__)\b)?                         # millions: "58k loans", "41.2k"
