@@ -22,6 +22,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -32,39 +33,43 @@ SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "PE_EVAL_AGENT_TOKEN"
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD")
 _MIN_SECRET = 8  # shorter environment values would redact ordinary words
 _MIN_REGISTERED = 6  # a registered value was named as a secret; still not a short word
-_HEADER = re.compile(
+# The patterns of the passes, compiled on first use (``_compiled``): each pass runs only when
+# its cues are in the text, and most commands print nothing that holds one (start-up: the six
+# compile in about 2 ms). All but ``_SHAPES`` ignore case.
+_HEADER = (
     r"(?P<name>authorization|proxy-authorization|x-api-key|api-key)"
     r"(?P<sep>['\"]?\s*[:=,]\s*['\"]?)"
-    r"(?P<value>(?:bearer\s+|basic\s+)?[^\s'\",;}\]]+)",
-    re.IGNORECASE,
+    r"(?P<value>(?:bearer\s+|basic\s+)?[^\s'\",;}\]]+)"
 )
-_SCHEME_CREDENTIAL = re.compile(
+_SCHEME_CREDENTIAL = (
     r"\b(?P<scheme>bearer|basic)\s+(?=[A-Za-z0-9\-._~+/=]*[0-9\-._~+/=])"
-    r"(?P<value>[A-Za-z0-9\-._~+/]{8,}=*)",
-    re.IGNORECASE,
+    r"(?P<value>[A-Za-z0-9\-._~+/]{8,}=*)"
 )
-_USERINFO = re.compile(
-    r"(?P<scheme>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/@:'\"<>]*)(?::(?P<pw>[^\s/@'\"<>]*))?@",
-    re.IGNORECASE,
+_USERINFO = (
+    r"(?P<scheme>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/@:'\"<>]*)(?::(?P<pw>[^\s/@'\"<>]*))?@"
 )
 _SECRET_WORD = r"(?:token|key|password|passwd|pwd|secret|signature|credentials?)"
-_QUERY = re.compile(
-    rf"(?P<name>[?&;][\w.\-]*?{_SECRET_WORD}[\w.\-]*=)(?!\[redacted\])(?P<value>[^&#\s'\"<>()]+)",
-    re.IGNORECASE,
+_QUERY = (
+    rf"(?P<name>[?&;][\w.\-]*?{_SECRET_WORD}[\w.\-]*=)(?!\[redacted\])(?P<value>[^&#\s'\"<>()]+)"
 )
-_PAIR = re.compile(
+_PAIR = (
     r"(?P<name>\b(?:password|passwd|secret|client_secret|api_key|apikey|access_token|"
     r"refresh_token|id_token|token)\b)(?P<sep>['\"]?\s*[:=]\s*['\"]?)"
-    r"(?!\[redacted\])(?P<value>[^\s'\",;(){}\[\]&]{6,})",
-    re.IGNORECASE,
+    r"(?!\[redacted\])(?P<value>[^\s'\",;(){}\[\]&]{6,})"
 )
-_SHAPES = re.compile(
+_SHAPES = (
     r"sk-ant-[A-Za-z0-9_\-]{4,}"
     r"|\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"
     r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|\bAKIA[0-9A-Z]{16}\b"
 )
+
+
+@cache
+def _compiled(source: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
+    return re.compile(source, flags)
+
 
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -209,15 +214,16 @@ def _passes(text: str, *, gated: bool) -> str:
     if not gated or ((":" in text or "=" in text) and _any(_PAIR_CUES, low)):
         text, low = _run(_PAIR, lambda m: f"{m['name']}{m['sep']}{REDACTED}", text, low)
     if not gated or _any(_SHAPE_CUES, text) or _bare_sk(text):
-        text = _SHAPES.sub(REDACTED, text)
+        text = _compiled(_SHAPES, 0).sub(REDACTED, text)
     return text
 
 
 def _run(
-    pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str], text: str, low: str
+    pattern: str, repl: Callable[[re.Match[str]], str], text: str, low: str
 ) -> tuple[str, str]:
-    """One pass; the folded text is recomputed only when the pass changed something."""
-    out = pattern.sub(repl, text)
+    """One pass of ``pattern`` (ignoring case); the folded text is recomputed only when the
+    pass changed something."""
+    out = _compiled(pattern).sub(repl, text)
     if out is text or not low:
         return out, low
     return out, ignorecase_lower(out)

@@ -83,6 +83,69 @@ def test_memo_with_history_on_imports_nothing_heavy(argv, tmp_path):
         assert (tmp_path / "home" / "history.sqlite").stat().st_size > 0
 
 
+LAZY_PROBE = """
+import contextlib, io, json, sys
+from pe_eval_core.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+from pe_eval_core import redact
+from pe_eval_core.memo import models, result
+print(json.dumps({
+    "redact_patterns": redact._compiled.cache_info().currsize,
+    "built": {m.__name__: m.__pydantic_complete__ for m in (
+        models.SourceOpportunity, models.ExplainedOpportunity, result.Finding)},
+}))
+"""
+
+
+def test_a_clean_memo_run_compiles_no_redaction_pattern_and_builds_no_nested_model(tmp_path):
+    """Start-up: the redaction passes compile on first use (no printed text here holds a
+    cue), and the models a memo run validates only inside their parent (opportunities) or
+    not at all (findings of a clean memo) build their own validator on first direct use."""
+    argv = ["memo", "MortgageCo", "--data-dir", str(ROOT / "finance_output"), "--out-dir", "out"]
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_PROBE, *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PE_EVAL_HOME": str(tmp_path / "home"),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (tmp_path / "out" / "eval_MortgageCo_board.json").is_file()  # it graded and wrote
+    assert seen == {
+        "redact_patterns": 0,
+        "built": {"SourceOpportunity": False, "ExplainedOpportunity": False, "Finding": False},
+    }
+
+
+def test_deferred_models_still_validate_on_first_use():
+    from pe_eval_core.memo.models import SourceOpportunity
+    from pe_eval_core.memo.result import Finding, FindingKind
+
+    assert SourceOpportunity.model_validate({"id": 7}).id == "7"
+    with pytest.raises(ValueError, match="n"):
+        SourceOpportunity.model_validate({"id": "a", "n": "many"})
+    finding = Finding(kind=FindingKind.UNGROUNDED_FIGURE, message="m")
+    assert finding.kind is FindingKind.UNGROUNDED_FIGURE
+    with pytest.raises(ValueError):
+        Finding(kind="no such kind", message="m")
+
+
+def test_redaction_compiles_a_pass_when_its_cue_appears():
+    from pe_eval_core import redact
+
+    assert redact.redact("Authorization: Bearer abcdefgh123") == "Authorization: [redacted]"
+    assert redact._compiled.cache_info().currsize >= 1
+
+
 def test_memo_help_loads_no_grader(tmp_path):
     loaded = _modules("memo", "--help", cwd=tmp_path)
     assert not any(m.startswith("pe_eval_core.memo.") for m in loaded)

@@ -16,6 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 _INPUT_CONFIG = ConfigDict(extra="allow", allow_inf_nan=False)
 """Unknown keys kept (they feed the numeric universe); declared floats must be finite."""
+_NESTED_CONFIG = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
+"""The same, for the models read only inside another (an opportunity inside its map or memo):
+their own validator is built on first direct use, not at import (start-up: a memo run
+validates them only through their parent's validator, which builds their schema inline)."""
 
 
 def _id_to_str(value: Any) -> Any:
@@ -32,7 +36,7 @@ def _id_to_str(value: Any) -> Any:
 class SourceOpportunity(BaseModel):
     """One opportunity of the OpportunityMap (Shape A batch builders or Shape B pipeline)."""
 
-    model_config = _INPUT_CONFIG
+    model_config = _NESTED_CONFIG
 
     id: str
     archetype: str | None = None
@@ -81,7 +85,7 @@ class OpportunityMap(BaseModel):
 class ExplainedOpportunity(BaseModel):
     """One opportunity as the memo explains it: id, labels and markdown prose blocks."""
 
-    model_config = _INPUT_CONFIG
+    model_config = _NESTED_CONFIG
 
     id: str
     archetype: str | None = None

@@ -134,7 +134,7 @@ def _identify(path: Path) -> tuple[str, str] | None:
 class SkippedMemo(BaseModel):
     """A file that looks like a memo but cannot be listed or graded, and why."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)  # built when a file is skipped
 
     path: Path
     reason: str

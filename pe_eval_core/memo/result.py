@@ -101,7 +101,9 @@ class FindingKind(StrEnum):
 class Finding(BaseModel):
     """One thing the grader wants a human to look at, located precisely."""
 
-    model_config = ConfigDict(frozen=True)
+    # built on the first finding, not at import (a clean memo has none; the evaluation's
+    # validator reads findings through its own inline schema): start-up
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: FindingKind
     opportunity_id: str | None = None

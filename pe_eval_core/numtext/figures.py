@@ -20,6 +20,8 @@ from pe_eval_core.numtext._shared import (
     _SCALE_ATTACHED,
     _SCALE_LETTER,
     _SCALE_SPACED,
+    _SCALE_SPACED_SP,
+    _SP,
     _exponent,
     _interval,
     _number,
@@ -149,9 +151,9 @@ _FIGURE_TEMPLATE = rf"""
     (?P<m_po>\()?                          # "(" of accounting "($5.2M)"
     (?P<m_s1>[{_MINUS}+]                   # sign before the currency: "-$5.2M"; an en dash
       | \u2013(?=(?:US)?\$)                 # glued to "$" too, unless it ends a range
-        (?<!\d{_H}\u2013)(?<!\d[kKmMbBtT%]{_H}\u2013)(?<!\d(?:bn|mn|mm){_H}\u2013)  # "$2k –$3k"
+        (?<!\d{_SP}\u2013)(?<!\d[kKmMbBtT%]{_SP}\u2013)(?<!\d(?:bn|mn|mm){_SP}\u2013)  # "$2k –$3k"
     )?
-    (?P<m_cur>(?:US)?\${_H}?|USD{_H}?)      # currency: "$", "$ ", "US$", "USD " (memo money is USD)
+    (?P<m_cur>(?:US)?\${_SP}?|USD{_SP}?)  # currency: "$", "$ ", "US$", "USD " (memo money is USD)
     (?P<m_s2>[{_CUR_SIGN}])?               # sign after the currency: "$-5.2M", "$\u20137.7M"
     (?:
         \((?P<m_pnum>{_NUM})\)             # "$(5.2)M"
@@ -159,7 +161,7 @@ _FIGURE_TEMPLATE = rf"""
         (?:[-\u2013](?P<m_rnum>{_NUM}))?   # range high end sharing the unit: "$1.2-1.5M"
     )
     (?!\d|[.,]\d)                          # never stop inside a number
-    (?P<m_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED})?   # "M", "bn", " million"
+    (?P<m_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED_SP})?   # "M", "bn", " million"
     (?(m_po)\))                            # ")" closing "($5.2M)"
 )
 | (?P<num>                                 # a number whose unit follows it
@@ -173,17 +175,17 @@ _FIGURE_TEMPLATE = rf"""
     (?:
         (?P<p_pc>
             {_H}?%                                       # "12.3%"
-          | {_H}+(?i:percentage{_H}+points?)\b           # "3 percentage points"
+          | {_H}+(?i:percentage{_SP}+points?)\b           # "3 percentage points"
           | {_H}*(?i:ppts?|pp)\b                         # "3pp", "3 ppt"
-          | {_H}+(?i:percent|per{_H}cent|pct)\b          # "12.3 percent"
+          | {_H}+(?i:percent|per{_SP}cent|pct)\b          # "12.3 percent"
         )
-      | (?P<p_bp>{_H}*(?i:bps|bp|basis{_H}+points?)\b)   # "150 bps", "150 basis points"
-      | (?:{_H}+(?i:out{_H}+)?(?i:of){_H}+(?i:the{_H}+)?|/)  # k " of [the] " / "/" ...
-        (?P<q_tot>(?P<q_num>\d+){_H}+(?i:quarters?)\b)   # ... m quarters
+      | (?P<p_bp>{_H}*(?i:bps|bp|basis{_SP}+points?)\b)   # "150 bps", "150 basis points"
+      | (?:{_H}+(?i:out{_SP}+)?(?i:of){_SP}+(?i:the{_SP}+)?|/)  # k " of [the] " / "/" ...
+        (?P<q_tot>(?P<q_num>\d+){_SP}+(?i:quarters?)\b)   # ... m quarters
       | (?P<c_noun>{_H}+(?:__NOUNS__)\b)                 # a count noun: "23,681 loans"
       | (?P<p_usd>                                        # money named after the number:
             (?P<n_scale>{_SCALE_ATTACHED}|{_SCALE_SPACED}|{_H}+{_SCALE_LETTER})?   # "7.7M" ...
-            {_H}+(?:(?i:(?:US{_H}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
+            {_H}+(?:(?i:(?:US{_SP}+)?dollars?)\b|USD\b)    # ... " dollars", " USD"
         )
       | (?P<c_k>[kK](?!\w|[.,]\d)|M(?={_H}+(?:__NOUNS__)\b))   # a count in thousands or
         (?:{_H}+(?:__NOUNS__)\b)?                         # millions: "58k loans", "41.2k"
@@ -191,28 +193,28 @@ _FIGURE_TEMPLATE = rf"""
 )
 | (?P<q1>
     (?=[aA])                               # cheap first-character test
-    \b(?i:across){_H}+                     # "across"
-    (?:(?i:all|the(?:{_H}+(?:last|past))?){_H}+)?   # "all", "the last"
-    (?P<q1_tot>(?P<q1_num>\d+){_H}+(?i:quarters?)\b)   # "8 quarters"
+    \b(?i:across){_SP}+                     # "across"
+    (?:(?i:all|the(?:{_SP}+(?:last|past))?){_SP}+)?   # "all", "the last"
+    (?P<q1_tot>(?P<q1_num>\d+){_SP}+(?i:quarters?)\b)   # "8 quarters"
 )
 | (?P<score>
     (?=[pP])                               # cheap first-character test
-    \b(?i:persistence)(?:{_H}+(?i:score))? # "persistence score"
+    \b(?i:persistence)(?:{_SP}+(?i:score))? # "persistence score"
     [\s*:=]*                               # "**:", " = "
-    (?:(?i:of|is|was|at){_H}+\**)?         # "of", "of **"
+    (?:(?i:of|is|was|at){_SP}+\**)?         # "of", "of **"
     \(?                                    # "(0.80)"
     (?P<s_num>[01]?\.\d+|[01])             # 0..1 as written
-    (?!\d|\.\d|{_H}*%|{_H}+(?i:percent))   # "80%" is a percentage, read above
+    (?!\d|\.\d|{_SP}*%|{_SP}+(?i:percent))   # "80%" is a percentage, read above
 )
 | (?P<diff>
     (?=[rRdD])                             # cheap first-character test
     (?:
-        \b(?i:rated){_H}+                  # "rated 4/5" needs its "/5"
-        (?P<d1>(?P<d1_num>\d(?:\.\d)?){_H}*(?:/|(?i:out{_H}+of)){_H}*5)
-      | \b(?i:difficulty)(?:{_H}+(?i:score|rating|level))?   # "difficulty score"
-        [\s*:=]*(?:(?i:of|is|was|at){_H}+\**)?              # " of ", ":** "
-        (?P<d2>(?P<d2_num>\d(?:\.\d)?)(?:{_H}*(?:/|(?i:out{_H}+of)){_H}*5)?)
-        (?!{_H}+(?i:weeks?|months?|days?|years?|quarters?|hours?)\b)   # a duration
+        \b(?i:rated){_SP}+                  # "rated 4/5" needs its "/5"
+        (?P<d1>(?P<d1_num>\d(?:\.\d)?){_SP}*(?:/|(?i:out{_SP}+of)){_SP}*5)
+      | \b(?i:difficulty)(?:{_SP}+(?i:score|rating|level))?   # "difficulty score"
+        [\s*:=]*(?:(?i:of|is|was|at){_SP}+\**)?              # " of ", ":** "
+        (?P<d2>(?P<d2_num>\d(?:\.\d)?)(?:{_SP}*(?:/|(?i:out{_SP}+of)){_SP}*5)?)
+        (?!{_SP}+(?i:weeks?|months?|days?|years?|quarters?|hours?)\b)   # a duration
     )
     (?!\d|\.\d|%)                          # not "4/50", not "3%"
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pe_eval_core.numtext._shared import FOLDS_TO_ASCII
+from pe_eval_core.numtext._shared import _SP, FOLDS_TO_ASCII
 from pe_eval_core.numtext.figures import Figure, FigureKind
 
 _CARDINAL_WORDS = (
@@ -14,7 +14,7 @@ _CARDINAL_WORDS = (
 )
 _CARDINALS = {w: i for i, w in enumerate(_CARDINAL_WORDS.split(" "))}
 _CARD = r"(?:\d{1,2}|" + "|".join(sorted(_CARDINALS, key=len, reverse=True)) + ")"
-_WS = r"[ \t\u00a0\u202f]+"
+_WS = rf"{_SP}+"  # [ \t\u00a0\u202f]+, compiled cheaper (``_SP``): 38 times in one pattern
 _LAST = (
     rf"(?:(?:the|its|their|our|this\ cohort's|the\ cohort's){_WS})?"
     rf"(?:(?:last|past|prior|previous|most{_WS}recent|latest|observed|tracked|measured){_WS})*"
@@ -121,7 +121,7 @@ _DIFFICULTY_RATING = re.compile(
     rf"|{_WS}of{_WS})(?:5|five)\b(?![ \t]*(?:quarters?|%|\.\d|/))"
 )
 
-_RATING_TAIL = re.compile(r"(?i)(?:/|of)[ \t\u00a0\u202f]*(?:5|five)")
+_RATING_TAIL = re.compile(rf"(?i)(?:/|of){_SP}*(?:5|five)")
 """What every ``_DIFFICULTY_RATING`` match ends with (``/ 5``, ``of five``, ``out of 5``)."""
 
 
@@ -197,7 +197,7 @@ def _is_time_span(m: re.Match[str]) -> bool:
     return _DELAY_BEFORE.search(text, max(0, start - 40), start) is not None
 
 
-_ANCHOR = re.compile(r"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out[ \t\u00a0\u202f]+of)")
+_ANCHOR = re.compile(rf"(?=[qQhHtTfFoO])(?i:quarter|half|halv|third|fifth|out{_WS}of)")
 _ANCHOR_WORDS = ("quarter", "half", "halv", "third", "fifth", "out")
 _OUT_SPACE = frozenset(" \t\u00a0\u202f")
 """What follows "out" in the anchor "out of" (one of ``_WS``)."""

@@ -44,13 +44,13 @@ def slow_redact(text: str) -> str:
     for secret in sorted(values, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, R.REDACTED)
-    text = R._HEADER.sub(lambda m: f"{m['name']}{m['sep']}{R.REDACTED}", text)
-    text = R._SCHEME_CREDENTIAL.sub(lambda m: f"{m['scheme']} {R.REDACTED}", text)
+    text = R._compiled(R._HEADER).sub(lambda m: f"{m['name']}{m['sep']}{R.REDACTED}", text)
+    text = R._compiled(R._SCHEME_CREDENTIAL).sub(lambda m: f"{m['scheme']} {R.REDACTED}", text)
     if "://" in text:
-        text = R._USERINFO.sub(R._userinfo, text)
-    text = R._QUERY.sub(lambda m: f"{m['name']}{R.REDACTED}", text)
-    text = R._PAIR.sub(lambda m: f"{m['name']}{m['sep']}{R.REDACTED}", text)
-    return R._SHAPES.sub(R.REDACTED, text)
+        text = R._compiled(R._USERINFO).sub(R._userinfo, text)
+    text = R._compiled(R._QUERY).sub(lambda m: f"{m['name']}{R.REDACTED}", text)
+    text = R._compiled(R._PAIR).sub(lambda m: f"{m['name']}{m['sep']}{R.REDACTED}", text)
+    return R._compiled(R._SHAPES, 0).sub(R.REDACTED, text)
 
 
 TABLE = [
