@@ -9,9 +9,11 @@ sources, 32 memos) it measures, in CPU per memo:
 1. **First grading** (the target): ``--repeat`` fresh processes, each warmed on another
    corpus (imports, lazily compiled patterns: what a fund's run pays once), grade the 32
    memos once with the peer and once with ``pe_eval_core.memo.grade_memo`` (reads, grades,
-   writes nothing), in alternating order. Nothing pe-eval keeps per content (validated
-   sources, sibling indexes, clause claims, block readings) has seen these memos, so this is
-   a memo graded for the first time.
+   writes nothing), in alternating order. The peer's output files exist before the pass (as
+   after an earlier run): creating a file costs this machine about 0.9 ms of CPU (0.1 ms to
+   overwrite one), more than the peer's grading, and would compare file systems, not graders.
+   Nothing pe-eval keeps per content (validated sources, sibling indexes, clause claims,
+   block readings) has seen these memos, so this is a memo graded for the first time.
 2. **Re-grading unchanged memos**: in one process the loops alternate ``--repeat`` times over
    the same memos: the peer, ``grade_memo``, and ``pe_eval_core.memo.eval_pe_output`` (grades
    and writes both files). These loops reuse what pe-eval keeps per content (a source's model
@@ -97,8 +99,17 @@ def first_grading(checkout: Path, peer_first: bool) -> dict[str, float]:
                 with contextlib.suppress(Exception):  # a warm-up memo the peer refuses
                     fn(memo, source)
         pairs = memo_pairs(CORPUS, Path(tmp))
+        folder = Path(pairs[0][0]).parent
+        for memo, _source in pairs:  # the peer's two outputs per memo, as after a run
+            name = Path(memo).stem.removeprefix("explain_")
+            for suffix in (".html", ".json"):
+                (folder / f"eval_{name}{suffix}").write_text("")
+        before = set(folder.iterdir())
         order = ["peer", "grade_memo"] if peer_first else ["grade_memo", "peer"]
-        return {name: per_memo(loops[name], pairs) for name in order}
+        times = {name: per_memo(loops[name], pairs) for name in order}
+        if set(folder.iterdir()) != before:
+            raise SystemExit("the peer created files the first-grading pass did not expect")
+        return times
 
 
 def first_gradings(checkout: Path, repeat: int) -> dict[str, list[float]]:
