@@ -73,15 +73,13 @@ def per_memo(fn: Callable[[str, str], object], pairs: list[tuple[str, str]]) -> 
 
 def memo_pairs(corpus: Path, into: Path) -> list[tuple[str, str]]:
     """(memo, source) of every memo of a copy of ``corpus`` whose source is there."""
+    from pe_eval_core.memo.pairs import find_memo_pairs
+
     folder = into / corpus.name
     shutil.copytree(corpus, folder)
-    pairs = []
-    for memo in sorted(folder.glob("explain_*.json")):
-        portco = memo.stem.removeprefix("explain_").rsplit("_", 1)[0]
-        source = folder / f"dx_report_{portco}.json"
-        if source.is_file():
-            pairs.append((str(memo), str(source)))
-    return pairs
+    return [
+        (str(p.memo_path), str(p.source_path)) for p in find_memo_pairs(folder) if p.source_exists
+    ]
 
 
 def first_grading(checkout: Path, peer_first: bool) -> dict[str, float]:

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ NOT_FOR_MEMO = (
     "opentelemetry",
 )
 
-PROBE = """
+RUN_CLI = """
 import contextlib, io, json, sys
 from pe_eval_core.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()):
@@ -46,13 +47,15 @@ with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:])
     except SystemExit:
         pass
-print(json.dumps(sorted(sys.modules)))
 """
+PROBE = RUN_CLI + "print(json.dumps(sorted(sys.modules)))\n"
 
 
-def _modules(*argv: str, cwd: Path) -> list[str]:
+def _probe(probe: str, *argv: str, cwd: Path) -> Any:
+    """What ``probe`` prints as JSON on its last line, after the CLI ran ``argv`` in a fresh
+    interpreter (history in ``cwd/home``)."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv],
+        [sys.executable, "-c", probe, *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -60,6 +63,10 @@ def _modules(*argv: str, cwd: Path) -> list[str]:
         env={"PYTHONPATH": str(ROOT), "PE_EVAL_HOME": str(cwd / "home"), "PATH": "/usr/bin:/bin"},
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _modules(*argv: str, cwd: Path) -> list[str]:
+    return _probe(PROBE, *argv, cwd=cwd)
 
 
 def _heavy(loaded: list[str]) -> list[str]:
@@ -83,14 +90,9 @@ def test_memo_with_history_on_imports_nothing_heavy(argv, tmp_path):
         assert (tmp_path / "home" / "history.sqlite").stat().st_size > 0
 
 
-LAZY_PROBE = """
-import contextlib, io, json, sys
-from pe_eval_core.cli.main import main
-with contextlib.redirect_stdout(io.StringIO()):
-    try:
-        main(sys.argv[1:])
-    except SystemExit:
-        pass
+LAZY_PROBE = (
+    RUN_CLI
+    + """
 from pe_eval_core import redact
 from pe_eval_core.memo import models, result
 print(json.dumps({
@@ -99,6 +101,7 @@ print(json.dumps({
         models.SourceOpportunity, models.ExplainedOpportunity, result.Finding)},
 }))
 """
+)
 
 
 def test_a_clean_memo_run_compiles_no_redaction_pattern_and_builds_no_nested_model(tmp_path):
@@ -106,19 +109,7 @@ def test_a_clean_memo_run_compiles_no_redaction_pattern_and_builds_no_nested_mod
     cue), and the models a memo run validates only inside their parent (opportunities) or
     not at all (findings of a clean memo) build their own validator on first direct use."""
     argv = ["memo", "MortgageCo", "--data-dir", str(ROOT / "finance_output"), "--out-dir", "out"]
-    done = subprocess.run(
-        [sys.executable, "-c", LAZY_PROBE, *argv],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={
-            "PYTHONPATH": str(ROOT),
-            "PE_EVAL_HOME": str(tmp_path / "home"),
-            "PATH": "/usr/bin:/bin",
-        },
-    )
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = _probe(LAZY_PROBE, *argv, cwd=tmp_path)
     assert (tmp_path / "out" / "eval_MortgageCo_board.json").is_file()  # it graded and wrote
     assert seen == {
         "redact_patterns": 0,

@@ -235,21 +235,24 @@ def _anchors(text: str, low: str, folds: bool | None = None) -> list[re.Match[st
 
 _SEPARATORS = " \t\u00a0\u202f-"
 """What may stand between a count and its ``quarter`` (``_WS``, and the fractions' ``-``)."""
+_WS_CHARS = _SEPARATORS[:4]
+"""The characters of ``_WS``."""
 _QUARTER_MODIFIERS = frozenset(
     ("observed", "tracked", "measured", "recent", "reporting", "fiscal", "calendar")
 )
 
 
-def _token_before(low: str, i: int) -> tuple[str, int] | None:
-    """The run of letters and digits right before the separators right before ``low[i]``,
-    and where it starts; None when no separator precedes ``i``."""
+def _token_before(low: str, i: int, apostrophes: bool = False) -> tuple[str, int] | None:
+    """The run of letters and digits (and ``'`` when ``apostrophes``: "cohort's") right
+    before the separators right before ``low[i]``, and where it starts; None when no
+    separator precedes ``i``."""
     j = i
     while j > 0 and low[j - 1] in _SEPARATORS:
         j -= 1
     if j == i:
         return None
     k = j
-    while k > 0 and low[k - 1].isalnum():
+    while k > 0 and (low[k - 1].isalnum() or (apostrophes and low[k - 1] == "'")):
         k -= 1
     return low[k:j], k
 
@@ -280,7 +283,7 @@ def _live(low: str, start: int, end: int) -> bool:
     head = low[start : start + 2]
     if head == "ou":
         rest = low[end : end + 12]
-        after = rest.lstrip(_SEPARATORS[:4])
+        after = rest.lstrip(_WS_CHARS)
         return len(after) < len(rest) and (after.startswith("five") or after.startswith("5"))
     if head != "qu":
         return True
@@ -296,7 +299,6 @@ def _live(low: str, start: int, end: int) -> bool:
     return _counts(token) and (_of_after(low, end) or _leads_in(low, k))
 
 
-_WS_CHARS = _SEPARATORS[:4]
 _LAST_WORDS = frozenset(
     (
         *("the", "its", "their", "our", "this", "cohort's", "last", "past", "prior"),
@@ -325,18 +327,11 @@ def _of_after(low: str, end: int) -> bool:
 
 def _leads_in(low: str, k: int) -> bool:
     """The word before ``low[k:]`` (skipping ``_LAST`` words) is one of ``_LEADS``."""
-    while True:
-        j = k
-        while j > 0 and low[j - 1] in _SEPARATORS:
-            j -= 1
-        if j == k:
-            return False
-        k = j
-        while k > 0 and (low[k - 1].isalnum() or low[k - 1] == "'"):
-            k -= 1
-        word = low[k:j]
+    while (before := _token_before(low, k, apostrophes=True)) is not None:
+        word, k = before
         if word not in _LAST_WORDS:
             return word in _LEADS
+    return False
 
 
 def _word_matches(text: str) -> list[re.Match[str]]:
